@@ -1,0 +1,34 @@
+#pragma once
+// Shared plumbing for the subcommands: option parsing with --help, uniform error exits.
+#include <boost/program_options.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace cc::app {
+
+namespace po = boost::program_options;
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;  // the command ran and found a problem (bad input, failed claim)
+constexpr int kExitUsage = 2;    // wrong flags
+
+struct Subcommand {
+  std::string name;
+  std::string summary;
+  std::function<int(const std::vector<std::string>& args)> run;
+};
+
+// Parses args against `desc` (+ positional). Returns false and prints help if --help was given.
+// Throws po::error on bad flags (main turns it into exit code 2 with the message).
+bool parse(const std::string& command, const std::string& usage, po::options_description& desc,
+           const po::positional_options_description& positional, const std::vector<std::string>& args,
+           po::variables_map& vm);
+
+std::string join_command(const std::string& sub, const std::vector<std::string>& args);
+
+int cmd_train(const std::vector<std::string>& args);
+int cmd_eval(const std::vector<std::string>& args);
+
+}  // namespace cc::app

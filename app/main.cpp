@@ -1,0 +1,53 @@
+// claimcheck: reproduces and verifies the claims of "Assign and Add" (arXiv 2605.31497).
+#include <iostream>
+
+#include "cli.h"
+#include "util/error.h"
+
+namespace {
+
+const std::vector<cc::app::Subcommand>& subcommands() {
+  static const std::vector<cc::app::Subcommand> subs = {
+      {"train", "train a run from a config file (resumable)", cc::app::cmd_train},
+      {"eval", "accuracy of a checkpoint on every evaluation set", cc::app::cmd_eval},
+  };
+  return subs;
+}
+
+void usage(std::ostream& os) {
+  os << "usage: claimcheck <command> [options]   (claimcheck <command> --help for its options)\n\ncommands:\n";
+  for (const auto& s : subcommands()) os << "  " << s.name << std::string(10 - s.name.size(), ' ') << s.summary << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(std::cerr);
+    return cc::app::kExitUsage;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    usage(std::cout);
+    return cc::app::kExitOk;
+  }
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  for (const auto& s : subcommands()) {
+    if (s.name != name) continue;
+    try {
+      return s.run(args);
+    } catch (const boost::program_options::error& e) {
+      std::cerr << "claimcheck " << name << ": error: " << e.what() << " (see claimcheck " << name << " --help)\n";
+      return cc::app::kExitUsage;
+    } catch (const cc::Error& e) {
+      std::cerr << "claimcheck " << name << ": error: " << e.what() << "\n";
+      return cc::app::kExitFailure;
+    } catch (const std::exception& e) {
+      std::cerr << "claimcheck " << name << ": internal error: " << e.what() << "\n";
+      return cc::app::kExitFailure;
+    }
+  }
+  std::cerr << "claimcheck: unknown command '" << name << "'\n";
+  usage(std::cerr);
+  return cc::app::kExitUsage;
+}

@@ -1,0 +1,91 @@
+#pragma once
+// The paper's transformer, parameters named and shaped exactly as TransformerLens'
+// HookedTransformer state dict, so checkpoints load there (see README, "Checkpoints"):
+//   embed.W_E [d_vocab, d_model]            pos_embed.W_pos [n_ctx, d_model]
+//   blocks.L.attn.W_Q/W_K/W_V [n_heads, d_model, d_head]
+//   blocks.L.attn.W_O [n_heads, d_head, d_model]
+//   blocks.1.mlp.W_in [d_model, d_mlp]      blocks.1.mlp.W_out [d_mlp, d_model]
+//   unembed.W_U [d_model, d_vocab_out]
+// Block 0 is attention-only (the paper removes the layer-1 MLP); there are no biases.
+#include <torch/types.h>
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/config.h"
+
+namespace cc::model {
+
+// Activations recorded by run_with_cache, under TransformerLens hook names:
+//   hook_embed, hook_pos_embed                      [B, T, d_model]
+//   blocks.L.hook_resid_pre / hook_resid_post       [B, T, d_model]
+//   blocks.L.attn.hook_q / hook_k / hook_v / hook_z [B, T, n_heads, d_head]
+//   blocks.L.attn.hook_attn_scores / hook_pattern   [B, n_heads, T, T] (scores masked: -inf)
+//   blocks.L.hook_attn_out                          [B, T, d_model]
+//   blocks.1.hook_resid_mid, blocks.1.hook_mlp_out  [B, T, d_model]
+//   blocks.1.mlp.hook_pre / hook_post               [B, T, d_mlp]
+class ActivationCache {
+ public:
+  void put(const std::string& name, torch::Tensor t) { acts_[name] = std::move(t); }
+  const torch::Tensor& operator[](const std::string& name) const;  // throws cc::Error listing names
+  bool contains(const std::string& name) const { return acts_.count(name) > 0; }
+  std::vector<std::string> names() const;
+
+ private:
+  std::map<std::string, torch::Tensor> acts_;
+};
+
+class Transformer {
+ public:
+  static constexpr int kLayers = 2;
+
+  explicit Transformer(const ModelConfig& cfg);  // zero weights; call init() or load()
+
+  // Normal(0, init_std) for every weight, drawn on the CPU from `seed` (so the init does not
+  // depend on the device), then moved to the model's device.
+  void init(uint64_t seed);
+
+  // Training path: computes only what the loss at '=' needs. tokens [B, T] int64 -> logits
+  // [B, d_vocab_out] at the last position. Layer 2's query, its MLP and the unembedding run
+  // at the last position only; layer 1 and layer 2's keys/values need every position.
+  torch::Tensor forward_last(const torch::Tensor& tokens) const;
+
+  // Analysis path: every position, every activation recorded. -> logits [B, T, d_vocab_out].
+  torch::Tensor run_with_cache(const torch::Tensor& tokens, ActivationCache& cache) const;
+
+  // Parameters in TransformerLens order and names.
+  const std::vector<std::pair<std::string, torch::Tensor>>& named_parameters() const { return params_; }
+  std::vector<torch::Tensor> parameters() const;
+  const torch::Tensor& param(const std::string& name) const;
+  // Copies values in (shapes must match); throws cc::Error naming the offending tensor.
+  void load(const std::map<std::string, torch::Tensor>& values);
+  void to(const torch::Device& device);
+  torch::Device device() const { return params_.front().second.device(); }
+
+  // Weight accessors for circuit analysis (single head h; TransformerLens conventions:
+  // x @ W_Q gives queries, z @ W_O writes to the residual stream).
+  torch::Tensor W_E() const { return param("embed.W_E"); }
+  torch::Tensor W_pos() const { return param("pos_embed.W_pos"); }
+  torch::Tensor W_Q(int layer, int head = 0) const { return block(layer, "attn.W_Q")[head]; }  // [d_model, d_head]
+  torch::Tensor W_K(int layer, int head = 0) const { return block(layer, "attn.W_K")[head]; }
+  torch::Tensor W_V(int layer, int head = 0) const { return block(layer, "attn.W_V")[head]; }
+  torch::Tensor W_O(int layer, int head = 0) const { return block(layer, "attn.W_O")[head]; }  // [d_head, d_model]
+  torch::Tensor W_in() const { return param("blocks.1.mlp.W_in"); }
+  torch::Tensor W_out() const { return param("blocks.1.mlp.W_out"); }
+  torch::Tensor W_U() const { return param("unembed.W_U"); }
+  torch::Tensor mlp_activation(const torch::Tensor& pre) const;
+
+  const ModelConfig& config() const { return cfg_; }
+
+ private:
+  torch::Tensor block(int layer, const std::string& name) const;
+  torch::Tensor forward_impl(const torch::Tensor& tokens, bool last_only, ActivationCache* cache) const;
+  torch::Tensor attention(const torch::Tensor& x, int layer, bool last_query_only, ActivationCache* cache) const;
+
+  ModelConfig cfg_;
+  std::vector<std::pair<std::string, torch::Tensor>> params_;
+};
+
+}  // namespace cc::model

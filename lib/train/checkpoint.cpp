@@ -1,0 +1,194 @@
+#include "train/checkpoint.h"
+
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <type_traits>
+
+#include "util/error.h"
+#include "util/provenance.h"
+#include "util/safetensors.h"
+#include "util/sha256.h"
+
+namespace cc::train {
+namespace fs = std::filesystem;
+namespace {
+
+StTensor to_st(const torch::Tensor& t) {
+  auto c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+  StTensor out;
+  out.dtype = "F32";
+  out.shape.assign(c.sizes().begin(), c.sizes().end());
+  out.bytes.assign(static_cast<const char*>(c.data_ptr()), static_cast<size_t>(c.numel()) * sizeof(float));
+  return out;
+}
+
+torch::Tensor from_st(const std::string& path, const std::string& name, const StTensor& t) {
+  if (t.dtype != "F32") throw Error(path + ": tensor '" + name + "' has dtype " + t.dtype + ", expected F32");
+  auto out = torch::empty(t.shape, torch::kFloat32);
+  std::memcpy(out.data_ptr(), t.bytes.data(), t.bytes.size());
+  return out;
+}
+
+void write_json(const std::string& path, const nlohmann::json& j) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream os(tmp, std::ios::trunc);
+    if (!os) throw Error(tmp + ": cannot open for writing");
+    os << j.dump(2) << '\n';
+    if (!os.flush()) throw Error(tmp + ": write failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(path + ": cannot rename into place");
+}
+
+// libtorch keys optimizer state by the parameter's TensorImpl: as a string in 1.13, as a
+// pointer in later releases. Build the key in whichever form this libtorch uses.
+template <typename Map>
+typename Map::key_type state_key(const Map&, const torch::Tensor& p) {
+  using Key = typename Map::key_type;
+  if constexpr (std::is_same_v<Key, std::string>) {
+    return c10::guts::to_string(p.unsafeGetTensorImpl());
+  } else {
+    return reinterpret_cast<Key>(p.unsafeGetTensorImpl());
+  }
+}
+
+}  // namespace
+
+std::string checkpoint_path(const std::string& dir, int64_t step) {
+  std::ostringstream s;
+  s << dir << "/step" << std::setw(6) << std::setfill('0') << step << ".safetensors";
+  return s.str();
+}
+
+std::string sidecar_path(const std::string& weights_path) {
+  const std::string ext = ".safetensors";
+  if (weights_path.size() > ext.size() && weights_path.compare(weights_path.size() - ext.size(), ext.size(), ext) == 0)
+    return weights_path.substr(0, weights_path.size() - ext.size()) + ".json";
+  return weights_path + ".json";
+}
+
+std::string optimizer_path(const std::string& weights_path) {
+  const std::string side = sidecar_path(weights_path);
+  return side.substr(0, side.size() - 5) + ".optim.safetensors";
+}
+
+void save_checkpoint(const std::string& dir, const model::Transformer& model, const RunConfig& cfg, int64_t step,
+                     const nlohmann::json& extra) {
+  fs::create_directories(dir);
+  StFile file;
+  file.metadata = {{"format", "pt"}, {"producer", "claimcheck"}, {"step", std::to_string(step)}};
+  for (const auto& [name, t] : model.named_parameters()) file.tensors.emplace_back(name, to_st(t));
+  const std::string path = checkpoint_path(dir, step);
+  write_safetensors(path, file);
+
+  nlohmann::json side = {{"format", "claimcheck-checkpoint/1"},
+                         {"weights", fs::path(path).filename().string()},
+                         {"sha256", sha256_file(path)},
+                         {"step", step},
+                         {"seed", cfg.seed},
+                         {"config", cfg.to_json()},
+                         {"config_hash", cfg.weights_hash()},
+                         {"created", utc_now_iso8601()}};
+  if (extra.is_object()) side.update(extra);
+  write_json(sidecar_path(path), side);
+}
+
+Checkpoint load_checkpoint(const std::string& weights_path, const torch::Device& device) {
+  Checkpoint ck;
+  ck.path = weights_path;
+  const std::string side_path = sidecar_path(weights_path);
+  std::ifstream in(side_path);
+  if (!in) throw Error(weights_path + ": missing sidecar " + side_path + " (config, seed, sha256)");
+  try {
+    ck.sidecar = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(side_path + ": sidecar is not valid JSON: " + e.what());
+  }
+  try {
+    ck.config = RunConfig::from_json(ck.sidecar.at("config"));
+    ck.step = ck.sidecar.at("step").get<int64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(side_path + ": sidecar lacks a valid config/step: " + e.what());
+  } catch (const Error& e) {
+    throw Error(side_path + ": sidecar config is invalid: " + e.what());
+  }
+  const StFile file = read_safetensors(weights_path);  // structural checks first: clearer errors
+  if (ck.sidecar.contains("sha256")) {
+    const std::string actual = sha256_file(weights_path);
+    if (actual != ck.sidecar["sha256"].get<std::string>())
+      throw Error(weights_path + ": sha256 " + actual + " does not match the sidecar's " +
+                  ck.sidecar["sha256"].get<std::string>() + " (file corrupted or replaced)");
+  }
+  std::map<std::string, torch::Tensor> values;
+  for (const auto& [name, t] : file.tensors) values[name] = from_st(weights_path, name, t);
+  ck.model = std::make_shared<model::Transformer>(ck.config.model);
+  try {
+    ck.model->load(values);
+  } catch (const Error& e) {
+    throw Error(weights_path + ": " + e.what());
+  }
+  ck.model->to(device);
+  return ck;
+}
+
+void save_optimizer(const std::string& weights_path, const torch::optim::Optimizer& opt, const model::Transformer& model) {
+  StFile file;
+  const auto& state = opt.state();
+  int64_t step = 0;
+  for (const auto& [name, p] : model.named_parameters()) {
+    auto it = state.find(state_key(state, p));
+    if (it == state.end()) continue;  // no step taken yet
+    const auto& s = static_cast<const torch::optim::AdamWParamState&>(*it->second);
+    file.tensors.emplace_back(name + ".exp_avg", to_st(s.exp_avg()));
+    file.tensors.emplace_back(name + ".exp_avg_sq", to_st(s.exp_avg_sq()));
+    step = s.step();
+  }
+  file.metadata = {{"optimizer", "AdamW"}, {"adam_step", std::to_string(step)}};
+  write_safetensors(optimizer_path(weights_path), file);
+}
+
+void load_optimizer(const std::string& weights_path, torch::optim::Optimizer& opt, const model::Transformer& model) {
+  const std::string path = optimizer_path(weights_path);
+  const StFile file = read_safetensors(path);
+  auto it = file.metadata.find("adam_step");
+  if (it == file.metadata.end()) throw Error(path + ": optimizer state lacks its 'adam_step' metadata");
+  const int64_t step = std::stoll(it->second);
+  auto& state = opt.state();
+  for (const auto& [name, p] : model.named_parameters()) {
+    const StTensor* m = file.find(name + ".exp_avg");
+    const StTensor* v = file.find(name + ".exp_avg_sq");
+    if (!m || !v) {
+      if (step == 0) continue;
+      throw Error(path + ": optimizer state lacks the moments of '" + name + "'");
+    }
+    auto s = std::make_unique<torch::optim::AdamWParamState>();
+    s->step(step);
+    s->exp_avg(from_st(path, name + ".exp_avg", *m).to(p.device()));
+    s->exp_avg_sq(from_st(path, name + ".exp_avg_sq", *v).to(p.device()));
+    if (s->exp_avg().sizes() != p.sizes()) throw Error(path + ": moment shape of '" + name + "' does not match the model");
+    state[state_key(state, p)] = std::move(s);
+  }
+}
+
+std::vector<int64_t> list_checkpoints(const std::string& dir) {
+  std::vector<int64_t> steps;
+  if (!fs::is_directory(dir)) return steps;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string f = entry.path().filename().string();
+    if (f.size() == 4 + 6 + 12 && f.rfind("step", 0) == 0 && f.substr(10) == ".safetensors") {
+      try {
+        steps.push_back(std::stoll(f.substr(4, 6)));
+      } catch (...) {
+      }
+    }
+  }
+  std::sort(steps.begin(), steps.end());
+  return steps;
+}
+
+}  // namespace cc::train

@@ -1,0 +1,31 @@
+#pragma once
+// Accuracy and loss of a model on evaluation sets, and the bridge from task examples to tensors.
+#include <torch/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/transformer.h"
+#include "task/eval_sets.h"
+
+namespace cc::train {
+
+torch::Tensor tokens_tensor(const std::vector<task::Example>& examples);   // [B, T] int64
+torch::Tensor targets_tensor(const std::vector<task::Example>& examples);  // [B] int64
+
+struct SetResult {
+  std::string name;
+  int64_t n = 0;
+  int64_t correct = 0;
+  double loss = 0.0;  // mean cross-entropy at '='
+  double accuracy() const { return n > 0 ? static_cast<double>(correct) / static_cast<double>(n) : 0.0; }
+};
+
+// Per-example correctness (1 = argmax at '=' equals the target), in the set's order.
+std::vector<uint8_t> correct_mask(const model::Transformer& model, const std::vector<task::Example>& examples,
+                                  int batch = 4096);
+SetResult evaluate_set(const model::Transformer& model, const task::EvalSet& set, int batch = 4096);
+std::vector<SetResult> evaluate(const model::Transformer& model, const std::vector<task::EvalSet>& sets, int batch = 4096);
+
+}  // namespace cc::train

@@ -1,0 +1,51 @@
+#include "train/metrics_log.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "util/error.h"
+
+namespace cc::train {
+
+MetricsLog::MetricsLog(std::string path, int64_t keep_before) : path_(std::move(path)) {
+  std::vector<nlohmann::json> kept;
+  if (keep_before >= 0) {
+    std::ifstream probe(path_);
+    if (probe) {
+      for (auto& rec : read(path_))
+        if (rec.value("step", int64_t{0}) < keep_before) kept.push_back(std::move(rec));
+    }
+  }
+  const std::string tmp = path_ + ".tmp";
+  std::ofstream os(tmp, std::ios::trunc);
+  if (!os) throw Error(tmp + ": cannot open metrics log for writing");
+  for (const auto& rec : kept) os << rec.dump() << '\n';
+  os.close();
+  if (std::rename(tmp.c_str(), path_.c_str()) != 0) throw Error(path_ + ": cannot replace metrics log");
+}
+
+void MetricsLog::append(const nlohmann::json& record) {
+  std::ofstream os(path_, std::ios::app);
+  if (!os) throw Error(path_ + ": cannot append to metrics log");
+  os << record.dump() << '\n';
+}
+
+std::vector<nlohmann::json> MetricsLog::read(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open metrics log");
+  std::vector<nlohmann::json> out;
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty()) continue;
+    try {
+      out.push_back(nlohmann::json::parse(line));
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(SourcePos{path, lineno, 0}, std::string("metrics record is not valid JSON: ") + e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace cc::train

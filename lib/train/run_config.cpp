@@ -1,0 +1,133 @@
+#include "train/run_config.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "util/sha256.h"
+
+namespace cc::train {
+
+TrainConfig TrainConfig::from_yaml(ObjectReader r) {
+  TrainConfig c;
+  c.steps = r.integer("steps", c.steps);
+  c.batch_size = static_cast<int>(r.integer("batch_size", c.batch_size));
+  c.lr = r.number("lr", c.lr);
+  c.weight_decay = r.number("weight_decay", c.weight_decay);
+  c.beta1 = r.number("beta1", c.beta1);
+  c.beta2 = r.number("beta2", c.beta2);
+  c.eps = r.number("eps", c.eps);
+  c.eval_every = r.integer("eval_every", c.eval_every);
+  c.eval_size = static_cast<int>(r.integer("eval_size", c.eval_size));
+  c.eval_seed = static_cast<uint64_t>(r.integer("eval_seed", static_cast<int64_t>(c.eval_seed)));
+  c.checkpoint_steps = r.integers("checkpoint_steps", c.checkpoint_steps);
+  c.checkpoint_every = r.integer("checkpoint_every", c.checkpoint_every);
+  c.resume_every = r.integer("resume_every", c.resume_every);
+  if (c.steps < 0) r.fail("steps", "must be >= 0");
+  if (c.batch_size < 1) r.fail("batch_size", "must be >= 1");
+  if (!(c.lr > 0)) r.fail("lr", "must be > 0");
+  if (c.weight_decay < 0) r.fail("weight_decay", "must be >= 0");
+  if (!(c.beta1 >= 0 && c.beta1 < 1)) r.fail("beta1", "must be in [0, 1)");
+  if (!(c.beta2 >= 0 && c.beta2 < 1)) r.fail("beta2", "must be in [0, 1)");
+  if (c.eval_every < 1) r.fail("eval_every", "must be >= 1");
+  if (c.eval_size < 1) r.fail("eval_size", "must be >= 1");
+  if (c.checkpoint_every < 0) r.fail("checkpoint_every", "must be >= 0");
+  if (c.resume_every < 1) r.fail("resume_every", "must be >= 1");
+  for (int64_t s : c.checkpoint_steps)
+    if (s < 0 || s > c.steps) r.fail("checkpoint_steps", "step " + std::to_string(s) + " is outside [0, steps]");
+  r.finish();
+  return c;
+}
+
+bool TrainConfig::keeps_checkpoint(int64_t step) const {
+  if (step == 0 || step == steps) return true;
+  if (checkpoint_every > 0 && step % checkpoint_every == 0) return true;
+  return std::find(checkpoint_steps.begin(), checkpoint_steps.end(), step) != checkpoint_steps.end();
+}
+
+nlohmann::json TrainConfig::to_json() const {
+  return {{"steps", steps},
+          {"batch_size", batch_size},
+          {"lr", lr},
+          {"weight_decay", weight_decay},
+          {"beta1", beta1},
+          {"beta2", beta2},
+          {"eps", eps},
+          {"eval_every", eval_every},
+          {"eval_size", eval_size},
+          {"eval_seed", eval_seed},
+          {"checkpoint_steps", checkpoint_steps},
+          {"checkpoint_every", checkpoint_every},
+          {"resume_every", resume_every}};
+}
+
+RunConfig RunConfig::from_yaml(ObjectReader r) {
+  RunConfig c;
+  c.name = r.string("name", c.name);
+  const int64_t seed = r.integer("seed", 0);
+  if (seed < 0) r.fail("seed", "must be >= 0");
+  c.seed = static_cast<uint64_t>(seed);
+  c.task = task::TaskConfig::from_yaml(r.object_or_empty("task"));
+  c.model = model::ModelConfig::from_yaml(r.object_or_empty("model"), c.task);
+  c.train = TrainConfig::from_yaml(r.object_or_empty("train"));
+  r.finish();
+  return c;
+}
+
+RunConfig RunConfig::from_file(const std::string& path) {
+  YamlDoc doc = load_yaml_file(path);
+  return from_yaml(ObjectReader(doc, ""));
+}
+
+RunConfig RunConfig::from_json(const nlohmann::json& j) {
+  YamlDoc doc;
+  doc.file = "<run config json>";
+  doc.value = j;
+  return from_yaml(ObjectReader(doc, ""));
+}
+
+nlohmann::json RunConfig::to_json() const {
+  return {{"name", name}, {"seed", seed}, {"task", task.to_json()}, {"model", model.to_json()}, {"train", train.to_json()}};
+}
+
+std::string RunConfig::weights_hash() const {
+  nlohmann::json j = to_json();
+  j.erase("name");
+  for (const char* k : {"eval_every", "eval_size", "eval_seed", "checkpoint_steps", "checkpoint_every", "resume_every"})
+    j["train"].erase(k);
+  return sha256_hex(j.dump()).substr(0, 16);
+}
+
+std::vector<UnstatedChoice> unstated_choices(const RunConfig& c) {
+  auto num = [](double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+  };
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+    return s;
+  };
+  return {
+      {"train.batch_size", std::to_string(c.train.batch_size), "not stated in the paper"},
+      {"train.beta1, train.beta2", num(c.train.beta1) + ", " + num(c.train.beta2), "AdamW betas not stated; PyTorch defaults"},
+      {"train.eps", num(c.train.eps), "not stated; PyTorch default"},
+      {"model.init_std", num(c.model.effective_init_std()),
+       "initialisation not stated; N(0, 0.8/sqrt(d_model)) is TransformerLens' default (gpt2 init)"},
+      {"model.activation", c.model.activation, "MLP activation not stated"},
+      {"model.output_vocab", c.model.output_vocab + " (" + std::to_string(c.model.d_vocab_out) + " logits)",
+       "output vocabulary size not stated"},
+      {"task.assignments_min..max", std::to_string(c.task.assignments_min) + ".." + std::to_string(c.task.assignments_max),
+       "number of assignments per sequence not stated (the §3 example has 3)"},
+      {"task.allow_same_variable", c.task.allow_same_variable ? "true" : "false",
+       "whether a 2-var addition may use one variable twice is not stated"},
+      {"task.weight_1var : 1 : ratio_2var_to_0var",
+       num(c.task.weight_1var) + " : 1 : " + num(c.task.ratio_2var_to_0var),
+       "0/1/2-var training mix not stated (r is swept in §4)"},
+      {"task.pair_seed", std::to_string(c.task.pair_seed), "which pairs are held out is not stated"},
+      {"task.restricted_first / restricted_second", join(c.task.restricted_first) + " / " + join(c.task.restricted_second),
+       "§3: a,b never first, g,h never second; §6 reads as if b were held out second"},
+  };
+}
+
+}  // namespace cc::train

@@ -1,0 +1,56 @@
+#pragma once
+// A run = task + model + training schedule + seed. Read from YAML (a run config file, or one
+// entry of claims/runs.yaml), written to JSON into every checkpoint sidecar.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/config.h"
+#include "task/config.h"
+#include "util/yaml_json.h"
+
+namespace cc::train {
+
+struct TrainConfig {
+  int64_t steps = 30000;            // stated
+  int batch_size = 512;             // unstated
+  double lr = 1e-3;                 // stated
+  double weight_decay = 2e-2;       // stated
+  double beta1 = 0.9, beta2 = 0.999;  // unstated: PyTorch's AdamW defaults
+  double eps = 1e-8;                // unstated: PyTorch's default
+  int64_t eval_every = 100;         // metrics log cadence
+  int eval_size = 1000;             // sequences per evaluation set in the metrics log
+  uint64_t eval_seed = 1234;        // evaluation sets are a function of this seed only
+  std::vector<int64_t> checkpoint_steps;  // extra checkpoints (step 0 and the last are always kept)
+  int64_t checkpoint_every = 0;     // 0: none beyond checkpoint_steps
+  int64_t resume_every = 1000;      // optimizer state is saved this often, for resuming
+
+  static TrainConfig from_yaml(ObjectReader r);
+  nlohmann::json to_json() const;
+  bool keeps_checkpoint(int64_t step) const;
+};
+
+struct RunConfig {
+  std::string name = "default";
+  uint64_t seed = 0;
+  task::TaskConfig task;
+  model::ModelConfig model;
+  TrainConfig train;
+
+  static RunConfig from_yaml(ObjectReader r);       // {name?, seed?, task?, model?, train?}
+  static RunConfig from_file(const std::string& path);
+  static RunConfig from_json(const nlohmann::json& j);
+  nlohmann::json to_json() const;
+  // Hash of everything that changes the trained weights (not the logging cadence).
+  std::string weights_hash() const;
+};
+
+// The choices the paper leaves open, with the values this config uses: every report lists them.
+struct UnstatedChoice {
+  std::string key, value, note;
+};
+std::vector<UnstatedChoice> unstated_choices(const RunConfig& cfg);
+
+}  // namespace cc::train

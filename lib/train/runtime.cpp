@@ -1,0 +1,65 @@
+#include "train/runtime.h"
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "util/error.h"
+#include "util/provenance.h"
+
+namespace cc::train {
+namespace {
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  long x = std::strtol(v, &end, 10);
+  if (*end != '\0' || x < 1 || x > 1024) throw Error(std::string("environment variable ") + name + "='" + v + "' is not a thread count");
+  return static_cast<int>(x);
+}
+
+}  // namespace
+
+ThreadSetup default_threads() {
+  ThreadSetup t;
+  const int cores = std::max(1u, std::thread::hardware_concurrency());
+  t.torch_threads = env_int("CLAIMCHECK_TORCH_THREADS", 1);
+  t.blas_threads = env_int("CLAIMCHECK_BLAS_THREADS", cores);
+  return t;
+}
+
+void apply_threads(const ThreadSetup& t) {
+  torch::set_num_threads(t.torch_threads);
+  set_blas_threads(t.blas_threads);
+}
+
+bool cuda_available() { return torch::cuda::is_available(); }
+
+torch::Device parse_device(const std::string& name) {
+  if (name == "cpu") return torch::Device(torch::kCPU);
+  if (name.rfind("cuda", 0) == 0) {
+    if (!cuda_available()) throw Error("--device " + name + ": this build of libtorch has no usable CUDA device");
+    try {
+      return torch::Device(name);
+    } catch (const c10::Error&) {
+      throw Error("--device " + name + ": not a valid device name (use cpu, cuda or cuda:N)");
+    }
+  }
+  throw Error("--device " + name + ": unknown device (use cpu, cuda or cuda:N)");
+}
+
+nlohmann::json runtime_info() {
+  return {{"claimcheck", claimcheck_version()},
+          {"git_commit", git_commit()},
+          {"libtorch", TORCH_VERSION},
+          {"blas", blas_info()},
+          {"cpu", cpu_model()},
+          {"torch_threads", torch::get_num_threads()},
+          {"blas_threads", blas_threads()},
+          {"cuda_available", cuda_available()}};
+}
+
+}  // namespace cc::train

@@ -1,0 +1,27 @@
+#pragma once
+// Process-wide runtime setup: threads, device selection, library versions.
+#include <nlohmann/json.hpp>
+#include <torch/types.h>
+
+#include <string>
+
+namespace cc::train {
+
+struct ThreadSetup {
+  int torch_threads = 1;  // libtorch's intra-op OpenMP pool
+  int blas_threads = 2;   // OpenBLAS's own pthread pool (matmuls)
+};
+
+// Default: 1 OpenMP thread and one BLAS thread per core, chosen by measurement on the
+// 2-core machine (reports/perf.md). Env overrides: CLAIMCHECK_TORCH_THREADS, CLAIMCHECK_BLAS_THREADS.
+ThreadSetup default_threads();
+void apply_threads(const ThreadSetup& t);
+
+// "cpu" or "cuda[:N]"; throws cc::Error for an unknown name or for cuda without CUDA.
+torch::Device parse_device(const std::string& name);
+bool cuda_available();
+
+// {libtorch, blas, cpu, threads, cuda, claimcheck, git_commit}
+nlohmann::json runtime_info();
+
+}  // namespace cc::train

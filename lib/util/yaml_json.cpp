@@ -1,0 +1,254 @@
+#include "util/yaml_json.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace cc {
+namespace {
+
+std::string escape_pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+SourcePos pos_of(const std::string& file, const YAML::Mark& m) {
+  return SourcePos{file, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
+}
+
+// Plain scalars get YAML 1.2 core-schema types; quoted scalars stay strings.
+nlohmann::json scalar_to_json(const YAML::Node& node) {
+  const std::string& s = node.Scalar();
+  if (node.Tag() == "!") return s;  // quoted
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  {
+    std::istringstream in(s);
+    long long i;
+    if (in >> i && in.eof()) return static_cast<int64_t>(i);
+  }
+  {
+    std::istringstream in(s);
+    double d;
+    if (in >> d && in.eof() && std::isfinite(d)) return d;
+  }
+  return s;
+}
+
+nlohmann::json convert(const YAML::Node& node, const std::string& pointer, YamlDoc& doc) {
+  doc.marks[pointer] = pos_of(doc.file, node.Mark());
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return nullptr;
+    case YAML::NodeType::Scalar:
+      return scalar_to_json(node);
+    case YAML::NodeType::Sequence: {
+      nlohmann::json arr = nlohmann::json::array();
+      for (size_t i = 0; i < node.size(); ++i)
+        arr.push_back(convert(node[i], pointer + "/" + std::to_string(i), doc));
+      return arr;
+    }
+    case YAML::NodeType::Map: {
+      nlohmann::json obj = nlohmann::json::object();
+      for (const auto& kv : node) {
+        if (!kv.first.IsScalar())
+          throw Error(pos_of(doc.file, kv.first.Mark()), "mapping keys must be plain strings");
+        const std::string key = kv.first.Scalar();
+        if (obj.contains(key))
+          throw Error(pos_of(doc.file, kv.first.Mark()), "duplicate key '" + key + "'");
+        const std::string child = pointer + "/" + escape_pointer_token(key);
+        obj[key] = convert(kv.second, child, doc);
+        // Point errors about a key at the key itself when the value has no better mark.
+        if (!kv.second.IsDefined() || kv.second.IsNull())
+          doc.marks[child] = pos_of(doc.file, kv.first.Mark());
+      }
+      return obj;
+    }
+  }
+  return nullptr;
+}
+
+YamlDoc parse(const std::string& text, const std::string& name) {
+  YamlDoc doc;
+  doc.file = name;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw Error(pos_of(name, e.mark), "YAML syntax error: " + e.msg);
+  }
+  doc.value = convert(root, "", doc);
+  return doc;
+}
+
+const char* type_name(const nlohmann::json& j) {
+  if (j.is_null()) return "null";
+  if (j.is_boolean()) return "a boolean";
+  if (j.is_number_integer()) return "an integer";
+  if (j.is_number()) return "a number";
+  if (j.is_string()) return "a string";
+  if (j.is_array()) return "a list";
+  return "a mapping";
+}
+
+}  // namespace
+
+SourcePos YamlDoc::at(const std::string& pointer) const {
+  std::string p = pointer;
+  while (true) {
+    auto it = marks.find(p);
+    if (it != marks.end()) return it->second;
+    if (p.empty()) return SourcePos{file, 0, 0};
+    p = p.substr(0, p.rfind('/'));
+  }
+}
+
+YamlDoc load_yaml_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse(ss.str(), path);
+}
+
+YamlDoc load_yaml_string(const std::string& text, const std::string& name) { return parse(text, name); }
+
+// ---- ObjectReader -------------------------------------------------------------------------
+
+ObjectReader::ObjectReader(const YamlDoc& doc, std::string pointer)
+    : ObjectReader(doc, pointer.empty() ? doc.value : doc.value.at(nlohmann::json::json_pointer(pointer)),
+                   pointer) {}
+
+ObjectReader::ObjectReader(const YamlDoc& doc, const nlohmann::json& obj, std::string pointer)
+    : doc_(&doc), obj_(&obj), pointer_(std::move(pointer)) {
+  if (!obj.is_object()) {
+    std::string where = pointer_.empty() ? "the document" : "'" + path("") + "'";
+    throw Error(doc.at(pointer_), where + " must be a mapping, got " + type_name(obj));
+  }
+}
+
+std::string ObjectReader::path(const std::string& key) const {
+  std::string p = pointer_;
+  std::replace(p.begin(), p.end(), '/', '.');
+  if (!p.empty() && p[0] == '.') p = p.substr(1);
+  if (key.empty()) return p;
+  return p.empty() ? key : p + "." + key;
+}
+
+void ObjectReader::fail(const std::string& key, const std::string& message) const {
+  const std::string ptr = key.empty() ? pointer_ : pointer_ + "/" + escape_pointer_token(key);
+  throw Error(doc_->at(ptr), "field '" + path(key) + "': " + message);
+}
+
+bool ObjectReader::has(const std::string& key) const { return obj_->contains(key) && !(*obj_)[key].is_null(); }
+
+const nlohmann::json& ObjectReader::need(const std::string& key) {
+  used_.push_back(key);
+  if (!obj_->contains(key)) {
+    throw Error(doc_->at(pointer_), "missing required field '" + path(key) + "'");
+  }
+  return (*obj_)[key];
+}
+
+const nlohmann::json& ObjectReader::raw(const std::string& key) { return need(key); }
+
+double ObjectReader::number(const std::string& key) {
+  const auto& v = need(key);
+  if (!v.is_number()) fail(key, std::string("expected a number, got ") + type_name(v));
+  return v.get<double>();
+}
+double ObjectReader::number(const std::string& key, double fallback) {
+  used_.push_back(key);
+  return has(key) ? number(key) : fallback;
+}
+int64_t ObjectReader::integer(const std::string& key) {
+  const auto& v = need(key);
+  if (!v.is_number_integer()) fail(key, std::string("expected an integer, got ") + type_name(v));
+  return v.get<int64_t>();
+}
+int64_t ObjectReader::integer(const std::string& key, int64_t fallback) {
+  used_.push_back(key);
+  return has(key) ? integer(key) : fallback;
+}
+bool ObjectReader::boolean(const std::string& key, bool fallback) {
+  used_.push_back(key);
+  if (!has(key)) return fallback;
+  const auto& v = (*obj_)[key];
+  if (!v.is_boolean()) fail(key, std::string("expected true or false, got ") + type_name(v));
+  return v.get<bool>();
+}
+std::string ObjectReader::string(const std::string& key) {
+  const auto& v = need(key);
+  if (!v.is_string()) fail(key, std::string("expected a string, got ") + type_name(v));
+  return v.get<std::string>();
+}
+std::string ObjectReader::string(const std::string& key, const std::string& fallback) {
+  used_.push_back(key);
+  return has(key) ? string(key) : fallback;
+}
+std::string ObjectReader::one_of(const std::string& key, const std::vector<std::string>& allowed,
+                                 const std::string& fallback) {
+  std::string v = string(key, fallback);
+  if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+    std::string list;
+    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    fail(key, "'" + v + "' is not one of: " + list);
+  }
+  return v;
+}
+std::vector<int64_t> ObjectReader::integers(const std::string& key, std::vector<int64_t> fallback) {
+  used_.push_back(key);
+  if (!has(key)) return fallback;
+  const auto& v = (*obj_)[key];
+  if (!v.is_array()) fail(key, std::string("expected a list of integers, got ") + type_name(v));
+  std::vector<int64_t> out;
+  for (const auto& e : v) {
+    if (!e.is_number_integer()) fail(key, std::string("expected a list of integers, found ") + type_name(e));
+    out.push_back(e.get<int64_t>());
+  }
+  return out;
+}
+std::vector<std::string> ObjectReader::strings(const std::string& key, std::vector<std::string> fallback) {
+  used_.push_back(key);
+  if (!has(key)) return fallback;
+  const auto& v = (*obj_)[key];
+  if (!v.is_array()) fail(key, std::string("expected a list of strings, got ") + type_name(v));
+  std::vector<std::string> out;
+  for (const auto& e : v) {
+    if (!e.is_string()) fail(key, std::string("expected a list of strings, found ") + type_name(e));
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+ObjectReader ObjectReader::object(const std::string& key) {
+  const auto& v = need(key);
+  return ObjectReader(*doc_, v, pointer_ + "/" + escape_pointer_token(key));
+}
+ObjectReader ObjectReader::object_or_empty(const std::string& key) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  used_.push_back(key);
+  if (!has(key)) return ObjectReader(*doc_, empty, pointer_ + "/" + escape_pointer_token(key));
+  return object(key);
+}
+
+void ObjectReader::finish() const {
+  for (const auto& kv : obj_->items()) {
+    if (std::find(used_.begin(), used_.end(), kv.key()) != used_.end()) continue;
+    std::string list;
+    for (const auto& u : used_)
+      if (list.find("'" + u + "'") == std::string::npos) list += (list.empty() ? "'" : ", '") + u + "'";
+    fail(kv.key(), "unknown field; expected one of " + list);
+  }
+}
+
+}  // namespace cc

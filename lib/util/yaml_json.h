@@ -1,0 +1,70 @@
+#pragma once
+// YAML files are read into nlohmann::json, keeping the source position of every node under
+// its JSON pointer ("/task/fraction"). All later validation works on plain JSON, and every
+// error can still name FILE:LINE:COL. ObjectReader is the strict field reader used by every
+// schema (run configs, claim files): wrong types, missing fields and unknown keys all fail.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "util/error.h"
+
+namespace cc {
+
+struct YamlDoc {
+  std::string file;
+  nlohmann::json value;
+  std::map<std::string, SourcePos> marks;  // JSON pointer -> position of that node
+
+  // Position of the node at `pointer`, or of its closest ancestor that has one.
+  SourcePos at(const std::string& pointer) const;
+};
+
+// Throws cc::Error("FILE:LINE:COL: YAML syntax error: ...") on parse errors and on
+// duplicate mapping keys (yaml-cpp accepts those silently; we do not).
+YamlDoc load_yaml_file(const std::string& path);
+YamlDoc load_yaml_string(const std::string& text, const std::string& name);
+
+// A JSON object being read against a schema. `pointer` is where it sits in the document.
+class ObjectReader {
+ public:
+  ObjectReader(const YamlDoc& doc, std::string pointer);
+  ObjectReader(const YamlDoc& doc, const nlohmann::json& obj, std::string pointer);
+
+  bool has(const std::string& key) const;
+  const nlohmann::json& raw(const std::string& key);  // marks key as used; must exist
+
+  double number(const std::string& key);
+  double number(const std::string& key, double fallback);
+  int64_t integer(const std::string& key);
+  int64_t integer(const std::string& key, int64_t fallback);
+  bool boolean(const std::string& key, bool fallback);
+  std::string string(const std::string& key);
+  std::string string(const std::string& key, const std::string& fallback);
+  std::string one_of(const std::string& key, const std::vector<std::string>& allowed,
+                     const std::string& fallback);
+  std::vector<int64_t> integers(const std::string& key, std::vector<int64_t> fallback);
+  std::vector<std::string> strings(const std::string& key, std::vector<std::string> fallback);
+  ObjectReader object(const std::string& key);  // required sub-object
+  ObjectReader object_or_empty(const std::string& key);
+
+  // Fails on any key the schema did not read ("unknown field 'x'; expected one of ...").
+  void finish() const;
+
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+  std::string path(const std::string& key) const;  // dotted path for messages: task.fraction
+  const YamlDoc& doc() const { return *doc_; }
+  const std::string& pointer() const { return pointer_; }
+
+ private:
+  const nlohmann::json& need(const std::string& key);
+  const YamlDoc* doc_;
+  const nlohmann::json* obj_;
+  std::string pointer_;
+  std::vector<std::string> used_;
+};
+
+}  // namespace cc

@@ -1,0 +1,93 @@
+// Checkpoints: exact round trip; a corrupted or mismatched file fails loudly.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "train/checkpoint.h"
+#include "util/error.h"
+
+using namespace cc;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string fresh_dir(const std::string& name) {
+  auto d = fs::path(::testing::TempDir()) / name;
+  fs::remove_all(d);
+  return d.string();
+}
+
+train::RunConfig small_config() {
+  train::RunConfig c;
+  c.model.derive(c.task);
+  return c;
+}
+
+std::string error_of(const std::string& path) {
+  try {
+    train::load_checkpoint(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Checkpoint, RoundTripIsBitwiseExact) {
+  auto cfg = small_config();
+  model::Transformer m(cfg.model);
+  m.init(9);
+  const auto dir = fresh_dir("ck_rt");
+  train::save_checkpoint(dir, m, cfg, 42, {{"command", "test"}});
+  auto ck = train::load_checkpoint(train::checkpoint_path(dir, 42));
+  EXPECT_EQ(ck.step, 42);
+  EXPECT_EQ(ck.sidecar["command"], "test");
+  EXPECT_EQ(ck.config.weights_hash(), cfg.weights_hash());
+  for (const auto& [name, t] : m.named_parameters()) EXPECT_TRUE(torch::equal(t, ck.model->param(name))) << name;
+  EXPECT_EQ(train::list_checkpoints(dir), (std::vector<int64_t>{42}));
+}
+
+TEST(Checkpoint, FlippedByteFailsTheSha256Check) {
+  auto cfg = small_config();
+  model::Transformer m(cfg.model);
+  m.init(9);
+  const auto dir = fresh_dir("ck_flip");
+  train::save_checkpoint(dir, m, cfg, 1, {});
+  const auto path = train::checkpoint_path(dir, 1);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-10, std::ios::end);
+    f.put('\x7f');
+  }
+  EXPECT_NE(error_of(path).find("does not match the sidecar"), std::string::npos) << error_of(path);
+}
+
+TEST(Checkpoint, TruncatedAndMissingSidecarAreClearErrors) {
+  auto cfg = small_config();
+  model::Transformer m(cfg.model);
+  m.init(9);
+  const auto dir = fresh_dir("ck_trunc");
+  train::save_checkpoint(dir, m, cfg, 1, {});
+  const auto path = train::checkpoint_path(dir, 1);
+  fs::resize_file(path, fs::file_size(path) / 2);
+  EXPECT_NE(error_of(path).find("not a valid safetensors file"), std::string::npos) << error_of(path);
+  fs::remove(train::sidecar_path(path));
+  EXPECT_NE(error_of(path).find("missing sidecar"), std::string::npos) << error_of(path);
+}
+
+TEST(Checkpoint, ShapeMismatchNamesTheTensor) {
+  auto cfg = small_config();
+  model::Transformer m(cfg.model);
+  const auto dir = fresh_dir("ck_shape");
+  train::save_checkpoint(dir, m, cfg, 1, {});
+  // Claim a different architecture in the sidecar: the weights no longer fit.
+  const auto side = train::sidecar_path(train::checkpoint_path(dir, 1));
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(side));
+  j["config"]["model"]["d_mlp"] = 256;
+  std::ofstream(side, std::ios::trunc) << j.dump();
+  EXPECT_NE(error_of(train::checkpoint_path(dir, 1)).find("'blocks.1.mlp.W_in' has shape [128, 512]"), std::string::npos)
+      << error_of(train::checkpoint_path(dir, 1));
+}

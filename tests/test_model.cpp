@@ -1,0 +1,100 @@
+// The transformer: TransformerLens shapes and hook names; the training path and the cached
+// analysis path agree.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "model/transformer.h"
+#include "task/eval_sets.h"
+#include "train/evaluate.h"
+
+using namespace cc;
+
+namespace {
+
+model::ModelConfig default_model() {
+  model::ModelConfig m;
+  m.derive(task::TaskConfig{});
+  return m;
+}
+
+torch::Tensor some_tokens(int n) {
+  task::Sampler s{task::TaskConfig{}};
+  return train::tokens_tensor(task::make_eval_set(s, "test_2", n, 5).examples);
+}
+
+}  // namespace
+
+TEST(Model, ParameterNamesAndShapesFollowTransformerLens) {
+  model::Transformer m(default_model());
+  std::map<std::string, std::vector<int64_t>> expect = {
+      {"embed.W_E", {74, 128}},          {"pos_embed.W_pos", {16, 128}},
+      {"blocks.0.attn.W_Q", {1, 128, 128}}, {"blocks.0.attn.W_O", {1, 128, 128}},
+      {"blocks.1.attn.W_K", {1, 128, 128}}, {"blocks.1.mlp.W_in", {128, 512}},
+      {"blocks.1.mlp.W_out", {512, 128}},   {"unembed.W_U", {128, 74}}};
+  for (const auto& [name, shape] : expect) EXPECT_EQ(m.param(name).sizes().vec(), shape) << name;
+  EXPECT_EQ(m.named_parameters().size(), 13u);  // no biases, no layer-1 MLP
+  EXPECT_THROW(m.param("blocks.0.mlp.W_in"), Error);
+  EXPECT_EQ(m.W_Q(1).sizes().vec(), (std::vector<int64_t>{128, 128}));
+}
+
+TEST(Model, OutputVocabularyOption) {
+  model::ModelConfig c;
+  c.output_vocab = "numbers";
+  c.derive(task::TaskConfig{});
+  EXPECT_EQ(model::Transformer(c).W_U().size(1), 59);
+}
+
+TEST(Model, InitIsSeededAndHasTheConfiguredScale) {
+  model::Transformer a(default_model()), b(default_model()), c(default_model());
+  a.init(3);
+  b.init(3);
+  c.init(4);
+  EXPECT_TRUE(torch::equal(a.W_E(), b.W_E()));
+  EXPECT_FALSE(torch::equal(a.W_E(), c.W_E()));
+  EXPECT_NEAR(a.W_in().std().item<double>(), 0.8 / std::sqrt(128.0), 0.003);
+}
+
+TEST(Model, TrainingPathEqualsCachedPathAtTheLastPosition) {
+  model::Transformer m(default_model());
+  m.init(1);
+  torch::NoGradGuard no_grad;
+  auto tokens = some_tokens(64);
+  model::ActivationCache cache;
+  auto full = m.run_with_cache(tokens, cache);  // [B, T, V]
+  auto last = m.forward_last(tokens);           // [B, V]
+  EXPECT_EQ(full.sizes().vec(), (std::vector<int64_t>{64, 16, 74}));
+  EXPECT_LT((full.select(1, 15) - last).abs().max().item<double>(), 1e-5);
+}
+
+TEST(Model, CacheHasTransformerLensHookNamesAndShapes) {
+  model::Transformer m(default_model());
+  m.init(1);
+  torch::NoGradGuard no_grad;
+  model::ActivationCache cache;
+  m.run_with_cache(some_tokens(8), cache);
+  const std::vector<int64_t> resid = {8, 16, 128};
+  for (const char* n : {"hook_embed", "hook_pos_embed", "blocks.0.hook_resid_pre", "blocks.0.hook_attn_out",
+                        "blocks.0.hook_resid_post", "blocks.1.hook_resid_pre", "blocks.1.hook_resid_mid",
+                        "blocks.1.hook_mlp_out", "blocks.1.hook_resid_post"})
+    EXPECT_EQ(cache[n].sizes().vec(), resid) << n;
+  EXPECT_EQ(cache["blocks.0.attn.hook_pattern"].sizes().vec(), (std::vector<int64_t>{8, 1, 16, 16}));
+  EXPECT_EQ(cache["blocks.1.attn.hook_q"].sizes().vec(), (std::vector<int64_t>{8, 16, 1, 128}));
+  EXPECT_EQ(cache["blocks.1.mlp.hook_pre"].sizes().vec(), (std::vector<int64_t>{8, 16, 512}));
+  // Patterns are causal probability distributions.
+  auto p = cache["blocks.0.attn.hook_pattern"];
+  EXPECT_LT((p.sum(-1) - 1).abs().max().item<double>(), 1e-5);
+  EXPECT_EQ(p[0][0][3][4].item<float>(), 0.0f);
+  EXPECT_THROW(cache["blocks.0.mlp.hook_pre"], Error);
+}
+
+TEST(Model, ResidualStreamDecomposes) {
+  // resid_mid = resid_pre + attn_out; resid_post = resid_mid + mlp_out (no layer norm).
+  model::Transformer m(default_model());
+  m.init(2);
+  torch::NoGradGuard no_grad;
+  model::ActivationCache c;
+  m.run_with_cache(some_tokens(4), c);
+  EXPECT_TRUE(torch::allclose(c["blocks.1.hook_resid_mid"], c["blocks.1.hook_resid_pre"] + c["blocks.1.hook_attn_out"]));
+  EXPECT_TRUE(torch::allclose(c["blocks.1.hook_resid_post"], c["blocks.1.hook_resid_mid"] + c["blocks.1.hook_mlp_out"]));
+  EXPECT_TRUE(torch::allclose(c["blocks.1.mlp.hook_pre"], c["blocks.1.hook_resid_mid"].matmul(m.W_in()), 1e-5, 1e-5));
+}

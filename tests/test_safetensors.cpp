@@ -1,0 +1,87 @@
+// safetensors: exact round trip; truncated and corrupted files fail with a clear message.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "util/error.h"
+#include "util/safetensors.h"
+
+using namespace cc;
+
+namespace {
+
+std::string tmp_path(const std::string& name) { return ::testing::TempDir() + "/" + name; }
+
+StFile sample() {
+  StFile f;
+  StTensor a{"F32", {2, 3}, std::string(24, '\0')};
+  for (int i = 0; i < 24; ++i) a.bytes[static_cast<size_t>(i)] = static_cast<char>(i * 7);
+  f.tensors.emplace_back("embed.W_E", a);
+  f.tensors.emplace_back("blocks.0.attn.W_Q", StTensor{"F32", {1, 2, 2}, std::string(16, 'x')});
+  f.metadata["step"] = "5";
+  return f;
+}
+
+std::string read_all(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_all(const std::string& p, const std::string& s) {
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << s;
+}
+
+std::string error_of(const std::string& p) {
+  try {
+    read_safetensors(p);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Safetensors, RoundTripIsExact) {
+  const auto p = tmp_path("rt.safetensors");
+  write_safetensors(p, sample());
+  auto back = read_safetensors(p);
+  ASSERT_EQ(back.tensors.size(), 2u);
+  EXPECT_EQ(back.tensors[0].first, "embed.W_E");
+  EXPECT_EQ(back.tensors[0].second.bytes, sample().tensors[0].second.bytes);
+  EXPECT_EQ(back.tensors[1].second.shape, (std::vector<int64_t>{1, 2, 2}));
+  EXPECT_EQ(back.metadata.at("step"), "5");
+  // Header length is a multiple of 8 (data section aligned).
+  const auto bytes = read_all(p);
+  EXPECT_EQ(static_cast<unsigned char>(bytes[0]) % 8, 0);
+}
+
+TEST(Safetensors, TruncatedFileIsRejected) {
+  const auto p = tmp_path("tr.safetensors");
+  write_safetensors(p, sample());
+  const auto bytes = read_all(p);
+  write_all(p, bytes.substr(0, bytes.size() - 5));
+  EXPECT_NE(error_of(p).find("data_offsets lie outside"), std::string::npos) << error_of(p);
+  write_all(p, bytes.substr(0, 20));
+  EXPECT_NE(error_of(p).find("runs past the end of the file"), std::string::npos) << error_of(p);
+  write_all(p, bytes.substr(0, 3));
+  EXPECT_NE(error_of(p).find("shorter than the 8-byte header length"), std::string::npos);
+}
+
+TEST(Safetensors, CorruptHeaderIsRejected) {
+  const auto p = tmp_path("bad.safetensors");
+  write_safetensors(p, sample());
+  auto bytes = read_all(p);
+  bytes[8] = '#';  // the header's opening brace
+  write_all(p, bytes);
+  EXPECT_NE(error_of(p).find("header is not valid JSON"), std::string::npos) << error_of(p);
+  EXPECT_NE(error_of(tmp_path("missing.safetensors")).find("cannot open"), std::string::npos);
+}
+
+TEST(Safetensors, TrailingBytesAreRejected) {
+  const auto p = tmp_path("trail.safetensors");
+  write_safetensors(p, sample());
+  write_all(p, read_all(p) + "junk");
+  EXPECT_NE(error_of(p).find("trailing bytes"), std::string::npos) << error_of(p);
+}
