@@ -79,6 +79,7 @@ TEST(Train, ResumeEqualsUninterrupted) {
   // The metrics log of the resumed run has each step once, like the uninterrupted one.
   auto la = train::MetricsLog::read(dir_a + "/metrics.jsonl");
   auto lb = train::MetricsLog::read(o.out_dir + "/metrics.jsonl");
+  ASSERT_EQ(la.size(), 4u);  // steps 0, 10, 20, 30
   ASSERT_EQ(la.size(), lb.size());
   for (size_t i = 0; i < la.size(); ++i) EXPECT_EQ(la[i]["acc"], lb[i]["acc"]) << "step " << la[i]["step"];
   // Step 0, the final step and no stale optimizer states are kept.
@@ -100,7 +101,7 @@ TEST(Train, ThreeHundredStepsLiftZeroVarAccuracyWellAboveChance) {
   auto cfg = tiny_run(300);
   cfg.task.weight_1var = 0;
   cfg.task.ratio_2var_to_0var = 0;
-  cfg.train.batch_size = 128;
+  cfg.train.batch_size = 256;
   cfg.train.eval_every = 300;
   cfg.train.eval_size = 1000;
   train::TrainOptions o;

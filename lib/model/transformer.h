@@ -49,7 +49,8 @@ class Transformer {
 
   // Training path: computes only what the loss at '=' needs. tokens [B, T] int64 -> logits
   // [B, d_vocab_out] at the last position. Layer 2's query, its MLP and the unembedding run
-  // at the last position only; layer 1 and layer 2's keys/values need every position.
+  // at the last position only; layer 1 and layer 2's keys/values need every position (and
+  // are computed from small tables: see transformer.cpp).
   torch::Tensor forward_last(const torch::Tensor& tokens) const;
 
   // Analysis path: every position, every activation recorded. -> logits [B, T, d_vocab_out].
@@ -81,8 +82,8 @@ class Transformer {
 
  private:
   torch::Tensor block(int layer, const std::string& name) const;
-  torch::Tensor forward_impl(const torch::Tensor& tokens, bool last_only, ActivationCache* cache) const;
-  torch::Tensor attention(const torch::Tensor& x, int layer, bool last_query_only, ActivationCache* cache) const;
+  torch::Tensor flat_in(int layer, const char* w) const;  // W_Q/W_K/W_V as [d_model, n_heads*d_head]
+  torch::Tensor flat_out(int layer) const;                // W_O as [n_heads*d_head, d_model]
 
   ModelConfig cfg_;
   std::vector<std::pair<std::string, torch::Tensor>> params_;

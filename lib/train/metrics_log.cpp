@@ -8,13 +8,11 @@
 namespace cc::train {
 
 MetricsLog::MetricsLog(std::string path, int64_t keep_before) : path_(std::move(path)) {
+  if (keep_before < 0) return;
   std::vector<nlohmann::json> kept;
-  if (keep_before >= 0) {
-    std::ifstream probe(path_);
-    if (probe) {
-      for (auto& rec : read(path_))
-        if (rec.value("step", int64_t{0}) < keep_before) kept.push_back(std::move(rec));
-    }
+  if (std::ifstream(path_)) {
+    for (auto& rec : read(path_))
+      if (rec.value("step", int64_t{0}) < keep_before) kept.push_back(std::move(rec));
   }
   const std::string tmp = path_ + ".tmp";
   std::ofstream os(tmp, std::ios::trunc);

@@ -11,8 +11,8 @@ namespace cc::train {
 
 class MetricsLog {
  public:
-  // Opens PATH for appending. With keep_before >= 0, first drops every record at or after
-  // that step (a resumed run re-logs them), rewriting the file atomically.
+  // Appends to PATH. With keep_before >= 0 it first drops every record at or after that step
+  // (a resumed run re-logs them; 0 starts a fresh log), rewriting the file atomically.
   MetricsLog(std::string path, int64_t keep_before);
   void append(const nlohmann::json& record);
   static std::vector<nlohmann::json> read(const std::string& path);  // throws cc::Error on a bad line

@@ -82,7 +82,7 @@ void Trainer::save(int64_t step, bool with_optimizer) {
 
 void Trainer::log_eval(int64_t step, const std::vector<task::EvalSet>& sets, double train_loss) {
   last_eval_ = evaluate(*model_, sets);
-  if (opts_.out_dir.empty()) return;
+  if (!metrics_) return;
   nlohmann::json rec = {{"step", step}, {"wall_s", wall_before_ + (now_s() - wall_start_)}};
   if (train_loss >= 0) rec["train_loss"] = train_loss;
   for (const auto& r : last_eval_) {
@@ -90,7 +90,7 @@ void Trainer::log_eval(int64_t step, const std::vector<task::EvalSet>& sets, dou
     rec["loss"][r.name] = r.loss;
     rec["n"][r.name] = r.n;
   }
-  MetricsLog(opts_.out_dir + "/metrics.jsonl", -1).append(rec);
+  metrics_->append(rec);
 }
 
 torch::Tensor Trainer::train_step(int64_t step) {
@@ -111,7 +111,7 @@ int64_t Trainer::run() {
   std::vector<task::EvalSet> sets;
   if (opts_.log_metrics) {
     sets = task::make_eval_sets(sampler_, cfg_.train.eval_size, cfg_.train.eval_seed);
-    if (!opts_.out_dir.empty()) MetricsLog(opts_.out_dir + "/metrics.jsonl", start_step_);  // drop re-logged steps
+    if (!opts_.out_dir.empty()) metrics_ = std::make_unique<MetricsLog>(opts_.out_dir + "/metrics.jsonl", start_step_);
   }
   Progress progress(start_step_, end, opts_.progress);
   torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().device(opts_.device));

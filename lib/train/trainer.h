@@ -20,6 +20,8 @@ class AdamW;
 
 namespace cc::train {
 
+class MetricsLog;
+
 struct TrainOptions {
   std::string out_dir;              // "" = keep nothing on disk (tests, in-process runs)
   torch::Device device = torch::kCPU;
@@ -59,6 +61,7 @@ class Trainer {
   double wall_before_ = 0.0;  // training seconds spent before a resume
   double wall_start_ = 0.0;
   std::vector<SetResult> last_eval_;
+  std::unique_ptr<MetricsLog> metrics_;
 };
 
 }  // namespace cc::train
