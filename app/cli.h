@@ -30,5 +30,8 @@ std::string join_command(const std::string& sub, const std::vector<std::string>&
 
 int cmd_train(const std::vector<std::string>& args);
 int cmd_eval(const std::vector<std::string>& args);
+int cmd_verify(const std::vector<std::string>& args);
+int cmd_list(const std::vector<std::string>& args);
+int cmd_explain(const std::vector<std::string>& args);
 
 }  // namespace cc::app

@@ -1,6 +1,7 @@
 // claimcheck train --config FILE --out DIR [--seed --steps --batch --device]
 #include <iostream>
 
+#include "claims/runs.h"
 #include "cli.h"
 #include "train/runtime.h"
 #include "train/trainer.h"
@@ -10,9 +11,10 @@ namespace cc::app {
 
 int cmd_train(const std::vector<std::string>& args) {
   po::options_description desc("train options");
-  std::string config_path, out, device = "cpu";
+  std::string config_path, run, out, device = "cpu";
   desc.add_options()
-      ("config", po::value(&config_path)->required(), "run config YAML (e.g. configs/default.yaml)")
+      ("config", po::value(&config_path)->required(), "a run config YAML, or claims/runs.yaml with --run")
+      ("run", po::value(&run), "the run's name when --config is a runs file (e.g. default)")
       ("out", po::value(&out)->required(), "output directory: checkpoints, sidecars, metrics.jsonl")
       ("seed", po::value<uint64_t>(), "override the config's seed")
       ("steps", po::value<int64_t>(), "override train.steps")
@@ -21,9 +23,9 @@ int cmd_train(const std::vector<std::string>& args) {
       ("stop-after", po::value<int64_t>(), "stop at this step (resume later by running the same command)")
       ("no-progress", "no progress output");
   po::variables_map vm;
-  if (!parse("train", "--config FILE --out DIR [options]", desc, {}, args, vm)) return kExitOk;
+  if (!parse("train", "--config FILE [--run NAME] --out DIR [options]", desc, {}, args, vm)) return kExitOk;
 
-  train::RunConfig cfg = train::RunConfig::from_file(config_path);
+  train::RunConfig cfg = claims::load_run_config(config_path, run);
   if (vm.count("seed")) cfg.seed = vm["seed"].as<uint64_t>();
   if (vm.count("steps")) {
     cfg.train.steps = vm["steps"].as<int64_t>();

@@ -10,6 +10,9 @@ const std::vector<cc::app::Subcommand>& subcommands() {
   static const std::vector<cc::app::Subcommand> subs = {
       {"train", "train a run from a config file (resumable)", cc::app::cmd_train},
       {"eval", "accuracy of a checkpoint on every evaluation set", cc::app::cmd_eval},
+      {"verify", "run claim files and write the report (REPORT.md, report.json, junit.xml)", cc::app::cmd_verify},
+      {"list", "the claims, their tier, and whether their checkpoints are present", cc::app::cmd_list},
+      {"explain", "what a claim measures, its rule and the paper's words", cc::app::cmd_explain},
   };
   return subs;
 }

@@ -1,0 +1,200 @@
+// claimcheck verify / list / explain: the claims front end.
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "claims/engine.h"
+#include "cli.h"
+#include "report/report.h"
+#include "train/runtime.h"
+#include "util/error.h"
+
+namespace cc::app {
+namespace fs = std::filesystem;
+namespace {
+
+// runs.yaml: the one given, else the first found walking up from the first claim path.
+std::string find_runs_file(const std::string& given, const std::vector<std::string>& paths) {
+  if (!given.empty()) return given;
+  for (const auto& p : paths) {
+    for (fs::path dir = fs::absolute(p); !dir.empty(); dir = dir.parent_path()) {
+      if (fs::exists(dir / "runs.yaml")) return (dir / "runs.yaml").string();
+      if (dir == dir.parent_path()) break;
+    }
+  }
+  throw Error("no runs.yaml found above " + (paths.empty() ? std::string("claims") : paths.front()) + "; pass --runs FILE");
+}
+
+std::vector<uint64_t> parse_seeds(const std::string& text) {
+  std::vector<uint64_t> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      size_t used = 0;
+      const long long v = std::stoll(item, &used);
+      if (used != item.size() || v < 0) throw std::invalid_argument(item);
+      out.push_back(static_cast<uint64_t>(v));
+    } catch (const std::exception&) {
+      throw Error("--seeds '" + text + "': expected a comma-separated list of seeds, e.g. 0,1,2");
+    }
+  }
+  return out;
+}
+
+struct Common {
+  std::vector<std::string> paths = {"claims"};
+  std::string runs_file, fixtures = "fixtures", cache = "cache";
+};
+
+void add_common(po::options_description& desc, Common& c) {
+  desc.add_options()
+      ("paths", po::value(&c.paths)->multitoken(), "claim files or directories (default: claims)")
+      ("runs", po::value(&c.runs_file), "runs file (default: the runs.yaml above the claims)")
+      ("fixtures", po::value(&c.fixtures), "committed fixtures directory (default: fixtures)")
+      ("cache", po::value(&c.cache), "cache of trained runs (default: cache)");
+}
+
+}  // namespace
+
+int cmd_verify(const std::vector<std::string>& args) {
+  po::options_description desc("verify options");
+  Common common;
+  std::string budget = "fixture", device = "cpu", seeds, report_dir = "reports/latest", fail_on = "any";
+  add_common(desc, common);
+  desc.add_options()
+      ("budget", po::value(&budget), "fixture (committed checkpoints only) | cpu (may train on CPU) | gpu")
+      ("device", po::value(&device), "cpu | cuda | cuda:N, for measuring and training")
+      ("seeds", po::value(&seeds), "only these seeds, e.g. 0,1")
+      ("report", po::value(&report_dir), "report directory (default reports/latest)")
+      ("fail-on", po::value(&fail_on), "any: exit 1 unless every claim passes or skips; error: only on ERROR/INVALID")
+      ("progress", "show training progress");
+  po::positional_options_description pos;
+  pos.add("paths", -1);
+  po::variables_map vm;
+  if (!parse("verify", "[CLAIM FILES|DIRS] [options]", desc, pos, args, vm)) return kExitOk;
+  if (fail_on != "any" && fail_on != "error") throw Error("--fail-on " + fail_on + ": expected any or error");
+
+  const auto t0 = std::chrono::steady_clock::now();
+  train::apply_threads(train::default_threads());
+  claims::StoreOptions so;
+  so.budget = claims::parse_tier(budget);
+  so.device = train::parse_device(device);
+  so.fixtures_dir = common.fixtures;
+  so.cache_dir = common.cache;
+  so.progress = vm.count("progress") > 0;
+  claims::EngineOptions eo;
+  if (!seeds.empty()) eo.seeds = parse_seeds(seeds);
+
+  const auto files = claims::find_claim_files(common.paths);
+  if (files.empty()) throw Error("no claim files under the given paths");
+  const claims::Runs runs = claims::Runs::load(find_runs_file(common.runs_file, common.paths));
+  claims::RunStore store(runs, so);
+  const auto& registry = analysis::builtin_registry();
+
+  std::vector<claims::ClaimResult> results;
+  std::map<std::string, std::string> ids;  // duplicate ids are errors, the first file keeps its id
+  for (const auto& f : files) {
+    auto r = claims::run_claim(f, registry, runs, store, eo);
+    if (r.loaded) {
+      auto [it, fresh] = ids.emplace(r.id, f);
+      if (!fresh) {
+        r.verdict = claims::Verdict::Error;
+        r.reason = f + ": duplicate claim id '" + r.id + "' (also in " + it->second + ")";
+      }
+    }
+    results.push_back(std::move(r));
+  }
+
+  report::ReportContext ctx;
+  ctx.command = join_command("verify", args);
+  ctx.budget = budget;
+  ctx.runtime = train::runtime_info();
+  ctx.runtime["device"] = device;
+  ctx.runs = &runs;
+  ctx.store = &store;
+  ctx.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  report::write_reports(report_dir, results, ctx);
+  std::cout << report::summary_lines(report::report_json(results, ctx));
+  std::cout << "report: " << report_dir << "/REPORT.md\n";
+  return claims::exit_code(results, fail_on == "error");
+}
+
+int cmd_list(const std::vector<std::string>& args) {
+  po::options_description desc("list options");
+  Common common;
+  add_common(desc, common);
+  po::positional_options_description pos;
+  pos.add("paths", -1);
+  po::variables_map vm;
+  if (!parse("list", "[CLAIM FILES|DIRS] [options]", desc, pos, args, vm)) return kExitOk;
+  const claims::Runs runs = claims::Runs::load(find_runs_file(common.runs_file, common.paths));
+  claims::StoreOptions so;
+  so.fixtures_dir = common.fixtures;
+  so.cache_dir = common.cache;
+  claims::RunStore store(runs, so);
+  int bad = 0;
+  std::printf("%-10s %-8s %-9s %-22s %s\n", "id", "tier", "run", "inputs", "title");
+  for (const auto& f : claims::find_claim_files(common.paths)) {
+    try {
+      const auto c = claims::load_claim(f, analysis::builtin_registry(), runs);
+      const auto& spec = *runs.find(c.run);
+      int present = 0, needed = 0;
+      for (uint64_t seed : c.seeds.empty() ? spec.seeds : c.seeds) {
+        for (const auto& cp : {std::optional<std::string>(c.checkpoint), c.control_checkpoint}) {
+          if (!cp) continue;
+          ++needed;
+          const auto step = claims::resolve_step(*cp, spec);
+          present += fs::exists(train::checkpoint_path(store.fixture_dir(spec, seed), step)) ||
+                     fs::exists(train::checkpoint_path(store.cache_dir(spec, seed), step));
+        }
+      }
+      const std::string inputs = std::to_string(present) + "/" + std::to_string(needed) + " checkpoints";
+      std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), claims::tier_name(c.tier).c_str(), c.run.c_str(),
+                  inputs.c_str(), c.title.c_str());
+    } catch (const Error& e) {
+      ++bad;
+      std::printf("%-10s %s\n", "ERROR", e.what());
+    }
+  }
+  return bad ? kExitFailure : kExitOk;
+}
+
+int cmd_explain(const std::vector<std::string>& args) {
+  po::options_description desc("explain options");
+  Common common;
+  std::string id;
+  add_common(desc, common);
+  desc.add_options()("id", po::value(&id)->required(), "claim id, e.g. G1");
+  po::positional_options_description pos;
+  pos.add("id", 1);
+  po::variables_map vm;
+  if (!parse("explain", "ID [options]", desc, pos, args, vm)) return kExitOk;
+  const claims::Runs runs = claims::Runs::load(find_runs_file(common.runs_file, common.paths));
+  for (const auto& f : claims::find_claim_files(common.paths)) {
+    claims::Claim c;
+    try {
+      c = claims::load_claim(f, analysis::builtin_registry(), runs);
+    } catch (const Error&) {
+      continue;  // `claimcheck list` reports broken files
+    }
+    if (c.id != id) continue;
+    std::cout << c.id << ": " << c.title << "\n  file: " << f << "\n  paper: arXiv " << c.paper.arxiv << " §"
+              << c.paper.section << (c.paper.figure.empty() ? "" : ", " + c.paper.figure) << "\n  quote: \"" << c.paper.quote
+              << "\"\n  reported: " << c.reported_text
+              << (c.reported ? " (" + std::to_string(*c.reported) + ")" : std::string()) << "\n  measures: " << c.kind
+              << " — " << c.measurement->description << "\n  parameters: " << c.params.dump() << "\n  on: run " << c.run
+              << ", checkpoint " << c.checkpoint << ", seeds "
+              << (c.seeds.empty() ? std::string("all") : std::to_string(c.seeds.size())) << "\n  rule: " << c.rule.describe()
+              << (c.measurement->statistic == analysis::Statistic::Proportion ? " (Wilson 95% interval)" : "")
+              << "\n  negative control: "
+              << (c.control_checkpoint ? "must FAIL at checkpoint " + *c.control_checkpoint : "none (" + c.control_none_reason + ")")
+              << "\n  tier: " << claims::tier_name(c.tier) << "\n";
+    if (!c.notes.empty()) std::cout << "  notes: " << c.notes << "\n";
+    return kExitOk;
+  }
+  throw Error("no claim with id '" + id + "' under the given paths");
+}
+
+}  // namespace cc::app

@@ -1,0 +1,26 @@
+# One ctest test per claim file: claim.<id>, labels claim;<tier>;<section folder>.
+# PASS -> pass; SKIPPED -> ctest skip (exit 77); everything else -> fail.
+# Adding a claim is adding a YAML file: the glob re-runs at build time (CONFIGURE_DEPENDS).
+set(CLAIMCHECK_CLAIM_BUDGET "fixture" CACHE STRING "--budget for the claim tests: fixture | cpu | gpu")
+file(GLOB_RECURSE CLAIM_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/claims/*.yaml)
+list(FILTER CLAIM_FILES EXCLUDE REGEX "/runs\\.yaml$")
+foreach(file IN LISTS CLAIM_FILES)
+  file(STRINGS ${file} id_line REGEX "^id:[ ]*[^ ]+" LIMIT_COUNT 1)
+  file(STRINGS ${file} tier_line REGEX "^tier:[ ]*[a-z]+" LIMIT_COUNT 1)
+  string(REGEX REPLACE "^id:[ ]*([^ #]+).*" "\\1" id "${id_line}")
+  string(REGEX REPLACE "^tier:[ ]*([a-z]+).*" "\\1" tier "${tier_line}")
+  if(id STREQUAL "")
+    get_filename_component(id ${file} NAME_WE)  # the engine reports the missing id as ERROR
+  endif()
+  if(tier STREQUAL "")
+    set(tier fixture)
+  endif()
+  get_filename_component(section_dir ${file} DIRECTORY)
+  get_filename_component(section ${section_dir} NAME)
+  add_test(NAME claim.${id}
+           COMMAND claimcheck verify ${file} --budget ${CLAIMCHECK_CLAIM_BUDGET}
+                   --report ${PROJECT_BINARY_DIR}/claim-reports/${id}
+                   --fixtures ${PROJECT_SOURCE_DIR}/fixtures --cache ${PROJECT_SOURCE_DIR}/cache
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(claim.${id} PROPERTIES LABELS "claim;${tier};${section}" SKIP_RETURN_CODE 77)
+endforeach()

@@ -1,0 +1,14 @@
+#include "analysis/kinds.h"
+
+namespace cc::analysis {
+
+const Registry& builtin_registry() {
+  static const Registry registry = [] {
+    Registry r;
+    register_accuracy(r);
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace cc::analysis

@@ -1,0 +1,158 @@
+#include "claims/claim.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace cc::claims {
+namespace fs = std::filesystem;
+
+std::string comparison_symbol(Comparison c) {
+  switch (c) {
+    case Comparison::Greater: return ">";
+    case Comparison::GreaterEq: return ">=";
+    case Comparison::Less: return "<";
+    default: return "<=";
+  }
+}
+
+std::string Rule::describe() const {
+  std::ostringstream s;
+  s << (each_seed ? "each seed" : "mean over seeds") << " " << comparison_symbol(op) << " " << threshold;
+  if (min_seeds > 1) s << " (>= " << min_seeds << " seeds)";
+  return s.str();
+}
+
+int64_t resolve_step(const std::string& checkpoint, const RunSpec& spec) {
+  if (checkpoint == "final") return spec.config.train.steps;
+  if (checkpoint == "init") return 0;
+  try {
+    size_t used = 0;
+    const long long step = std::stoll(checkpoint, &used);
+    if (used == checkpoint.size() && step >= 0 && step <= spec.config.train.steps) return step;
+  } catch (...) {
+  }
+  throw Error("checkpoint '" + checkpoint + "' is not final, init or a step in [0, " +
+              std::to_string(spec.config.train.steps) + "] of run '" + spec.name + "'");
+}
+
+Claim load_claim(const std::string& path, const analysis::Registry& registry, const Runs& runs) {
+  YamlDoc doc = load_yaml_file(path);
+  ObjectReader r(doc, "");
+  Claim c;
+  c.file = path;
+  c.section = fs::path(path).parent_path().filename().string();
+
+  c.id = r.string("id");
+  if (!std::regex_match(c.id, std::regex("[A-Za-z0-9][A-Za-z0-9_.-]*")))
+    r.fail("id", "'" + c.id + "' must be letters, digits, '_', '.', '-' (it names a ctest test)");
+  c.title = r.string("title");
+
+  ObjectReader paper = r.object("paper");
+  c.paper.arxiv = paper.string("arxiv");
+  if (!std::regex_match(c.paper.arxiv, std::regex("\\d{4}\\.\\d{4,5}v\\d+")))
+    paper.fail("arxiv", "'" + c.paper.arxiv + "' must be an arXiv id with its version, e.g. 2605.31497v1");
+  c.paper.section = paper.string("section");
+  c.paper.figure = paper.string("figure", "");
+  c.paper.quote = paper.string("quote");
+  paper.finish();
+
+  ObjectReader reported = r.object("reported");
+  if (reported.has("value")) c.reported = reported.number("value");
+  else reported.raw("value");  // present but null is allowed: the paper gives no number
+  c.reported_text = reported.string("text");
+  reported.finish();
+
+  ObjectReader subject = r.object("subject");
+  c.run = subject.string("run");
+  const RunSpec* spec = runs.find(c.run);
+  if (!spec) {
+    std::string known;
+    for (const auto& n : runs.names()) known += (known.empty() ? "" : ", ") + n;
+    subject.fail("run", "unknown run '" + c.run + "' (runs.yaml defines: " + known + ")");
+  }
+  c.checkpoint = subject.raw("checkpoint").is_number_integer() ? std::to_string(subject.integer("checkpoint"))
+                                                                : subject.string("checkpoint");
+  try {
+    resolve_step(c.checkpoint, *spec);
+  } catch (const Error& e) {
+    subject.fail("checkpoint", e.what());
+  }
+  if (subject.has("seeds") && subject.raw("seeds").is_string()) {
+    if (subject.string("seeds") != "all") subject.fail("seeds", "expected 'all' or a list of seeds");
+  } else {
+    for (int64_t s : subject.integers("seeds", {})) {
+      if (std::find(spec->seeds.begin(), spec->seeds.end(), static_cast<uint64_t>(s)) == spec->seeds.end())
+        subject.fail("seeds", "seed " + std::to_string(s) + " is not a seed of run '" + c.run + "'");
+      c.seeds.push_back(static_cast<uint64_t>(s));
+    }
+  }
+  subject.finish();
+
+  ObjectReader measure = r.object("measure");
+  c.kind = measure.string("kind");
+  c.measurement = registry.find(c.kind);
+  if (!c.measurement) {
+    std::string known;
+    for (const auto& n : registry.names()) known += (known.empty() ? "" : ", ") + n;
+    measure.fail("kind", "unknown measurement kind '" + c.kind + "' (registered: " + known + ")");
+  }
+  c.params = c.measurement->parse_params(measure);
+
+  ObjectReader expect = r.object("expect");
+  const std::string op = expect.one_of("op", {">", ">=", "<", "<="}, ">");
+  c.rule.op = op == ">" ? Comparison::Greater : op == ">=" ? Comparison::GreaterEq : op == "<" ? Comparison::Less : Comparison::LessEq;
+  c.rule.threshold = expect.number("threshold");
+  if (!std::isfinite(c.rule.threshold)) expect.fail("threshold", "must be a finite number");
+  if (c.measurement->statistic == analysis::Statistic::Proportion && (c.rule.threshold < 0 || c.rule.threshold > 1))
+    expect.fail("threshold", "must be in [0, 1] for a proportion (kind '" + c.kind + "')");
+  c.rule.each_seed = expect.one_of("seeds", {"each", "mean"}, "each") == "each";
+  const int64_t min_seeds = expect.integer("min_seeds", 1);
+  if (min_seeds < 1) expect.fail("min_seeds", "must be >= 1");
+  c.rule.min_seeds = static_cast<int>(min_seeds);
+  expect.finish();
+
+  ObjectReader control = r.object("control");
+  if (control.has("none")) {
+    c.control_none_reason = control.string("none");
+  } else {
+    c.control_checkpoint = control.string("checkpoint");
+    try {
+      resolve_step(*c.control_checkpoint, *spec);
+    } catch (const Error& e) {
+      control.fail("checkpoint", e.what());
+    }
+  }
+  control.finish();
+
+  const std::string tier = r.one_of("tier", {"fixture", "cpu", "gpu"}, "fixture");
+  c.tier = parse_tier(tier);
+  c.notes = r.string("notes", "");
+  r.finish();
+  return c;
+}
+
+std::vector<std::string> find_claim_files(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  auto is_claim = [](const fs::path& p) {
+    return (p.extension() == ".yaml" || p.extension() == ".yml") && p.filename() != "runs.yaml";
+  };
+  for (const auto& p : paths) {
+    if (fs::is_directory(p)) {
+      for (const auto& e : fs::recursive_directory_iterator(p))
+        if (e.is_regular_file() && is_claim(e.path())) out.push_back(e.path().string());
+    } else if (fs::exists(p)) {
+      out.push_back(p);
+    } else {
+      throw Error(p + ": no such claim file or directory");
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace cc::claims

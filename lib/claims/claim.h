@@ -1,0 +1,57 @@
+#pragma once
+// A claim file (claims/<section>/<id>.yaml): what the paper says, what to measure on which
+// run, and the rule that decides. Schema: claims/README.md.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/registry.h"
+#include "claims/runs.h"
+
+namespace cc::claims {
+
+enum class Comparison { Greater, GreaterEq, Less, LessEq };
+std::string comparison_symbol(Comparison c);
+
+struct Rule {
+  Comparison op = Comparison::Greater;
+  double threshold = 0;
+  bool each_seed = true;  // "each": every seed must pass; "mean": the mean over seeds (bootstrap CI)
+  int min_seeds = 1;
+  std::string describe() const;  // "each seed: Wilson 95% CI > 0.98 (>= 3 seeds)"
+};
+
+struct Claim {
+  std::string file;
+  std::string id, title, section;  // section: the folder, e.g. s4_generalization
+  struct {
+    std::string arxiv, section, figure, quote;
+  } paper;
+  std::optional<double> reported;  // the paper's number, when it gives one
+  std::string reported_text;       // the paper's words for it
+  std::string run;
+  std::string checkpoint;          // "final", "init" or a step number
+  std::vector<uint64_t> seeds;     // empty: every seed of the run
+  std::string kind;
+  nlohmann::json params;
+  const analysis::MeasurementKind* measurement = nullptr;
+  Rule rule;
+  std::optional<std::string> control_checkpoint;  // "init" (step 0) unless `control: {none: reason}`
+  std::string control_none_reason;
+  Tier tier = Tier::Fixture;
+  std::string notes;
+};
+
+// Loads and validates one claim file; every problem is a cc::Error with FILE:LINE:COL.
+Claim load_claim(const std::string& path, const analysis::Registry& registry, const Runs& runs);
+
+// Every *.yaml under the given files/directories except runs.yaml, sorted.
+std::vector<std::string> find_claim_files(const std::vector<std::string>& paths);
+
+// Resolves "final" / "init" / "1500" to a step of `spec`; throws cc::Error.
+int64_t resolve_step(const std::string& checkpoint, const RunSpec& spec);
+
+}  // namespace cc::claims

@@ -1,0 +1,188 @@
+#include "claims/engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <set>
+
+#include "util/error.h"
+
+namespace cc::claims {
+
+std::string verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::Pass: return "PASS";
+    case Verdict::Fail: return "FAIL";
+    case Verdict::Inconclusive: return "INCONCLUSIVE";
+    case Verdict::Skipped: return "SKIPPED";
+    case Verdict::Invalid: return "INVALID";
+    default: return "ERROR";
+  }
+}
+
+Verdict decide(Comparison op, double t, Interval ci) {
+  if (std::isnan(ci.low) || std::isnan(ci.high)) return Verdict::Inconclusive;
+  bool pass = false, fail = false;
+  switch (op) {
+    case Comparison::Greater: pass = ci.low > t; fail = ci.high <= t; break;
+    case Comparison::GreaterEq: pass = ci.low >= t; fail = ci.high < t; break;
+    case Comparison::Less: pass = ci.high < t; fail = ci.low >= t; break;
+    case Comparison::LessEq: pass = ci.high <= t; fail = ci.low > t; break;
+  }
+  return pass ? Verdict::Pass : fail ? Verdict::Fail : Verdict::Inconclusive;
+}
+
+namespace {
+
+Interval interval_of(const analysis::Measurement& m, analysis::Statistic stat) {
+  if (stat == analysis::Statistic::Proportion) return wilson(m.successes, m.n);
+  if (!std::isnan(m.ci_low) && !std::isnan(m.ci_high)) return {m.ci_low, m.ci_high};
+  return {m.value, m.value};
+}
+
+// Measures the claim at `step` on each seed; nullopt-like: returns false with `why` if a
+// checkpoint is unavailable.
+bool measure_seeds(const Claim& c, const RunSpec& spec, const std::vector<uint64_t>& seeds, int64_t step, RunStore& store,
+                   std::vector<SeedResult>& out, std::string& why) {
+  for (uint64_t seed : seeds) {
+    auto ck = store.get(spec, seed, step, why);
+    if (!ck) return false;
+    SeedResult s;
+    s.seed = seed;
+    s.step = step;
+    s.m = c.measurement->measure(analysis::MeasureInput{*ck, c.params});
+    s.ci = interval_of(s.m, c.measurement->statistic);
+    s.verdict = decide(c.rule.op, c.rule.threshold, s.ci);
+    out.push_back(std::move(s));
+  }
+  return true;
+}
+
+// Combines per-seed verdicts under the rule: every seed, or the mean with a bootstrap CI.
+Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, double& measured, Interval& ci, std::string& reason) {
+  std::vector<double> values;
+  for (const auto& s : seeds) values.push_back(s.m.value);
+  measured = mean(values);
+  ci = seeds.size() == 1 ? seeds[0].ci : bootstrap_mean(values);
+  if (static_cast<int>(seeds.size()) < rule.min_seeds) {
+    reason = std::to_string(seeds.size()) + " seed(s) measured, the rule needs " + std::to_string(rule.min_seeds);
+    return Verdict::Inconclusive;
+  }
+  if (!rule.each_seed) return decide(rule.op, rule.threshold, ci);
+  Verdict v = Verdict::Pass;
+  for (const auto& s : seeds) {
+    if (s.verdict == Verdict::Fail) {
+      reason = "seed " + std::to_string(s.seed) + " fails";
+      return Verdict::Fail;
+    }
+    if (s.verdict == Verdict::Inconclusive) {
+      reason = "seed " + std::to_string(s.seed) + ": the interval straddles the threshold";
+      v = Verdict::Inconclusive;
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const Runs& runs, RunStore& store,
+                      const EngineOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ClaimResult r;
+  r.file = file;
+  r.id = file;
+  try {
+    r.claim = load_claim(file, registry, runs);
+    r.loaded = true;
+    r.id = r.claim.id;
+    const Claim& c = r.claim;
+    const RunSpec& spec = *runs.find(c.run);
+    std::vector<uint64_t> seeds = c.seeds.empty() ? spec.seeds : c.seeds;
+    if (!opts.seeds.empty()) {
+      std::vector<uint64_t> keep;
+      for (uint64_t s : seeds)
+        if (std::find(opts.seeds.begin(), opts.seeds.end(), s) != opts.seeds.end()) keep.push_back(s);
+      seeds = keep;
+    }
+    if (seeds.empty()) {
+      r.verdict = Verdict::Skipped;
+      r.reason = "no seed of the claim is among --seeds";
+    } else if (store.options().budget < c.tier) {
+      r.verdict = Verdict::Skipped;
+      r.reason = "tier " + tier_name(c.tier) + " needs --budget " + tier_name(c.tier);
+    } else {
+      std::string why;
+      if (!measure_seeds(c, spec, seeds, resolve_step(c.checkpoint, spec), store, r.seeds, why)) {
+        r.verdict = Verdict::Skipped;
+        r.reason = why;
+      } else {
+        r.verdict = combine(c.rule, r.seeds, r.measured, r.measured_ci, r.reason);
+        if (c.control_checkpoint) {
+          if (!measure_seeds(c, spec, seeds, resolve_step(*c.control_checkpoint, spec), store, r.control, why)) {
+            r.verdict = Verdict::Skipped;
+            r.reason = "negative control unavailable: " + why;
+          } else {
+            for (const auto& s : r.control) {
+              if (s.verdict == Verdict::Fail) continue;
+              r.verdict = Verdict::Invalid;
+              r.reason = "negative control (" + *c.control_checkpoint + ", seed " + std::to_string(s.seed) + ") gave " +
+                         std::to_string(s.m.value) + ", which " +
+                         (s.verdict == Verdict::Pass ? "passes" : "does not clearly fail") +
+                         " the rule: the measurement does not separate trained from untrained";
+              break;
+            }
+          }
+        }
+      }
+    }
+  } catch (const std::exception& e) {  // cc::Error for bad input; anything else is reported, never a crash
+    r.verdict = Verdict::Error;
+    r.reason = e.what();
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+int exit_code(const std::vector<ClaimResult>& results, bool errors_only) {
+  bool any_bad = false, all_skipped = !results.empty();
+  for (const auto& r : results) {
+    if (r.verdict != Verdict::Skipped) all_skipped = false;
+    if (r.verdict == Verdict::Error || r.verdict == Verdict::Invalid) any_bad = true;
+    if (!errors_only && (r.verdict == Verdict::Fail || r.verdict == Verdict::Inconclusive)) any_bad = true;
+  }
+  if (any_bad) return 1;
+  return all_skipped ? kExitSkipped : 0;
+}
+
+namespace {
+
+nlohmann::json seed_json(const SeedResult& s) {
+  return {{"seed", s.seed},       {"step", s.step},       {"value", s.m.value},         {"n", s.m.n},
+          {"ci_low", s.ci.low},   {"ci_high", s.ci.high}, {"verdict", verdict_name(s.verdict)},
+          {"details", s.m.details}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const ClaimResult& r) {
+  nlohmann::json j = {{"id", r.id}, {"file", r.file}, {"verdict", verdict_name(r.verdict)}, {"reason", r.reason},
+                      {"seconds", r.seconds}};
+  if (!r.loaded) return j;
+  const Claim& c = r.claim;
+  j["title"] = c.title;
+  j["section"] = c.section;
+  j["paper"] = {{"arxiv", c.paper.arxiv}, {"section", c.paper.section}, {"figure", c.paper.figure}, {"quote", c.paper.quote}};
+  j["reported"] = {{"value", c.reported ? nlohmann::json(*c.reported) : nlohmann::json()}, {"text", c.reported_text}};
+  j["subject"] = {{"run", c.run}, {"checkpoint", c.checkpoint}};
+  j["measure"] = {{"kind", c.kind}, {"params", c.params}};
+  j["rule"] = c.rule.describe();
+  j["tier"] = tier_name(c.tier);
+  if (!r.seeds.empty()) {
+    j["measured"] = {{"value", r.measured}, {"ci_low", r.measured_ci.low}, {"ci_high", r.measured_ci.high}};
+    for (const auto& s : r.seeds) j["seeds"].push_back(seed_json(s));
+  }
+  for (const auto& s : r.control) j["control"].push_back(seed_json(s));
+  return j;
+}
+
+}  // namespace cc::claims

@@ -1,0 +1,57 @@
+#pragma once
+// Runs claims: resolve checkpoints, measure, decide, check the negative control.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "claims/claim.h"
+#include "claims/run_store.h"
+#include "claims/stats.h"
+
+namespace cc::claims {
+
+enum class Verdict { Pass, Fail, Inconclusive, Skipped, Invalid, Error };
+std::string verdict_name(Verdict v);  // "PASS", ...
+
+// PASS if the whole interval is on the passing side of the threshold, FAIL if it is all on
+// the other side, INCONCLUSIVE if it straddles it.
+Verdict decide(Comparison op, double threshold, Interval ci);
+
+struct SeedResult {
+  uint64_t seed = 0;
+  int64_t step = 0;
+  analysis::Measurement m;
+  Interval ci;
+  Verdict verdict = Verdict::Inconclusive;
+};
+
+struct ClaimResult {
+  std::string file;
+  bool loaded = false;
+  Claim claim;              // valid when loaded
+  std::string id;           // claim id, or the file name when it did not load
+  Verdict verdict = Verdict::Error;
+  std::string reason;       // why: the error, the skip, the failing seed, the control
+  std::vector<SeedResult> seeds;
+  std::vector<SeedResult> control;
+  double measured = 0;      // per-seed value (1 seed) or the mean
+  Interval measured_ci;
+  double seconds = 0;
+};
+
+struct EngineOptions {
+  std::vector<uint64_t> seeds;  // --seeds: restrict every claim to these seeds (empty: all)
+};
+
+ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const Runs& runs, RunStore& store,
+                      const EngineOptions& opts);
+
+// Process exit code for a set of results: 0 all PASS (skips allowed), 77 all SKIPPED,
+// 1 otherwise. With errors_only, FAIL and INCONCLUSIVE do not count (reporting mode).
+int exit_code(const std::vector<ClaimResult>& results, bool errors_only);
+constexpr int kExitSkipped = 77;
+
+nlohmann::json to_json(const ClaimResult& r);
+
+}  // namespace cc::claims

@@ -1,0 +1,70 @@
+#include "claims/run_store.h"
+
+#include <filesystem>
+
+#include "train/trainer.h"
+#include "util/error.h"
+
+namespace cc::claims {
+namespace fs = std::filesystem;
+
+RunStore::RunStore(const Runs& runs, StoreOptions options) : runs_(runs), opts_(std::move(options)) {}
+
+std::string RunStore::fixture_dir(const RunSpec& spec, uint64_t seed) const {
+  return opts_.fixtures_dir + "/" + spec.name + "/seed" + std::to_string(seed);
+}
+
+std::string RunStore::cache_dir(const RunSpec& spec, uint64_t seed) const {
+  return opts_.cache_dir + "/" + spec.name + "-" + spec.for_seed(seed).weights_hash() + "/seed" + std::to_string(seed);
+}
+
+std::shared_ptr<const train::Checkpoint> RunStore::load(const std::string& path, const RunSpec& spec) {
+  auto it = loaded_.find(path);
+  if (it != loaded_.end()) return it->second;
+  auto ck = std::make_shared<train::Checkpoint>(train::load_checkpoint(path, opts_.device));
+  const std::string expect = spec.for_seed(ck->config.seed).weights_hash();
+  if (ck->config.weights_hash() != expect)
+    throw Error(path + ": was trained with config_hash " + ck->config.weights_hash() + ", but run '" + spec.name +
+                "' in runs.yaml now hashes to " + expect + " (the config changed: retrain or restore it)");
+  loaded_[path] = ck;
+  return ck;
+}
+
+std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint64_t seed, int64_t step, std::string& why) {
+  for (const auto& dir : {fixture_dir(spec, seed), cache_dir(spec, seed)}) {
+    const std::string path = train::checkpoint_path(dir, step);
+    if (fs::exists(path)) {
+      auto ck = load(path, spec);
+      provenance_[spec.name + "/seed" + std::to_string(seed)] = {
+          {"dir", dir}, {"train_wall_s", ck->sidecar.value("train_wall_s", 0.0)}, {"runtime", ck->sidecar.value("runtime", nlohmann::json())}};
+      return ck;
+    }
+  }
+  if (opts_.budget < spec.tier) {
+    why = "run '" + spec.name + "' seed " + std::to_string(seed) + " step " + std::to_string(step) +
+          " is not in " + fixture_dir(spec, seed) + " nor the cache, and training it needs --budget " + tier_name(spec.tier);
+    return nullptr;
+  }
+  if (spec.tier == Tier::Gpu && opts_.device.is_cpu()) {
+    why = "run '" + spec.name + "' needs a GPU to train (--device cuda)";
+    return nullptr;
+  }
+  const train::RunConfig cfg = spec.for_seed(seed);
+  if (!cfg.train.keeps_checkpoint(step)) {
+    why = "run '" + spec.name + "' does not keep a checkpoint at step " + std::to_string(step) +
+          " (add it to train.checkpoint_steps in runs.yaml)";
+    return nullptr;
+  }
+  train::TrainOptions t;
+  t.out_dir = cache_dir(spec, seed);
+  t.device = opts_.device;
+  t.progress = opts_.progress;
+  t.command = "claimcheck train --config " + runs_.path() + " --run " + spec.name + " --seed " + std::to_string(seed) +
+              " --out " + t.out_dir;
+  train::Trainer trainer(cfg, t);
+  trainer.run();
+  ++trainings_;
+  return get(spec, seed, step, why);
+}
+
+}  // namespace cc::claims

@@ -1,0 +1,48 @@
+#pragma once
+// Where checkpoints come from, in order: committed fixtures, the local cache (keyed by the
+// hash of the run's full config), then training, if the budget allows. Each checkpoint is
+// loaded once per process, and each run is trained at most once.
+#include <torch/types.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "claims/runs.h"
+#include "train/checkpoint.h"
+
+namespace cc::claims {
+
+struct StoreOptions {
+  std::string fixtures_dir = "fixtures";
+  std::string cache_dir = "cache";
+  Tier budget = Tier::Fixture;  // fixture: never train; cpu: train cpu-tier runs; gpu: any run
+  torch::Device device = torch::kCPU;
+  bool progress = false;
+};
+
+class RunStore {
+ public:
+  RunStore(const Runs& runs, StoreOptions options);
+
+  // The checkpoint, or nullptr with `why` set when it is unavailable under the budget.
+  // Throws cc::Error for a fixture that exists but is broken or from another config.
+  std::shared_ptr<const train::Checkpoint> get(const RunSpec& spec, uint64_t seed, int64_t step, std::string& why);
+
+  std::string fixture_dir(const RunSpec& spec, uint64_t seed) const;
+  std::string cache_dir(const RunSpec& spec, uint64_t seed) const;
+  int trainings() const { return trainings_; }
+  const StoreOptions& options() const { return opts_; }
+  // Wall time of each run trained or found, for the report's provenance: "run/seedK" -> sidecar.
+  const std::map<std::string, nlohmann::json>& provenance() const { return provenance_; }
+
+ private:
+  std::shared_ptr<const train::Checkpoint> load(const std::string& path, const RunSpec& spec);
+  const Runs& runs_;
+  StoreOptions opts_;
+  std::map<std::string, std::shared_ptr<const train::Checkpoint>> loaded_;
+  std::map<std::string, nlohmann::json> provenance_;
+  int trainings_ = 0;
+};
+
+}  // namespace cc::claims

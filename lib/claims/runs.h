@@ -1,0 +1,46 @@
+#pragma once
+// claims/runs.yaml: the named runs that claims refer to.
+//   runs:
+//     default:
+//       seeds: [0, 1, 2]
+//       tier: cpu              # what training it from scratch needs: cpu | gpu
+//       config: {task: {...}, model: {...}, train: {...}}   # the full run config
+#include <map>
+#include <string>
+#include <vector>
+
+#include "train/run_config.h"
+#include "util/yaml_json.h"
+
+namespace cc::claims {
+
+enum class Tier { Fixture = 0, Cpu = 1, Gpu = 2 };
+Tier parse_tier(const std::string& s);  // throws cc::Error
+std::string tier_name(Tier t);
+
+struct RunSpec {
+  std::string name;
+  std::vector<uint64_t> seeds;
+  Tier tier = Tier::Cpu;
+  train::RunConfig config;  // config.seed is a placeholder; the seed comes from `seeds`
+  SourcePos where;
+  train::RunConfig for_seed(uint64_t seed) const;
+};
+
+class Runs {
+ public:
+  static Runs load(const std::string& path);  // throws cc::Error with FILE:LINE:COL
+  const RunSpec* find(const std::string& name) const;
+  std::vector<std::string> names() const;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::map<std::string, RunSpec> runs_;
+};
+
+// Reads a run config from either a plain run-config file or one entry of a runs file
+// (`run` names it; required when the file has a top-level `runs:` mapping).
+train::RunConfig load_run_config(const std::string& path, const std::string& run);
+
+}  // namespace cc::claims

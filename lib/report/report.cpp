@@ -1,0 +1,241 @@
+#include "report/report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "train/run_config.h"
+#include "util/error.h"
+#include "util/provenance.h"
+
+namespace cc::report {
+namespace fs = std::filesystem;
+namespace {
+
+std::string fmt(double v, int digits = 4) {
+  if (std::isnan(v)) return "n/a";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+// Proportions read best as percentages; other values as plain numbers.
+std::string fmt_value(const nlohmann::json& measured, bool proportion) {
+  if (measured.is_null()) return "—";
+  const double v = measured["value"], lo = measured["ci_low"], hi = measured["ci_high"];
+  if (proportion) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.2f%% [%.2f, %.2f]", 100 * v, 100 * lo, 100 * hi);
+    return buf;
+  }
+  if (lo == hi || std::isnan(lo)) return fmt(v);
+  return fmt(v) + " [" + fmt(lo) + ", " + fmt(hi) + "]";
+}
+
+std::string md_escape(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream os(tmp, std::ios::trunc);
+    if (!os) throw Error(tmp + ": cannot open for writing");
+    os << text;
+    if (!os.flush()) throw Error(tmp + ": write failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(path + ": cannot rename into place");
+}
+
+bool is_proportion(const nlohmann::json& claim) {
+  return claim.contains("measured_is_proportion") && claim["measured_is_proportion"].get<bool>();
+}
+
+}  // namespace
+
+nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, const ReportContext& ctx) {
+  nlohmann::json j;
+  j["title"] = ctx.title;
+  j["generated"] = utc_now_iso8601();
+  j["command"] = ctx.command;
+  j["budget"] = ctx.budget;
+  j["wall_s"] = ctx.wall_s;
+  j["runtime"] = ctx.runtime;
+  std::map<std::string, int> counts;
+  for (const char* v : {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"}) counts[v] = 0;
+  std::map<std::string, bool> runs_used;
+  for (const auto& r : results) {
+    auto c = claims::to_json(r);
+    c["measured_is_proportion"] = r.loaded && r.claim.measurement->statistic == analysis::Statistic::Proportion;
+    j["claims"].push_back(c);
+    counts[claims::verdict_name(r.verdict)]++;
+    if (r.loaded) runs_used[r.claim.run] = true;
+  }
+  j["counts"] = counts;
+  if (ctx.runs) {
+    for (const auto& [name, _] : runs_used) {
+      const claims::RunSpec* spec = ctx.runs->find(name);
+      if (!spec) continue;
+      nlohmann::json run = {{"seeds", spec->seeds}, {"config_hash", spec->config.weights_hash()},
+                            {"config", spec->config.to_json()}};
+      for (const auto& u : train::unstated_choices(spec->config))
+        run["unstated"].push_back({{"key", u.key}, {"value", u.value}, {"note", u.note}});
+      j["runs"][name] = run;
+    }
+  }
+  if (ctx.store) j["provenance"] = ctx.store->provenance();
+  return j;
+}
+
+std::string report_markdown(const nlohmann::json& rep) {
+  std::ostringstream md;
+  md << "# " << rep["title"].get<std::string>() << "\n\n";
+  md << "Paper: *Assign and Add: A Mechanistic Study of Compositional Arithmetic* (arXiv 2605.31497v1). ";
+  md << "Generated " << rep["generated"].get<std::string>() << " by `" << rep["command"].get<std::string>()
+     << "` (budget `" << rep["budget"].get<std::string>() << "`, " << fmt(rep["wall_s"].get<double>(), 3) << " s).\n\n";
+
+  md << "## Summary\n\n| verdict | claims |\n| --- | --- |\n";
+  for (const char* v : {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"})
+    md << "| " << v << " | " << rep["counts"][v].get<int>() << " |\n";
+
+  md << "\n## Claims\n\n| id | § | claim | paper | measured [95% CI] | rule | verdict |\n| --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& c : rep["claims"]) {
+    const bool loaded = c.contains("title");
+    md << "| " << md_escape(c["id"]) << " | " << (loaded ? md_escape(c["paper"]["section"]) : "") << " | "
+       << (loaded ? md_escape(c["title"]) : "(file did not load)") << " | "
+       << (loaded ? md_escape(c["reported"]["text"]) : "") << " | "
+       << (c.contains("measured") ? fmt_value(c["measured"], is_proportion(c)) : "—") << " | "
+       << (loaded ? md_escape(c["rule"]) : "") << " | **" << c["verdict"].get<std::string>() << "** |\n";
+  }
+
+  md << "\n## Details\n";
+  for (const auto& c : rep["claims"]) {
+    md << "\n### " << c["id"].get<std::string>() << " — " << c["verdict"].get<std::string>() << "\n\n";
+    if (!c.contains("title")) {
+      md << "`" << c["file"].get<std::string>() << "`: " << c["reason"].get<std::string>() << "\n";
+      continue;
+    }
+    md << "**" << c["title"].get<std::string>() << "** (`" << c["file"].get<std::string>() << "`)\n\n";
+    md << "> " << md_escape(c["paper"]["quote"]) << " — §" << c["paper"]["section"].get<std::string>();
+    if (!c["paper"]["figure"].get<std::string>().empty()) md << ", " << c["paper"]["figure"].get<std::string>();
+    md << "\n\n";
+    md << "Measured: `" << c["measure"]["kind"].get<std::string>() << "` " << c["measure"]["params"].dump()
+       << " on run `" << c["subject"]["run"].get<std::string>() << "`, checkpoint `"
+       << c["subject"]["checkpoint"].get<std::string>() << "`. Rule: " << c["rule"].get<std::string>() << ".\n\n";
+    if (!c["reason"].get<std::string>().empty()) md << "Why: " << md_escape(c["reason"]) << "\n\n";
+    const bool prop = is_proportion(c);
+    for (const char* part : {"seeds", "control"}) {
+      if (!c.contains(part)) continue;
+      md << (std::string(part) == "seeds" ? "| seed | step | value | n | 95% CI | verdict |\n"
+                                          : "Negative control:\n\n| seed | step | value | n | 95% CI | verdict |\n");
+      md << "| --- | --- | --- | --- | --- | --- |\n";
+      for (const auto& s : c[part]) {
+        const double v = s["value"], lo = s["ci_low"], hi = s["ci_high"];
+        md << "| " << s["seed"] << " | " << s["step"] << " | " << (prop ? fmt(100 * v, 5) + "%" : fmt(v)) << " | " << s["n"]
+           << " | " << (prop ? "[" + fmt(100 * lo, 4) + ", " + fmt(100 * hi, 4) + "]" : "[" + fmt(lo) + ", " + fmt(hi) + "]")
+           << " | " << s["verdict"].get<std::string>() << " |\n";
+      }
+      md << "\n";
+    }
+  }
+
+  if (rep.contains("runs")) {
+    md << "\n## Runs and the paper's unstated choices\n";
+    for (const auto& [name, run] : rep["runs"].items()) {
+      md << "\n### run `" << name << "` (seeds " << run["seeds"].dump() << ", config_hash `"
+         << run["config_hash"].get<std::string>() << "`)\n\n| choice | value | note |\n| --- | --- | --- |\n";
+      for (const auto& u : run["unstated"])
+        md << "| " << md_escape(u["key"]) << " | " << md_escape(u["value"]) << " | " << md_escape(u["note"]) << " |\n";
+    }
+  }
+
+  md << "\n## Provenance\n\n| | |\n| --- | --- |\n";
+  for (const auto& [k, v] : rep["runtime"].items()) md << "| " << k << " | " << md_escape(v.is_string() ? v.get<std::string>() : v.dump()) << " |\n";
+  if (rep.contains("provenance") && !rep["provenance"].is_null()) {
+    md << "\n| run / seed | checkpoints from | training wall time | trained with |\n| --- | --- | --- | --- |\n";
+    for (const auto& [k, v] : rep["provenance"].items()) {
+      const auto& rt = v["runtime"];
+      md << "| " << k << " | `" << v["dir"].get<std::string>() << "` | " << fmt(v["train_wall_s"].get<double>(), 4) << " s | "
+         << (rt.is_object() ? md_escape(rt.value("libtorch", "") + ", " + rt.value("git_commit", "")) : "") << " |\n";
+    }
+  }
+  return md.str();
+}
+
+std::string report_junit(const nlohmann::json& rep) {
+  std::ostringstream x;
+  const auto& counts = rep["counts"];
+  const int total = static_cast<int>(rep["claims"].size());
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"claimcheck\" tests=\"" << total
+    << "\" failures=\"" << counts["FAIL"].get<int>() + counts["INCONCLUSIVE"].get<int>() << "\" errors=\""
+    << counts["ERROR"].get<int>() + counts["INVALID"].get<int>() << "\" skipped=\"" << counts["SKIPPED"].get<int>()
+    << "\" time=\"" << rep["wall_s"].get<double>() << "\">\n";
+  for (const auto& c : rep["claims"]) {
+    const std::string verdict = c["verdict"];
+    x << "  <testcase name=\"claim." << xml_escape(c["id"]) << "\" classname=\"claims."
+      << xml_escape(c.value("section", "unloaded")) << "\" time=\"" << c["seconds"].get<double>() << "\">\n";
+    x << "    <properties>\n      <property name=\"verdict\" value=\"" << verdict << "\"/>\n";
+    if (c.contains("measured")) {
+      x << "      <property name=\"measured\" value=\"" << c["measured"]["value"].get<double>() << "\"/>\n";
+      x << "      <property name=\"ci_low\" value=\"" << c["measured"]["ci_low"].get<double>() << "\"/>\n";
+      x << "      <property name=\"ci_high\" value=\"" << c["measured"]["ci_high"].get<double>() << "\"/>\n";
+    }
+    if (c.contains("reported") && !c["reported"]["value"].is_null())
+      x << "      <property name=\"reported\" value=\"" << c["reported"]["value"].get<double>() << "\"/>\n";
+    if (c.contains("rule")) x << "      <property name=\"rule\" value=\"" << xml_escape(c["rule"]) << "\"/>\n";
+    x << "    </properties>\n";
+    const std::string reason = xml_escape(c["reason"]);
+    if (verdict == "FAIL" || verdict == "INCONCLUSIVE") x << "    <failure message=\"" << verdict << ": " << reason << "\"/>\n";
+    else if (verdict == "ERROR" || verdict == "INVALID") x << "    <error message=\"" << verdict << ": " << reason << "\"/>\n";
+    else if (verdict == "SKIPPED") x << "    <skipped message=\"" << reason << "\"/>\n";
+    x << "  </testcase>\n";
+  }
+  x << "</testsuite>\n</testsuites>\n";
+  return x.str();
+}
+
+std::string summary_lines(const nlohmann::json& rep) {
+  std::ostringstream s;
+  for (const auto& c : rep["claims"]) {
+    char head[64];
+    std::snprintf(head, sizeof head, "%-12s %-8s ", c["verdict"].get<std::string>().c_str(), c["id"].get<std::string>().c_str());
+    s << head;
+    if (c.contains("measured")) s << fmt_value(c["measured"], is_proportion(c)) << "  (" << c["rule"].get<std::string>() << ")";
+    if (!c["reason"].get<std::string>().empty()) s << (c.contains("measured") ? "  " : "") << c["reason"].get<std::string>();
+    s << "\n";
+  }
+  return s.str();
+}
+
+void write_reports(const std::string& dir, const std::vector<claims::ClaimResult>& results, const ReportContext& ctx) {
+  fs::create_directories(dir);
+  const auto rep = report_json(results, ctx);
+  write_file(dir + "/report.json", rep.dump(2) + "\n");
+  write_file(dir + "/REPORT.md", report_markdown(rep));
+  write_file(dir + "/junit.xml", report_junit(rep));
+}
+
+}  // namespace cc::report

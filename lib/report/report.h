@@ -1,0 +1,33 @@
+#pragma once
+// A verification run's report in three forms: REPORT.md (fits a GitHub step summary),
+// report.json (the same content) and JUnit XML (measured values as properties).
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "claims/engine.h"
+
+namespace cc::report {
+
+struct ReportContext {
+  std::string title = "claimcheck reproducibility report";
+  std::string command;
+  std::string budget;
+  double wall_s = 0;
+  nlohmann::json runtime;                      // train::runtime_info()
+  const claims::Runs* runs = nullptr;          // for the unstated-choices table
+  const claims::RunStore* store = nullptr;     // for per-run provenance
+};
+
+nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, const ReportContext& ctx);
+std::string report_markdown(const nlohmann::json& report);
+std::string report_junit(const nlohmann::json& report);
+
+// Writes DIR/REPORT.md, DIR/report.json, DIR/junit.xml (atomically, each).
+void write_reports(const std::string& dir, const std::vector<claims::ClaimResult>& results, const ReportContext& ctx);
+
+// One line per claim for the terminal: "PASS  G1  99.62% [99.50, 99.71]  (> 0.98)".
+std::string summary_lines(const nlohmann::json& report);
+
+}  // namespace cc::report
