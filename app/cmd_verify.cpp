@@ -93,19 +93,7 @@ int cmd_verify(const std::vector<std::string>& args) {
   claims::RunStore store(runs, so);
   const auto& registry = analysis::builtin_registry();
 
-  std::vector<claims::ClaimResult> results;
-  std::map<std::string, std::string> ids;  // duplicate ids are errors, the first file keeps its id
-  for (const auto& f : files) {
-    auto r = claims::run_claim(f, registry, runs, store, eo);
-    if (r.loaded) {
-      auto [it, fresh] = ids.emplace(r.id, f);
-      if (!fresh) {
-        r.verdict = claims::Verdict::Error;
-        r.reason = f + ": duplicate claim id '" + r.id + "' (also in " + it->second + ")";
-      }
-    }
-    results.push_back(std::move(r));
-  }
+  const auto results = claims::run_claims(files, registry, runs, store, eo);
 
   report::ReportContext ctx;
   ctx.command = join_command("verify", args);

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <set>
+#include <map>
 
 #include "util/error.h"
 
@@ -141,6 +141,24 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const analysis::Registry& registry,
+                                    const Runs& runs, RunStore& store, const EngineOptions& opts) {
+  std::vector<ClaimResult> results;
+  std::map<std::string, std::string> seen;  // id -> first file
+  for (const auto& f : files) {
+    auto r = run_claim(f, registry, runs, store, opts);
+    if (r.loaded) {
+      auto [it, fresh] = seen.emplace(r.id, f);
+      if (!fresh) {
+        r.verdict = Verdict::Error;
+        r.reason = f + ": duplicate claim id '" + r.id + "' (first defined in " + it->second + ")";
+      }
+    }
+    results.push_back(std::move(r));
+  }
+  return results;
 }
 
 int exit_code(const std::vector<ClaimResult>& results, bool errors_only) {

@@ -47,6 +47,10 @@ struct EngineOptions {
 ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const Runs& runs, RunStore& store,
                       const EngineOptions& opts);
 
+// Runs every file in order; a second file with an already-used id is an ERROR.
+std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const analysis::Registry& registry,
+                                    const Runs& runs, RunStore& store, const EngineOptions& opts);
+
 // Process exit code for a set of results: 0 all PASS (skips allowed), 77 all SKIPPED,
 // 1 otherwise. With errors_only, FAIL and INCONCLUSIVE do not count (reporting mode).
 int exit_code(const std::vector<ClaimResult>& results, bool errors_only);

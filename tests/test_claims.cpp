@@ -1,0 +1,241 @@
+// The claims engine: statistics, verdict boundaries, malformed claim files, the negative
+// control, the run cache, and the report writers.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "claims/engine.h"
+#include "report/report.h"
+#include "train/runtime.h"
+
+using namespace cc;
+using namespace cc::claims;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kData = CLAIMCHECK_TEST_DATA;
+
+std::string fresh_dir(const std::string& name) {
+  auto d = fs::path(::testing::TempDir()) / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+const Runs& test_runs() {
+  static const Runs runs = Runs::load(kData + "/claims/runs.yaml");
+  return runs;
+}
+
+// A valid claim; each malformed case edits one thing.
+const std::string kValid =
+    "id: X1\n"
+    "title: t\n"
+    "paper: {arxiv: 2605.31497v1, section: \"4\", quote: q}\n"
+    "reported: {value: 0.98, text: \"> 98%\"}\n"
+    "subject: {run: tiny, checkpoint: final, seeds: all}\n"
+    "measure: {kind: accuracy, set: test_0, size: 100}\n"
+    "expect: {op: \">\", threshold: 0.98}\n"
+    "control: {checkpoint: init}\n"
+    "tier: fixture\n";
+
+std::string load_error(const std::string& text) {
+  const std::string path = fresh_dir("bad") + "/claim.yaml";
+  std::ofstream(path) << text;
+  try {
+    load_claim(path, analysis::builtin_registry(), test_runs());
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    return msg.substr(msg.find("claim.yaml"));  // drop the temp directory
+  }
+  return "(loaded)";
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST(Stats, WilsonMatchesKnownValues) {
+  auto a = wilson(98, 100);
+  EXPECT_NEAR(a.low, 0.92999, 1e-4);
+  EXPECT_NEAR(a.high, 0.99449, 1e-4);
+  auto b = wilson(0, 10);
+  EXPECT_DOUBLE_EQ(b.low, 0.0);
+  EXPECT_NEAR(b.high, 0.27753, 1e-4);
+  auto c = wilson(10, 10);
+  EXPECT_NEAR(c.low, 0.72247, 1e-4);
+  EXPECT_DOUBLE_EQ(c.high, 1.0);
+  // The issue's example: 98.6% of 1000 has a lower bound near 97.7%.
+  EXPECT_NEAR(wilson(986, 1000).low, 0.9766, 5e-4);
+  auto none = wilson(0, 0);
+  EXPECT_EQ(none.low, 0.0);
+  EXPECT_EQ(none.high, 1.0);
+}
+
+TEST(Stats, BootstrapIsDeterministicAndBracketsTheMean) {
+  const std::vector<double> v = {0.97, 0.99, 0.995};
+  auto a = bootstrap_mean(v, 7), b = bootstrap_mean(v, 7);
+  EXPECT_EQ(a.low, b.low);
+  EXPECT_EQ(a.high, b.high);
+  EXPECT_LE(a.low, mean(v));
+  EXPECT_GE(a.high, mean(v));
+  EXPECT_GE(a.low, 0.97);
+  EXPECT_LE(a.high, 0.995);
+}
+
+TEST(Verdict, BoundariesOfEachComparison) {
+  EXPECT_EQ(decide(Comparison::Greater, 0.98, {0.981, 0.99}), Verdict::Pass);
+  EXPECT_EQ(decide(Comparison::Greater, 0.98, {0.98, 0.99}), Verdict::Inconclusive);  // low == t is not > t
+  EXPECT_EQ(decide(Comparison::Greater, 0.98, {0.97, 0.98}), Verdict::Fail);          // high == t: cannot be > t
+  EXPECT_EQ(decide(Comparison::GreaterEq, 0.98, {0.98, 0.99}), Verdict::Pass);
+  EXPECT_EQ(decide(Comparison::GreaterEq, 0.98, {0.97, 0.98}), Verdict::Inconclusive);
+  EXPECT_EQ(decide(Comparison::GreaterEq, 0.98, {0.97, 0.979}), Verdict::Fail);
+  EXPECT_EQ(decide(Comparison::Less, 0.25, {0.1, 0.2}), Verdict::Pass);
+  EXPECT_EQ(decide(Comparison::Less, 0.25, {0.1, 0.25}), Verdict::Inconclusive);
+  EXPECT_EQ(decide(Comparison::Less, 0.25, {0.25, 0.3}), Verdict::Fail);
+  EXPECT_EQ(decide(Comparison::LessEq, 0.25, {0.1, 0.25}), Verdict::Pass);
+  EXPECT_EQ(decide(Comparison::LessEq, 0.25, {0.2, 0.3}), Verdict::Inconclusive);
+  EXPECT_EQ(decide(Comparison::LessEq, 0.25, {0.26, 0.3}), Verdict::Fail);
+  EXPECT_EQ(decide(Comparison::Greater, 0.5, {std::nan(""), 1}), Verdict::Inconclusive);
+}
+
+TEST(ClaimFile, ValidClaimLoads) { EXPECT_EQ(load_error(kValid), "(loaded)"); }
+
+TEST(ClaimFile, MalformedFilesNameFileLineColumnAndProblem) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      // 1 YAML syntax error
+      {replace(kValid, "title: t\n", "title: [t\n"), "claim.yaml:3:6: YAML syntax error"},
+      // 2 unknown measurement kind
+      {replace(kValid, "kind: accuracy", "kind: accuracyy"),
+       "claim.yaml:6:17: field 'measure.kind': unknown measurement kind 'accuracyy' (registered: accuracy)"},
+      // 3 missing required field
+      {replace(kValid, "title: t\n", ""), "claim.yaml:1:1: missing required field 'title'"},
+      // 4 wrongly typed field
+      {replace(kValid, "threshold: 0.98}", "threshold: high}"),
+       "claim.yaml:7:30: field 'expect.threshold': expected a number, got a string"},
+      // 5 unknown evaluation set
+      {replace(kValid, "set: test_0", "set: test_9"), "claim.yaml:6:32: field 'measure.set': 'test_9' is not one of: train, test_0"},
+      // 6 unknown run
+      {replace(kValid, "run: tiny", "run: huge"), "claim.yaml:5:16: field 'subject.run': unknown run 'huge' (runs.yaml defines: tiny)"},
+      // 7 threshold out of range for a proportion
+      {replace(kValid, "threshold: 0.98}", "threshold: 98}"),
+       "claim.yaml:7:30: field 'expect.threshold': must be in [0, 1] for a proportion (kind 'accuracy')"},
+      // 8 unknown top-level field
+      {kValid + "colour: blue\n", "claim.yaml:10:9: field 'colour': unknown field; expected one of 'id', 'title'"},
+      // 9 unknown comparison
+      {replace(kValid, "op: \">\"", "op: \"=>\""), "claim.yaml:7:14: field 'expect.op': '=>' is not one of: >, >=, <, <="},
+      // 10 bad arxiv id
+      {replace(kValid, "arxiv: 2605.31497v1", "arxiv: \"2605.31497\""),
+       "claim.yaml:3:16: field 'paper.arxiv': '2605.31497' must be an arXiv id with its version"},
+      // 11 checkpoint beyond the run
+      {replace(kValid, "checkpoint: final, seeds", "checkpoint: 99999, seeds"),
+       "claim.yaml:5:34: field 'subject.checkpoint': checkpoint '99999' is not final, init or a step in [0, 300]"},
+      // 12 seed not in the run
+      {replace(kValid, "seeds: all", "seeds: [0, 5]"), "claim.yaml:5:48: field 'subject.seeds': seed 5 is not a seed of run 'tiny'"},
+      // 13 unknown tier
+      {replace(kValid, "tier: fixture", "tier: tpu"), "claim.yaml:9:7: field 'tier': 'tpu' is not one of: fixture, cpu, gpu"},
+      // 14 bad id
+      {replace(kValid, "id: X1", "id: \"has space\""), "claim.yaml:1:5: field 'id': 'has space' must be letters, digits"},
+      // 15 duplicate key
+      {kValid + "tier: cpu\n", "claim.yaml:10:1: duplicate key 'tier'"},
+      // 16 measurement parameter out of range
+      {replace(kValid, "size: 100}", "size: 0}"), "claim.yaml:6:46: field 'measure.size': must be in [1, 10000000]"},
+      // 17 unknown measurement parameter
+      {replace(kValid, "size: 100}", "size: 100, sets: x}"), "field 'measure.sets': unknown field"},
+      // 18 control checkpoint invalid
+      {replace(kValid, "control: {checkpoint: init}", "control: {checkpoint: start}"),
+       "claim.yaml:8:23: field 'control.checkpoint': checkpoint 'start' is not final"},
+      // 19 the document is not a mapping
+      {"- just\n- a list\n", "claim.yaml:1:1: the document must be a mapping, got a list"},
+      // 20 min_seeds below 1
+      {replace(kValid, "threshold: 0.98}", "threshold: 0.98, min_seeds: 0}"), "field 'expect.min_seeds': must be >= 1"},
+  };
+  ASSERT_GE(cases.size(), 15u);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::string err = load_error(cases[i].first);
+    EXPECT_EQ(err.rfind(cases[i].second, 0) == 0 || err.find(cases[i].second) != std::string::npos, true)
+        << "case " << i + 1 << "\n  got:      " << err << "\n  expected: " << cases[i].second;
+  }
+}
+
+TEST(Engine, BrokenFileIsAnErrorAndTheOthersStillRun) {
+  const auto dir = fresh_dir("mixed");
+  std::ofstream(dir + "/bad.yaml") << replace(kValid, "kind: accuracy", "kind: nope");
+  std::ofstream(dir + "/good.yaml") << kValid;  // fixture tier, no fixtures: SKIPPED
+  std::ofstream(dir + "/dup.yaml") << kValid;   // same id X1 as good.yaml
+  RunStore store(test_runs(), StoreOptions{dir + "/fixtures", dir + "/cache", Tier::Fixture});
+  const auto results = run_claims(find_claim_files({dir}), analysis::builtin_registry(), test_runs(), store, {});
+  ASSERT_EQ(results.size(), 3u);  // sorted: bad, dup, good
+  EXPECT_EQ(results[0].verdict, Verdict::Error);
+  EXPECT_NE(results[0].reason.find("unknown measurement kind 'nope'"), std::string::npos);
+  EXPECT_EQ(results[1].verdict, Verdict::Skipped);
+  EXPECT_EQ(results[2].verdict, Verdict::Error);
+  EXPECT_NE(results[2].reason.find("duplicate claim id 'X1'"), std::string::npos);
+  EXPECT_EQ(exit_code(results, false), 1);
+  EXPECT_EQ(exit_code(results, true), 1);
+  EXPECT_EQ(exit_code({results[1]}, false), kExitSkipped);
+}
+
+TEST(Engine, TrainsOnceThenServesFromCacheAndTheControlCatchesAWeakRule) {
+  train::apply_threads(train::default_threads());
+  const auto cache = fresh_dir("cache");
+  const auto files = find_claim_files({kData + "/claims/sec"});
+  ASSERT_EQ(files.size(), 2u);
+  StoreOptions so{fresh_dir("nofixtures"), cache, Tier::Cpu};
+
+  RunStore first(test_runs(), so);
+  const auto results = run_claims(files, analysis::builtin_registry(), test_runs(), first, {});
+  EXPECT_EQ(first.trainings(), 1) << "two claims on one run train it once";
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].id, "T-learns");
+  EXPECT_EQ(results[0].verdict, Verdict::Pass) << results[0].reason << " measured " << results[0].measured;
+  ASSERT_EQ(results[0].control.size(), 1u);
+  EXPECT_EQ(results[0].control[0].verdict, Verdict::Fail);
+  EXPECT_EQ(results[1].id, "T-weak");
+  EXPECT_EQ(results[1].verdict, Verdict::Invalid) << results[1].reason;
+  EXPECT_NE(results[1].reason.find("negative control"), std::string::npos);
+
+  RunStore second(test_runs(), so);
+  const auto again = run_claims(files, analysis::builtin_registry(), test_runs(), second, {});
+  EXPECT_EQ(second.trainings(), 0) << "a second verify finds the run in the cache";
+  EXPECT_EQ(again[0].measured, results[0].measured);
+
+  // With no budget to train and an empty cache the same claims are SKIPPED, not failed.
+  RunStore none(test_runs(), StoreOptions{so.fixtures_dir, fresh_dir("empty"), Tier::Fixture});
+  EXPECT_EQ(run_claim(files[0], analysis::builtin_registry(), test_runs(), none, {}).verdict, Verdict::Skipped);
+
+  // The report: markdown table row, JSON counts, JUnit properties.
+  report::ReportContext ctx;
+  ctx.command = "test";
+  ctx.budget = "cpu";
+  ctx.runtime = train::runtime_info();
+  ctx.runs = &test_runs();
+  const auto rep = report::report_json(results, ctx);
+  EXPECT_EQ(rep["counts"]["PASS"], 1);
+  EXPECT_EQ(rep["counts"]["INVALID"], 1);
+  const auto md = report::report_markdown(rep);
+  EXPECT_NE(md.find("| T-learns | 4 |"), std::string::npos);
+  EXPECT_NE(md.find("| train.batch_size | 256 |"), std::string::npos) << "the unstated choices are listed";
+  EXPECT_LT(md.size(), 1u << 20);
+  const auto xml = report::report_junit(rep);
+  EXPECT_NE(xml.find("<property name=\"measured\""), std::string::npos);
+  EXPECT_NE(xml.find("<error message=\"INVALID"), std::string::npos);
+}
+
+TEST(Engine, RunsFileErrorsAreLocated) {
+  const auto dir = fresh_dir("runsbad");
+  std::ofstream(dir + "/runs.yaml") << "runs:\n  r:\n    seeds: [0]\n    tier: cpu\n    config:\n      train: {steps: -5}\n";
+  try {
+    Runs::load(dir + "/runs.yaml");
+    FAIL() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("runs.yaml:6:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("field 'runs.r.config.train.steps': must be >= 0"), std::string::npos) << e.what();
+  }
+}
