@@ -23,7 +23,7 @@ double now_s() {
 }  // namespace
 
 Trainer::Trainer(RunConfig cfg, TrainOptions opts)
-    : cfg_(std::move(cfg)), opts_(std::move(opts)), sampler_(cfg_.task) {
+    : cfg_(std::move(cfg)), opts_(std::move(opts)), sampler_(cfg_.task), runtime_(runtime_info()) {
   model_ = std::make_unique<model::Transformer>(cfg_.model);
   model_->init(cfg_.seed);
   model_->to(opts_.device);
@@ -69,7 +69,7 @@ int64_t Trainer::find_resume_point() const {
 
 nlohmann::json Trainer::sidecar_extra(int64_t) const {
   return {{"command", opts_.command},
-          {"runtime", runtime_info()},
+          {"runtime", runtime_},
           {"device", opts_.device.str()},
           {"train_wall_s", wall_before_ + (now_s() - wall_start_)}};
 }

@@ -55,6 +55,7 @@ class Trainer {
   RunConfig cfg_;
   TrainOptions opts_;
   task::Sampler sampler_;
+  nlohmann::json runtime_;  // versions and git commit of the code that trains, taken once at start
   std::unique_ptr<model::Transformer> model_;
   std::unique_ptr<torch::optim::AdamW> opt_;
   int64_t start_step_ = 0;
