@@ -6,6 +6,9 @@ const Registry& builtin_registry() {
   static const Registry registry = [] {
     Registry r;
     register_accuracy(r);
+    register_attention(r);
+    register_circuits(r);
+    register_cosine(r);
     return r;
   }();
   return registry;

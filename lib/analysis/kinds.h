@@ -4,6 +4,9 @@
 
 namespace cc::analysis {
 
-void register_accuracy(Registry& r);  // accuracy.cpp
+void register_accuracy(Registry& r);   // accuracy.cpp
+void register_attention(Registry& r);  // attention.cpp
+void register_circuits(Registry& r);   // circuits.cpp
+void register_cosine(Registry& r);     // cosine.cpp
 
 }  // namespace cc::analysis

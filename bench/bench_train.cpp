@@ -1,0 +1,80 @@
+// Training step, data generation, evaluation throughput and the sgemm ceiling they are
+// compared with. Run: build/release/bench/claimcheck_bench (see reports/perf.md).
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+
+#include "train/evaluate.h"
+#include "train/runtime.h"
+#include "train/trainer.h"
+
+using namespace cc;
+
+namespace {
+
+// FLOPs of one training step of the default model, counted from the shapes of the training
+// path (model/transformer.cpp, forward_last) at batch B, T = 16, D = E = 128, d_mlp = 512:
+//   per sequence, forward: layer-2 k/v from z1: T*E*2D*2 = 1,048,576; layer-1 scores and
+//   z1: 2 * T*T*E*2 = 131,072; last-position q2, W_O1, W_O2: 3 * D*D*2 = 98,304; layer-2
+//   scores and z2: 2 * T*E*2 = 8,192; MLP: 2 * D*512*2 = 262,144; unembed: D*74*2 = 18,944.
+//   per step: the tables W_E·W (74x128x640) and W_pos·W (16x128x640), 2*90*128*640 = 14.7M.
+// Backward costs twice the forward (two matmuls per matmul).
+double train_step_flops(int64_t B) {
+  const double per_seq = 1048576 + 131072 + 98304 + 8192 + 262144 + 18944;
+  const double forward = per_seq * static_cast<double>(B) + 14745600;
+  return 3 * forward;
+}
+
+train::RunConfig default_run(int batch) {
+  train::RunConfig c;
+  c.train.batch_size = batch;
+  c.model.derive(c.task);
+  return c;
+}
+
+void BM_Sgemm(benchmark::State& state) {  // the ceiling: a large square sgemm on this machine
+  train::apply_threads(train::default_threads());
+  const int64_t n = state.range(0);
+  auto a = torch::randn({n, n}), b = torch::randn({n, n});
+  for (auto _ : state) benchmark::DoNotOptimize(a.mm(b));
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * n * n * n * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Sgemm)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_TrainStep(benchmark::State& state) {
+  train::apply_threads(train::default_threads());
+  const int batch = static_cast<int>(state.range(0));
+  train::TrainOptions o;
+  o.progress = false;
+  o.log_metrics = false;
+  train::Trainer trainer(default_run(batch), o);
+  int64_t step = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(trainer.train_step(step++));
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(train_step_flops(batch) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  state.counters["seq/s"] = benchmark::Counter(static_cast<double>(batch) * state.iterations(), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_TrainStep)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_DataGeneration(benchmark::State& state) {
+  task::Sampler sampler{task::TaskConfig{}};
+  int64_t step = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(sampler.train_batch(0, step++, 512));
+  state.counters["seq/s"] = benchmark::Counter(512.0 * state.iterations(), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_DataGeneration)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_Evaluate(benchmark::State& state) {
+  train::apply_threads(train::default_threads());
+  auto cfg = default_run(512);
+  model::Transformer model(cfg.model);
+  model.init(0);
+  task::Sampler sampler(cfg.task);
+  const auto set = task::make_eval_set(sampler, "test_2", 10000, 1);
+  for (auto _ : state) benchmark::DoNotOptimize(train::evaluate_set(model, set));
+  state.counters["seq/s"] = benchmark::Counter(10000.0 * state.iterations(), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Evaluate)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,109 @@
+// kind `attention_targets`: where a layer's attention goes, on test sequences (§5, Figs 4, 6, 7).
+//   query  equals     : the '=' row (position 15)
+//          constants  : every assignment constant (a number right after its variable, positions 1..11)
+//   target operands   : positions 13 and 14 (layer 1 gathers the operand tokens, Fig 4 left)
+//          sources    : where each operand's constant stands: 13/14 for a constant operand, its
+//                       assignment for a variable operand (layer 2, Fig 4 right)
+//          previous   : position i-1, the constant's own variable (previous-token head, Fig 4 left)
+// kind `attention_targets`: fraction of query rows whose top-|target| attended positions are
+//   exactly the targets (a proportion: Wilson interval).
+// kind `attention_mass`: mean attention mass on the targets (mean with a normal 95 % interval).
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <set>
+
+#include "analysis/common.h"
+#include "analysis/kinds.h"
+
+namespace cc::analysis {
+namespace {
+
+nlohmann::json parse(ObjectReader r, const char* metric) {
+  nlohmann::json p;
+  p["layer"] = read_paper_layer(r) + 1;
+  p["sets"] = read_sets(r, {"test_1", "test_2"});
+  p["size"] = read_size(r, 2000);
+  p["eval_seed"] = r.integer("eval_seed", kAnalysisSeed);
+  p["query"] = r.one_of("query", {"equals", "constants"}, "equals");
+  p["target"] = r.one_of("target", {"operands", "sources", "previous"}, "operands");
+  p["metric"] = metric;
+  if ((p["query"] == "constants") != (p["target"] == "previous"))
+    r.fail("target", "'previous' goes with query 'constants', the others with query 'equals'");
+  r.finish();
+  return p;
+}
+
+Measurement measure(const MeasureInput& in) {
+  const auto& p = in.params;
+  const int layer = p["layer"].get<int>() - 1;
+  const auto examples = sample_sets(in.checkpoint, p["sets"].get<std::vector<std::string>>(), p["size"].get<int>(),
+                                    p["eval_seed"].get<uint64_t>());
+  const std::string query = p["query"], target = p["target"], metric = p["metric"];
+  const task::Vocab vocab(in.checkpoint.config.task);
+  const std::string hook = "blocks." + std::to_string(layer) + ".attn.hook_pattern";
+
+  int64_t hits = 0, rows = 0;
+  std::vector<double> masses;
+  torch::Tensor mean_row = torch::zeros({task::kSeqLen}, torch::kDouble);  // mean '=' row, for the report
+  for_each_cached(*in.checkpoint.model, examples, [&](const model::ActivationCache& cache, const std::vector<task::Example>& part) {
+    const auto pattern = cache[hook].select(1, 0).to(torch::kCPU, torch::kDouble).contiguous();  // [B, T, T] (head 0)
+    if (query == "equals") mean_row += pattern.select(1, task::kEqualsPos).sum(0);
+    const auto a = pattern.accessor<double, 3>();
+    for (size_t b = 0; b < part.size(); ++b) {
+      const auto& e = part[b];
+      std::vector<std::pair<int, std::set<int>>> queries;  // (query position, target positions)
+      if (query == "equals") {
+        std::set<int> t = target == "operands" ? std::set<int>{task::kFirstOperandPos, task::kSecondOperandPos}
+                                               : std::set<int>{e.source_first, e.source_second};
+        queries.emplace_back(task::kEqualsPos, t);
+      } else {
+        for (int i = 1; i < task::kAssignSlots; ++i)
+          if (vocab.is_number(e.tokens[static_cast<size_t>(i)]) && vocab.is_variable(e.tokens[static_cast<size_t>(i - 1)]))
+            queries.emplace_back(i, std::set<int>{i - 1});
+      }
+      for (const auto& [qpos, targets] : queries) {
+        std::vector<int> order(static_cast<size_t>(qpos + 1));  // causal: keys 0..qpos
+        for (int j = 0; j <= qpos; ++j) order[static_cast<size_t>(j)] = j;
+        std::sort(order.begin(), order.end(), [&](int x, int y) { return a[static_cast<int64_t>(b)][qpos][x] > a[static_cast<int64_t>(b)][qpos][y]; });
+        const std::set<int> top(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(targets.size()));
+        hits += top == targets;
+        ++rows;
+        double mass = 0;
+        for (int t : targets) mass += a[static_cast<int64_t>(b)][qpos][t];
+        masses.push_back(mass);
+      }
+    }
+  });
+  Measurement m;
+  if (metric == "mass") {
+    m = mean_measurement(masses);
+  } else {
+    m.n = rows;
+    m.successes = hits;
+    m.value = rows ? static_cast<double>(hits) / static_cast<double>(rows) : 0.0;
+  }
+  m.details["rows"] = rows;
+  m.details["top_fraction"] = rows ? static_cast<double>(hits) / static_cast<double>(rows) : 0.0;
+  m.details["mean_mass"] = mean_measurement(masses).value;
+  if (query == "equals") {
+    mean_row /= static_cast<double>(examples.size());
+    m.details["mean_equals_row"] = std::vector<double>(mean_row.data_ptr<double>(), mean_row.data_ptr<double>() + task::kSeqLen);
+  }
+  return m;
+}
+
+}  // namespace
+
+void register_attention(Registry& r) {
+  const std::string doc =
+      "layer: 1 | 2 (paper numbering)\nsets: evaluation sets (default [test_1, test_2])\n"
+      "size: sequences per set (default 2000)\neval_seed: default 20260531\nquery: equals | constants\n"
+      "target: operands | sources | previous";
+  r.add({"attention_targets", "fraction of '=' (or assignment-constant) rows whose top attended positions are the targets",
+         Statistic::Proportion, [](ObjectReader o) { return parse(std::move(o), "top_fraction"); }, measure, doc});
+  r.add({"attention_mass", "mean attention mass from '=' (or from assignment constants) on the target positions",
+         Statistic::Scalar, [](ObjectReader o) { return parse(std::move(o), "mass"); }, measure, doc});
+}
+
+}  // namespace cc::analysis

@@ -1,0 +1,123 @@
+// Weight-space circuit measurements (§5.1, §5.2; Figs 6, 7). Notation as the paper:
+// OV_l(x) = x W_V^l W_O^l, QK_l = W_Q^l (W_K^l)^T / sqrt(d_head), E = W_E, P = W_pos.
+//   isolated_circuit_accuracy  W_U · MLP_2(OV_2(E_a) + OV_2(E_b)) right on all N^2 pairs (M7)
+//   equals_qk_operand_positions [E_= + P_15] QK_1 P_j^T: its top-2 over j <= 15 are {13, 14} (M1)
+//   qk_previous_position        P QK_1 P^T: rows i = 2..11 whose max over j < i, j != i-2 is at i-1 (M9)
+//   variable_qk_diagonal        (OV_1 E_var) QK_2 (OV_1 E_var)^T: rows whose max is the diagonal (M10)
+#include <torch/torch.h>
+
+#include <algorithm>
+
+#include "analysis/common.h"
+#include "analysis/kinds.h"
+
+namespace cc::analysis {
+namespace {
+
+nlohmann::json no_params(ObjectReader r) {
+  r.finish();
+  return nlohmann::json::object();
+}
+
+torch::Tensor cpu(const torch::Tensor& t) { return t.detach().to(torch::kCPU, torch::kFloat32); }
+
+Measurement isolated_circuit(const MeasureInput& in) {
+  torch::NoGradGuard no_grad;
+  const auto& m = *in.checkpoint.model;
+  const int n = in.checkpoint.config.task.modulus;
+  auto ov = ov_apply(m, 1, cpu(m.W_E()).slice(0, 0, n));                                   // [N, D]: OV_2(E_a)
+  auto a = torch::arange(n).repeat_interleave(n), b = torch::arange(n).repeat(n);          // all ordered pairs
+  auto h = ov.index_select(0, a) + ov.index_select(0, b);                                  // [N^2, D]
+  auto logits = m.mlp_activation(h.matmul(cpu(m.W_in()))).matmul(cpu(m.W_out())).matmul(cpu(m.W_U()));
+  auto right = logits.argmax(-1) == (a + b).remainder(n);
+  Measurement out;
+  out.n = n * n;
+  out.successes = right.sum().item<int64_t>();
+  out.value = static_cast<double>(out.successes) / static_cast<double>(out.n);
+  out.details["errors"] = out.n - out.successes;
+  auto wrong = (~right).nonzero().flatten();
+  for (int64_t i = 0; i < std::min<int64_t>(20, wrong.size(0)); ++i) {
+    const int64_t k = wrong[i].item<int64_t>();
+    out.details["first_errors"].push_back({k / n, k % n});
+  }
+  return out;
+}
+
+Measurement equals_qk(const MeasureInput& in) {
+  torch::NoGradGuard no_grad;
+  const auto& m = *in.checkpoint.model;
+  const task::Vocab vocab(in.checkpoint.config.task);
+  auto P = cpu(m.W_pos());
+  auto q = cpu(m.W_E())[vocab.equals()] + P[task::kEqualsPos];  // [D]
+  auto scores = q.matmul(qk_matrix(m, 0)).matmul(P.t());         // [T]
+  auto top = std::get<1>(scores.topk(2));
+  std::vector<int64_t> t = {top[0].item<int64_t>(), top[1].item<int64_t>()};
+  std::sort(t.begin(), t.end());
+  Measurement out;
+  out.value = (t[0] == task::kFirstOperandPos && t[1] == task::kSecondOperandPos) ? 1.0 : 0.0;
+  out.n = 1;
+  out.details["top2"] = t;
+  out.details["scores"] = std::vector<float>(scores.data_ptr<float>(), scores.data_ptr<float>() + scores.numel());
+  return out;
+}
+
+Measurement previous_position(const MeasureInput& in) {
+  torch::NoGradGuard no_grad;
+  const auto& m = *in.checkpoint.model;
+  auto P = cpu(m.W_pos());
+  auto S = P.matmul(qk_matrix(m, 0)).matmul(P.t()).contiguous();  // [T, T]
+  auto a = S.accessor<float, 2>();
+  int hits = 0, rows = 0;
+  for (int i = 2; i < task::kAssignSlots; ++i) {
+    int best = -1;
+    for (int j = 0; j < i; ++j)
+      if (j != i - 2 && (best < 0 || a[i][j] > a[i][best])) best = j;
+    hits += best == i - 1;
+    ++rows;
+  }
+  Measurement out;
+  out.value = static_cast<double>(hits) / rows;
+  out.n = rows;
+  out.details["rows_with_max_at_i_minus_1"] = hits;
+  out.details["matrix"] = std::vector<float>(S.data_ptr<float>(), S.data_ptr<float>() + S.numel());
+  return out;
+}
+
+Measurement variable_diagonal(const MeasureInput& in) {
+  torch::NoGradGuard no_grad;
+  const auto& m = *in.checkpoint.model;
+  const task::Vocab vocab(in.checkpoint.config.task);
+  auto V = ov_apply(m, 0, cpu(m.W_E()).slice(0, vocab.variable(0), vocab.variable(0) + vocab.v));  // OV_1(E_var) [V, D]
+  auto S = V.matmul(qk_matrix(m, 1)).matmul(V.t()).contiguous();                                   // [V, V]
+  auto a = S.accessor<float, 2>();
+  int hits = 0;
+  double min_margin = 1e30;
+  for (int i = 0; i < vocab.v; ++i) {
+    float off = -1e30f;
+    for (int j = 0; j < vocab.v; ++j)
+      if (j != i) off = std::max(off, a[i][j]);
+    hits += a[i][i] > off;
+    min_margin = std::min(min_margin, static_cast<double>(a[i][i] - off));
+  }
+  Measurement out;
+  out.value = static_cast<double>(hits) / vocab.v;
+  out.n = vocab.v;
+  out.details["min_diagonal_margin"] = min_margin;
+  out.details["matrix"] = std::vector<float>(S.data_ptr<float>(), S.data_ptr<float>() + S.numel());
+  return out;
+}
+
+}  // namespace
+
+void register_circuits(Registry& r) {
+  r.add({"isolated_circuit_accuracy", "accuracy of W_U·MLP_2(OV_2(E_a)+OV_2(E_b)) over all N^2 ordered pairs (no residual)",
+         Statistic::Proportion, no_params, isolated_circuit, "(none)"});
+  r.add({"equals_qk_operand_positions", "1 if the top-2 of [E_= + P_15] QK_1 P_j^T over j <= 15 are {13, 14}, else 0",
+         Statistic::Scalar, no_params, equals_qk, "(none)"});
+  r.add({"qk_previous_position", "fraction of rows i = 2..11 of P QK_1 P^T whose max over j < i, j != i-2 is at i-1",
+         Statistic::Scalar, no_params, previous_position, "(none)"});
+  r.add({"variable_qk_diagonal", "fraction of the 12 rows of (OV_1 E_var) QK_2 (OV_1 E_var)^T whose max is the diagonal",
+         Statistic::Scalar, no_params, variable_diagonal, "(none)"});
+}
+
+}  // namespace cc::analysis

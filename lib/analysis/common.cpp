@@ -1,0 +1,83 @@
+#include "analysis/common.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+#include "train/evaluate.h"
+
+namespace cc::analysis {
+
+std::vector<task::Example> sample_sets(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size,
+                                       uint64_t seed) {
+  task::Sampler sampler(ck.config.task);
+  std::vector<task::Example> out;
+  for (const auto& name : sets) {
+    auto set = task::make_eval_set(sampler, name, size, seed);
+    out.insert(out.end(), set.examples.begin(), set.examples.end());
+  }
+  return out;
+}
+
+void for_each_cached(const model::Transformer& model, const std::vector<task::Example>& examples,
+                     const std::function<void(const model::ActivationCache&, const std::vector<task::Example>&)>& fn,
+                     int chunk) {
+  torch::NoGradGuard no_grad;
+  for (size_t start = 0; start < examples.size(); start += static_cast<size_t>(chunk)) {
+    const size_t end = std::min(examples.size(), start + static_cast<size_t>(chunk));
+    std::vector<task::Example> part(examples.begin() + static_cast<std::ptrdiff_t>(start),
+                                    examples.begin() + static_cast<std::ptrdiff_t>(end));
+    model::ActivationCache cache;
+    model.run_with_cache(train::tokens_tensor(part), cache);
+    fn(cache, part);
+  }
+}
+
+Measurement mean_measurement(const std::vector<double>& values) {
+  Measurement m;
+  m.n = static_cast<int64_t>(values.size());
+  if (values.empty()) return m;
+  double s = 0, s2 = 0;
+  for (double v : values) s += v;
+  m.value = s / static_cast<double>(m.n);
+  for (double v : values) s2 += (v - m.value) * (v - m.value);
+  const double sd = m.n > 1 ? std::sqrt(s2 / static_cast<double>(m.n - 1)) : 0.0;
+  const double half = 1.959963984540054 * sd / std::sqrt(static_cast<double>(m.n));
+  m.ci_low = m.value - half;
+  m.ci_high = m.value + half;
+  m.details["sd"] = sd;
+  return m;
+}
+
+std::vector<std::string> read_sets(ObjectReader& r, const std::vector<std::string>& fallback) {
+  auto sets = r.strings("sets", fallback);
+  if (sets.empty()) r.fail("sets", "needs at least one evaluation set");
+  for (const auto& s : sets)
+    if (!task::is_eval_set(s)) r.fail("sets", "'" + s + "' is not an evaluation set");
+  return sets;
+}
+
+int read_size(ObjectReader& r, int fallback) {
+  const int64_t size = r.integer("size", fallback);
+  if (size < 1 || size > 1000000) r.fail("size", "must be in [1, 1000000]");
+  return static_cast<int>(size);
+}
+
+int read_paper_layer(ObjectReader& r) {
+  const int64_t layer = r.integer("layer");
+  if (layer != 1 && layer != 2) r.fail("layer", "must be 1 or 2 (the paper numbers the layers from 1)");
+  return static_cast<int>(layer - 1);
+}
+
+torch::Tensor qk_matrix(const model::Transformer& m, int layer) {
+  torch::NoGradGuard no_grad;
+  auto q = m.W_Q(layer).cpu(), k = m.W_K(layer).cpu();
+  return q.matmul(k.t()) / std::sqrt(static_cast<double>(q.size(1)));
+}
+
+torch::Tensor ov_apply(const model::Transformer& m, int layer, const torch::Tensor& x) {
+  torch::NoGradGuard no_grad;
+  return x.matmul(m.W_V(layer).cpu()).matmul(m.W_O(layer).cpu());
+}
+
+}  // namespace cc::analysis

@@ -1,0 +1,41 @@
+#pragma once
+// Helpers shared by the measurement families: test sequences, cached forward passes in
+// chunks, means with intervals, and parameter readers.
+#include <torch/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "analysis/measurement.h"
+#include "model/transformer.h"
+#include "task/eval_sets.h"
+#include "train/checkpoint.h"
+#include "util/yaml_json.h"
+
+namespace cc::analysis {
+
+constexpr int64_t kAnalysisSeed = 20260531;
+
+// "Test sequences": a seeded sample of `size` sequences from each named evaluation set.
+std::vector<task::Example> sample_sets(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size,
+                                       uint64_t seed);
+
+// run_with_cache over `examples` in chunks; fn(cache, examples of the chunk).
+void for_each_cached(const model::Transformer& model, const std::vector<task::Example>& examples,
+                     const std::function<void(const model::ActivationCache&, const std::vector<task::Example>&)>& fn,
+                     int chunk = 1000);
+
+// Mean of per-item values with a normal-approximation 95 % interval (mean ± 1.96 sd/√n).
+Measurement mean_measurement(const std::vector<double>& values);
+
+// Readers for parameters several kinds share; each validates and names FILE:LINE:COL.
+std::vector<std::string> read_sets(ObjectReader& r, const std::vector<std::string>& fallback);
+int read_size(ObjectReader& r, int fallback);
+int read_paper_layer(ObjectReader& r);  // the paper's "layer 1" / "layer 2" -> blocks index 0 / 1
+
+// Circuit matrices (float32, CPU).
+torch::Tensor qk_matrix(const model::Transformer& m, int layer);      // W_Q W_K^T / sqrt(d_head) [D, D]
+torch::Tensor ov_apply(const model::Transformer& m, int layer, const torch::Tensor& x);  // x W_V W_O
+
+}  // namespace cc::analysis
