@@ -1,0 +1,99 @@
+// Measurement kinds on constructed models whose answers are known exactly.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "analysis/registry.h"
+
+using namespace cc;
+
+namespace {
+
+train::Checkpoint constructed(const std::function<void(std::map<std::string, torch::Tensor>&)>& edit) {
+  train::Checkpoint ck;
+  ck.config.model.derive(ck.config.task);
+  ck.model = std::make_shared<model::Transformer>(ck.config.model);
+  std::map<std::string, torch::Tensor> w;
+  for (const auto& [name, t] : ck.model->named_parameters()) w[name] = torch::zeros_like(t);
+  edit(w);
+  ck.model->load(w);
+  return ck;
+}
+
+analysis::Measurement run(const std::string& kind, const train::Checkpoint& ck, const std::string& yaml) {
+  const auto* k = analysis::builtin_registry().find(kind);
+  EXPECT_NE(k, nullptr) << kind;
+  auto doc = load_yaml_string(yaml, "params.yaml");
+  auto params = k->parse_params(ObjectReader(doc, ""));
+  return k->measure(analysis::MeasureInput{ck, params});
+}
+
+// Layer 1 attends from every position i to i-1 with a large score: P[i] = e_i, W_Q = 30 I,
+// W_K maps e_{i-1} -> e_i, so q_i . k_j = 30 [j == i-1] * sqrt(d_head) after scaling.
+train::Checkpoint previous_token_model() {
+  return constructed([](std::map<std::string, torch::Tensor>& w) {
+    const int64_t D = 128;
+    auto pos = torch::zeros({16, D});
+    for (int i = 0; i < 16; ++i) pos[i][i] = 1.0;
+    w["pos_embed.W_pos"] = pos;
+    w["blocks.0.attn.W_Q"] = (torch::eye(D) * 30.0 * std::sqrt(128.0)).unsqueeze(0);
+    auto shift = torch::zeros({D, D});
+    for (int i = 1; i < 16; ++i) shift[i - 1][i] = 1.0;  // row e_{i-1} -> column i
+    w["blocks.0.attn.W_K"] = shift.unsqueeze(0);
+  });
+}
+
+}  // namespace
+
+TEST(Analysis, ExactPreviousTokenHeadScoresOne) {
+  auto ck = previous_token_model();
+  auto m = run("attention_targets", ck, "{layer: 1, query: constants, target: previous, sets: [test_2], size: 200}");
+  EXPECT_EQ(m.value, 1.0);
+  EXPECT_GT(m.n, 200);
+  auto mass = run("attention_mass", ck, "{layer: 1, query: constants, target: previous, sets: [test_2], size: 200}");
+  EXPECT_GT(mass.value, 0.99);
+  EXPECT_EQ(run("qk_previous_position", ck, "{}").value, 1.0);
+}
+
+TEST(Analysis, UniformAttentionPutsTwoSixteenthsOnTheOperands) {
+  auto ck = constructed([](std::map<std::string, torch::Tensor>&) {});  // all-zero weights: uniform attention
+  auto mass = run("attention_mass", ck, "{layer: 1, query: equals, target: operands, sets: [test_1], size: 100}");
+  EXPECT_NEAR(mass.value, 2.0 / 16.0, 1e-6);
+}
+
+TEST(Analysis, IsolatedCircuitWithZeroUnembeddingIsAtChance) {
+  auto ck = constructed([](std::map<std::string, torch::Tensor>& w) { w["embed.W_E"] = torch::randn({74, 128}); });
+  auto m = run("isolated_circuit_accuracy", ck, "{}");
+  EXPECT_EQ(m.n, 3481);
+  EXPECT_EQ(m.successes, 59);  // argmax of all-zero logits is 0: right only when (a + b) mod 59 == 0
+}
+
+TEST(Analysis, ResidualCosineOfAnExactOvSumIsOne) {
+  // Layer 2 copies the operand tokens exactly into resid_mid at '=' if nothing else is there:
+  // with W_E on numbers only, W_V2 W_O2 = I, and layer-2 attention split evenly over 13 and 14,
+  // resid_mid = (E_x + E_y) / 2, whose cosine with OV_2(E_x) + OV_2(E_y) = E_x + E_y is 1.
+  auto ck = constructed([](std::map<std::string, torch::Tensor>& w) {
+    auto E = torch::zeros({74, 128});
+    E.slice(0, 0, 59).slice(1, 0, 120) = torch::randn({59, 120});  // numbers live in dims 0..119
+    w["embed.W_E"] = E;
+    auto pos = torch::zeros({16, 128});
+    pos[13][127] = 1.0;
+    pos[14][127] = 1.0;
+    pos[15][126] = 1.0;
+    w["pos_embed.W_pos"] = pos;
+    auto q = torch::zeros({128, 128}), k = torch::zeros({128, 128});
+    q[126][0] = 1000.0;  // '=' (position 15) queries ...
+    k[127][0] = 1.0;     // ... keys at positions 13 and 14 only
+    w["blocks.1.attn.W_Q"] = q.unsqueeze(0);
+    w["blocks.1.attn.W_K"] = k.unsqueeze(0);
+    auto v = torch::eye(128);
+    v[127][127] = 0;  // do not copy the positional marker
+    w["blocks.1.attn.W_V"] = v.unsqueeze(0);
+    w["blocks.1.attn.W_O"] = torch::eye(128).unsqueeze(0);
+  });
+  // On 0-var sequences the operands stand at 13 and 14; resid_mid also holds P_15 = e_126
+  // (norm 1, orthogonal to the numbers, whose sum has norm ~15), so the cosine is ~0.998.
+  auto m = run("residual_cosine", ck, "{target: ov_sum, sets: [test_0], size: 200}");
+  EXPECT_GT(m.value, 0.99);
+  auto margin = run("residual_cosine_margin", ck, "{target: ov_sum, sets: [test_0], size: 200}");
+  EXPECT_GT(margin.value, 0.3);
+}
