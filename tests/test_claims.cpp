@@ -113,7 +113,7 @@ TEST(ClaimFile, MalformedFilesNameFileLineColumnAndProblem) {
       {replace(kValid, "title: t\n", "title: [t\n"), "claim.yaml:3:6: YAML syntax error"},
       // 2 unknown measurement kind
       {replace(kValid, "kind: accuracy", "kind: accuracyy"),
-       "claim.yaml:6:17: field 'measure.kind': unknown measurement kind 'accuracyy' (registered: accuracy)"},
+       "claim.yaml:6:17: field 'measure.kind': unknown measurement kind 'accuracyy' (registered: accuracy, attention_mass"},
       // 3 missing required field
       {replace(kValid, "title: t\n", ""), "claim.yaml:1:1: missing required field 'title'"},
       // 4 wrongly typed field

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "train/run_config.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/provenance.h"
 
@@ -59,16 +60,6 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream os(tmp, std::ios::trunc);
-    if (!os) throw Error(tmp + ": cannot open for writing");
-    os << text;
-    if (!os.flush()) throw Error(tmp + ": write failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(path + ": cannot rename into place");
-}
 
 bool is_proportion(const nlohmann::json& claim) {
   return claim.contains("measured_is_proportion") && claim["measured_is_proportion"].get<bool>();
@@ -233,9 +224,9 @@ std::string summary_lines(const nlohmann::json& rep) {
 void write_reports(const std::string& dir, const std::vector<claims::ClaimResult>& results, const ReportContext& ctx) {
   fs::create_directories(dir);
   const auto rep = report_json(results, ctx);
-  write_file(dir + "/report.json", rep.dump(2) + "\n");
-  write_file(dir + "/REPORT.md", report_markdown(rep));
-  write_file(dir + "/junit.xml", report_junit(rep));
+  write_file_atomic(dir + "/report.json", rep.dump(2) + "\n");
+  write_file_atomic(dir + "/REPORT.md", report_markdown(rep));
+  write_file_atomic(dir + "/junit.xml", report_junit(rep));
 }
 
 }  // namespace cc::report

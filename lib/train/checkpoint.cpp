@@ -9,6 +9,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/provenance.h"
 #include "util/safetensors.h"
@@ -34,16 +35,6 @@ torch::Tensor from_st(const std::string& path, const std::string& name, const St
   return out;
 }
 
-void write_json(const std::string& path, const nlohmann::json& j) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream os(tmp, std::ios::trunc);
-    if (!os) throw Error(tmp + ": cannot open for writing");
-    os << j.dump(2) << '\n';
-    if (!os.flush()) throw Error(tmp + ": write failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(path + ": cannot rename into place");
-}
 
 // libtorch keys optimizer state by the parameter's TensorImpl: as a string in 1.13, as a
 // pointer in later releases. Build the key in whichever form this libtorch uses.
@@ -95,7 +86,7 @@ void save_checkpoint(const std::string& dir, const model::Transformer& model, co
                          {"config_hash", cfg.weights_hash()},
                          {"created", utc_now_iso8601()}};
   if (extra.is_object()) side.update(extra);
-  write_json(sidecar_path(path), side);
+  write_file_atomic(sidecar_path(path), side.dump(2) + "\n");
 }
 
 Checkpoint load_checkpoint(const std::string& weights_path, const torch::Device& device) {

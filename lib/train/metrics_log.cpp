@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace cc::train {
@@ -14,12 +15,9 @@ MetricsLog::MetricsLog(std::string path, int64_t keep_before) : path_(std::move(
     for (auto& rec : read(path_))
       if (rec.value("step", int64_t{0}) < keep_before) kept.push_back(std::move(rec));
   }
-  const std::string tmp = path_ + ".tmp";
-  std::ofstream os(tmp, std::ios::trunc);
-  if (!os) throw Error(tmp + ": cannot open metrics log for writing");
-  for (const auto& rec : kept) os << rec.dump() << '\n';
-  os.close();
-  if (std::rename(tmp.c_str(), path_.c_str()) != 0) throw Error(path_ + ": cannot replace metrics log");
+  std::string text;
+  for (const auto& rec : kept) text += rec.dump() + "\n";
+  write_file_atomic(path_, text);
 }
 
 void MetricsLog::append(const nlohmann::json& record) {

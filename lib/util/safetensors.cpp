@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace cc {
@@ -57,15 +58,8 @@ void write_safetensors(const std::string& path, const StFile& file) {
   std::string out;
   put_u64(out, json.size());
   out += json;
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
-    if (!os) throw Error(tmp + ": cannot open for writing");
-    os.write(out.data(), static_cast<std::streamsize>(out.size()));
-    for (const auto& kv : file.tensors) os.write(kv.second.bytes.data(), static_cast<std::streamsize>(kv.second.bytes.size()));
-    if (!os.flush()) throw Error(tmp + ": write failed (disk full?)");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(path + ": cannot rename " + tmp + " into place");
+  for (const auto& kv : file.tensors) out += kv.second.bytes;
+  write_file_atomic(path, out);
 }
 
 StFile read_safetensors(const std::string& path) {
