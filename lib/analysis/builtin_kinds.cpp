@@ -9,6 +9,7 @@ const Registry& builtin_registry() {
     register_attention(r);
     register_circuits(r);
     register_cosine(r);
+    register_fourier(r);
     return r;
   }();
   return registry;

@@ -8,5 +8,6 @@ void register_accuracy(Registry& r);   // accuracy.cpp
 void register_attention(Registry& r);  // attention.cpp
 void register_circuits(Registry& r);   // circuits.cpp
 void register_cosine(Registry& r);     // cosine.cpp
+void register_fourier(Registry& r);    // fourier.cpp
 
 }  // namespace cc::analysis
