@@ -10,6 +10,7 @@ const Registry& builtin_registry() {
     register_circuits(r);
     register_cosine(r);
     register_fourier(r);
+    register_probes(r);
     return r;
   }();
   return registry;

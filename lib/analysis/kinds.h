@@ -9,5 +9,6 @@ void register_attention(Registry& r);  // attention.cpp
 void register_circuits(Registry& r);   // circuits.cpp
 void register_cosine(Registry& r);     // cosine.cpp
 void register_fourier(Registry& r);    // fourier.cpp
+void register_probes(Registry& r);     // probes.cpp
 
 }  // namespace cc::analysis

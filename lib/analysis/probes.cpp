@@ -1,0 +1,86 @@
+// Linear probes for the answer (§5.1): a multinomial logistic regression on an activation at '='
+// (features standardised on the training split), trained full-batch with Adam from zero weights
+// (deterministic), scored on a disjoint held-out split.
+//   linear_probe_pre_post: the paper's contrast as one number,
+//     min(pre_max - acc(blocks.1.hook_resid_mid), acc(blocks.1.hook_resid_post) - post_min)
+//   which is >= 0 exactly when the pre-MLP probe fails (<= pre_max) and the post-MLP probe
+//   succeeds (>= post_min). On an untrained model both probes fail, so the value is negative:
+//   the claim has a real negative control, which "the pre-MLP probe fails" alone would not.
+#include <torch/torch.h>
+
+#include "analysis/common.h"
+#include "analysis/kinds.h"
+
+namespace cc::analysis {
+namespace {
+
+nlohmann::json parse(ObjectReader r) {
+  nlohmann::json p;
+  p["sets"] = read_sets(r, {"test_0", "test_1", "test_2"});
+  p["size"] = read_size(r, 2000);
+  p["eval_seed"] = r.integer("eval_seed", kAnalysisSeed);
+  p["pre_max"] = r.number("pre_max", 0.25);
+  p["post_min"] = r.number("post_min", 0.95);
+  const int64_t steps = r.integer("steps", 500);
+  if (steps < 1 || steps > 100000) r.fail("steps", "must be in [1, 100000]");
+  p["steps"] = steps;
+  r.finish();
+  return p;
+}
+
+// Held-out accuracy of a probe from X [n, D] to labels y [n]; first half trains, second half scores.
+double probe_accuracy(const torch::Tensor& X, const torch::Tensor& y, int classes, int steps) {
+  const int64_t half = X.size(0) / 2;
+  auto Xtr = X.slice(0, 0, half), Xte = X.slice(0, half), ytr = y.slice(0, 0, half), yte = y.slice(0, half);
+  auto mu = Xtr.mean(0, true), sd = Xtr.std(0, true, true).clamp_min(1e-6);
+  Xtr = (Xtr - mu) / sd;
+  Xte = (Xte - mu) / sd;
+  auto W = torch::zeros({X.size(1), classes}, torch::requires_grad());
+  auto b = torch::zeros({classes}, torch::requires_grad());
+  torch::optim::Adam opt({W, b}, torch::optim::AdamOptions(0.05));
+  for (int s = 0; s < steps; ++s) {
+    auto loss = torch::nn::functional::cross_entropy(Xtr.matmul(W) + b, ytr);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+  torch::NoGradGuard no_grad;
+  return (Xte.matmul(W) + b).argmax(-1).eq(yte).to(torch::kDouble).mean().item<double>();
+}
+
+Measurement measure(const MeasureInput& in) {
+  const auto& p = in.params;
+  const auto ex = sample_sets(in.checkpoint, p["sets"].get<std::vector<std::string>>(), p["size"].get<int>(),
+                              p["eval_seed"].get<uint64_t>());
+  std::vector<torch::Tensor> pre, post;
+  for_each_cached(*in.checkpoint.model, ex, [&](const model::ActivationCache& c, const std::vector<task::Example>&) {
+    pre.push_back(c["blocks.1.hook_resid_mid"].select(1, task::kEqualsPos).to(torch::kCPU));
+    post.push_back(c["blocks.1.hook_resid_post"].select(1, task::kEqualsPos).to(torch::kCPU));
+  });
+  // Interleave the sets before splitting, so both halves hold every var-count.
+  auto perm = torch::randperm(static_cast<int64_t>(ex.size()), at::detail::createCPUGenerator(p["eval_seed"].get<uint64_t>()),
+                              torch::kLong);
+  auto y = torch::empty({static_cast<int64_t>(ex.size())}, torch::kLong);
+  for (size_t i = 0; i < ex.size(); ++i) y[static_cast<int64_t>(i)] = ex[i].target;
+  const int classes = in.checkpoint.config.task.modulus;
+  const int steps = p["steps"].get<int>();
+  const double acc_pre = probe_accuracy(torch::cat(pre).index_select(0, perm), y.index_select(0, perm), classes, steps);
+  const double acc_post = probe_accuracy(torch::cat(post).index_select(0, perm), y.index_select(0, perm), classes, steps);
+  Measurement m;
+  m.value = std::min(p["pre_max"].get<double>() - acc_pre, acc_post - p["post_min"].get<double>());
+  m.n = static_cast<int64_t>(ex.size()) / 2;
+  m.details = {{"probe_accuracy_resid_mid", acc_pre}, {"probe_accuracy_resid_post", acc_post}, {"held_out", m.n}};
+  return m;
+}
+
+}  // namespace
+
+void register_probes(Registry& r) {
+  r.add({"linear_probe_pre_post",
+         "min(pre_max - probe acc on resid_mid, probe acc on resid_post - post_min): >= 0 iff the answer is "
+         "linearly decodable after the layer-2 MLP and not before",
+         Statistic::Scalar, parse, measure,
+         "sets, size (per set, default 2000), eval_seed\npre_max (0.25), post_min (0.95)\nsteps: Adam steps (500)"});
+}
+
+}  // namespace cc::analysis
