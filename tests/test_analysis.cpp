@@ -67,13 +67,13 @@ TEST(Analysis, IsolatedCircuitWithZeroUnembeddingIsAtChance) {
   EXPECT_EQ(m.successes, 59);  // argmax of all-zero logits is 0: right only when (a + b) mod 59 == 0
 }
 
-TEST(Analysis, ResidualCosineOfAnExactOvSumIsOne) {
-  // Layer 2 copies the operand tokens exactly into resid_mid at '=' if nothing else is there:
-  // with W_E on numbers only, W_V2 W_O2 = I, and layer-2 attention split evenly over 13 and 14,
-  // resid_mid = (E_x + E_y) / 2, whose cosine with OV_2(E_x) + OV_2(E_y) = E_x + E_y is 1.
-  auto ck = constructed([](std::map<std::string, torch::Tensor>& w) {
+// Layer 2 copies the operand tokens into resid_mid at '=': W_V2 W_O2 = I (but for the marker
+// dimension) and layer-2 attention from '=' split evenly over positions 13 and 14, so on 0-var
+// sequences resid_mid = P_15 + (E_x + E_y) / 2. Numbers live in dims 0..119.
+train::Checkpoint operand_copying_model(const torch::Tensor& number_embeddings) {
+  return constructed([&](std::map<std::string, torch::Tensor>& w) {
     auto E = torch::zeros({74, 128});
-    E.slice(0, 0, 59).slice(1, 0, 120) = torch::randn({59, 120});  // numbers live in dims 0..119
+    E.slice(0, 0, 59).slice(1, 0, 120) = number_embeddings;
     w["embed.W_E"] = E;
     auto pos = torch::zeros({16, 128});
     pos[13][127] = 1.0;
@@ -90,10 +90,38 @@ TEST(Analysis, ResidualCosineOfAnExactOvSumIsOne) {
     w["blocks.1.attn.W_V"] = v.unsqueeze(0);
     w["blocks.1.attn.W_O"] = torch::eye(128).unsqueeze(0);
   });
-  // On 0-var sequences the operands stand at 13 and 14; resid_mid also holds P_15 = e_126
-  // (norm 1, orthogonal to the numbers, whose sum has norm ~15), so the cosine is ~0.998.
+}
+
+TEST(Analysis, ResidualCosineOfAnExactOvSumIsOne) {
+  auto ck = operand_copying_model(torch::randn({59, 120}));
+  // resid_mid also holds P_15 = e_126 (norm 1, orthogonal to the numbers, whose sum has norm
+  // ~15), so the cosine is ~0.998.
   auto m = run("residual_cosine", ck, "{target: ov_sum, sets: [test_0], size: 200}");
   EXPECT_GT(m.value, 0.99);
   auto margin = run("residual_cosine_margin", ck, "{target: ov_sum, sets: [test_0], size: 200}");
   EXPECT_GT(margin.value, 0.3);
+}
+
+TEST(Analysis, ANeuronWithAnExactCosinePreactivationFitsWithRSquaredOne) {
+  // E_n = (cos 2πkn/59, sin 2πkn/59, 0, ...) with k = 7; one MLP neuron reads dim 0, so its
+  // preactivation is (cos 2πkn/59 + cos 2πkm/59) / 2: the paper's form exactly. The other
+  // neurons read nothing (never positive: not active).
+  auto E = torch::zeros({59, 120});
+  for (int n = 0; n < 59; ++n) {
+    E[n][0] = std::cos(2 * M_PI * 7 * n / 59);
+    E[n][1] = std::sin(2 * M_PI * 7 * n / 59);
+  }
+  auto ck = operand_copying_model(E);
+  auto w_in = torch::zeros({128, 512});
+  w_in[0][0] = 1.0;
+  std::map<std::string, torch::Tensor> w;
+  for (const auto& [name, t] : ck.model->named_parameters()) w[name] = t.detach().clone();
+  w["blocks.1.mlp.W_in"] = w_in;
+  w["blocks.1.mlp.W_out"] = torch::ones({512, 128});
+  ck.model->load(w);
+  auto fourier = run("mlp_fourier_r2", ck, "{}");
+  EXPECT_EQ(fourier.n, 1);
+  EXPECT_GT(fourier.value, 1 - 1e-9);
+  EXPECT_EQ(fourier.details["key_frequency_histogram"][7], 1);
+  EXPECT_GT(run("mlp_additive_r2", ck, "{}").value, 1 - 1e-9);
 }
