@@ -41,7 +41,8 @@ int cmd_fixtures(const std::vector<std::string>& args) {
       ++bad;
       continue;
     }
-    for (const auto& [name, want] : run.value("sha256", nlohmann::json::object()).items()) {
+    const nlohmann::json hashes = run.value("sha256", nlohmann::json::object());  // items() needs an lvalue
+    for (const auto& [name, want] : hashes.items()) {
       ++files;
       const fs::path f = run_dir / name;
       if (!fs::exists(f)) {

@@ -40,13 +40,16 @@ Interval interval_of(const analysis::Measurement& m, analysis::Statistic stat) {
   return {m.value, m.value};
 }
 
-// Measures the claim at `step` on each seed; nullopt-like: returns false with `why` if a
-// checkpoint is unavailable.
-bool measure_seeds(const Claim& c, const RunSpec& spec, const std::vector<uint64_t>& seeds, int64_t step, RunStore& store,
-                   std::vector<SeedResult>& out, std::string& why) {
+// Measures the claim at `step` on each seed whose checkpoint is available; the others are
+// listed in `missing` (with the store's reason in `why`).
+void measure_seeds(const Claim& c, const RunSpec& spec, const std::vector<uint64_t>& seeds, int64_t step, RunStore& store,
+                   std::vector<SeedResult>& out, std::vector<uint64_t>& missing, std::string& why) {
   for (uint64_t seed : seeds) {
     auto ck = store.get(spec, seed, step, why);
-    if (!ck) return false;
+    if (!ck) {
+      missing.push_back(seed);
+      continue;
+    }
     SeedResult s;
     s.seed = seed;
     s.step = step;
@@ -55,7 +58,12 @@ bool measure_seeds(const Claim& c, const RunSpec& spec, const std::vector<uint64
     s.verdict = decide(c.rule.op, c.rule.threshold, s.ci);
     out.push_back(std::move(s));
   }
-  return true;
+}
+
+std::string seed_list(const std::vector<uint64_t>& seeds) {
+  std::string s;
+  for (uint64_t x : seeds) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return s;
 }
 
 // Combines per-seed verdicts under the rule: every seed, or the mean with a bootstrap CI.
@@ -64,6 +72,13 @@ Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, double& 
   for (const auto& s : seeds) values.push_back(s.m.value);
   measured = mean(values);
   ci = seeds.size() == 1 ? seeds[0].ci : bootstrap_mean(values);
+  // Under "each seed", one seed that fails decides: more seeds could not rescue the claim.
+  if (rule.each_seed)
+    for (const auto& s : seeds)
+      if (s.verdict == Verdict::Fail) {
+        reason = "seed " + std::to_string(s.seed) + " fails";
+        return Verdict::Fail;
+      }
   if (static_cast<int>(seeds.size()) < rule.min_seeds) {
     reason = std::to_string(seeds.size()) + " seed(s) measured, the rule needs " + std::to_string(rule.min_seeds);
     return Verdict::Inconclusive;
@@ -112,27 +127,34 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
       r.reason = "tier " + tier_name(c.tier) + " needs --budget " + tier_name(c.tier);
     } else {
       std::string why;
-      if (!measure_seeds(c, spec, seeds, resolve_step(c.checkpoint, spec), store, r.seeds, why)) {
+      std::vector<uint64_t> missing;
+      measure_seeds(c, spec, seeds, resolve_step(c.checkpoint, spec), store, r.seeds, missing, why);
+      if (r.seeds.empty()) {
         r.verdict = Verdict::Skipped;
         r.reason = why;
       } else {
         r.verdict = combine(c.rule, r.seeds, r.measured, r.measured_ci, r.reason);
         if (c.control_checkpoint) {
-          if (!measure_seeds(c, spec, seeds, resolve_step(*c.control_checkpoint, spec), store, r.control, why)) {
+          std::vector<uint64_t> measured;
+          for (const auto& sr : r.seeds) measured.push_back(sr.seed);
+          std::vector<uint64_t> control_missing;
+          measure_seeds(c, spec, measured, resolve_step(*c.control_checkpoint, spec), store, r.control, control_missing, why);
+          if (!control_missing.empty()) {
             r.verdict = Verdict::Skipped;
-            r.reason = "negative control unavailable: " + why;
-          } else {
-            for (const auto& s : r.control) {
-              if (s.verdict == Verdict::Fail) continue;
-              r.verdict = Verdict::Invalid;
-              r.reason = "negative control (" + *c.control_checkpoint + ", seed " + std::to_string(s.seed) + ") gave " +
-                         std::to_string(s.m.value) + ", which " +
-                         (s.verdict == Verdict::Pass ? "passes" : "does not clearly fail") +
-                         " the rule: the measurement does not separate trained from untrained";
-              break;
-            }
+            r.reason = "negative control unavailable for seed(s) " + seed_list(control_missing) + ": " + why;
+          }
+          for (const auto& sr : r.control) {
+            if (sr.verdict == Verdict::Fail || r.verdict == Verdict::Skipped) continue;
+            r.verdict = Verdict::Invalid;
+            r.reason = "negative control (" + *c.control_checkpoint + ", seed " + std::to_string(sr.seed) + ") gave " +
+                       std::to_string(sr.m.value) + ", which " +
+                       (sr.verdict == Verdict::Pass ? "passes" : "does not clearly fail") +
+                       " the rule: the measurement does not separate trained from untrained";
+            break;
           }
         }
+        if (!missing.empty() && r.verdict != Verdict::Skipped && r.verdict != Verdict::Invalid)
+          r.reason += std::string(r.reason.empty() ? "" : "; ") + "seed(s) " + seed_list(missing) + " not available: " + why;
       }
     }
   } catch (const std::exception& e) {  // cc::Error for bad input; anything else is reported, never a crash
