@@ -112,14 +112,20 @@ std::string report_markdown(const nlohmann::json& rep) {
   for (const char* v : {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"})
     md << "| " << v << " | " << rep["counts"][v].get<int>() << " |\n";
 
-  md << "\n## Claims\n\n| id | § | claim | paper | measured [95% CI] | rule | verdict |\n| --- | --- | --- | --- | --- | --- | --- |\n";
+  md << "\n## Claims\n\nmeasured: the mean over the seeds measured [95% CI: Wilson for one seed, bootstrap over seeds otherwise]; "
+        "per seed: each seed's value and verdict.\n\n"
+        "| id | § | claim | paper | measured [95% CI] | per seed | rule | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& c : rep["claims"]) {
     const bool loaded = c.contains("title");
     md << "| " << md_escape(c["id"]) << " | " << (loaded ? md_escape(c["paper"]["section"]) : "") << " | "
        << (loaded ? md_escape(c["title"]) : "(file did not load)") << " | "
        << (loaded ? md_escape(c["reported"]["text"]) : "") << " | "
-       << (c.contains("measured") ? fmt_value(c["measured"], is_proportion(c)) : "—") << " | "
-       << (loaded ? md_escape(c["rule"]) : "") << " | **" << c["verdict"].get<std::string>() << "** |\n";
+       << (c.contains("measured") ? fmt_value(c["measured"], is_proportion(c)) : "—") << " | ";
+    if (c.contains("seeds"))
+      for (const auto& sd : c["seeds"])
+        md << "s" << sd["seed"].get<int>() << ": " << (is_proportion(c) ? fmt(100 * sd["value"].get<double>(), 4) + "%" : fmt(sd["value"].get<double>()))
+           << " " << sd["verdict"].get<std::string>() << "<br>";
+    md << " | " << (loaded ? md_escape(c["rule"]) : "") << " | **" << c["verdict"].get<std::string>() << "** |\n";
   }
 
   md << "\n## Details\n";
