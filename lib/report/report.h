@@ -24,8 +24,8 @@ nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, cons
 std::string report_markdown(const nlohmann::json& report);
 std::string report_junit(const nlohmann::json& report);
 
-// Writes DIR/REPORT.md, DIR/report.json, DIR/junit.xml (atomically, each).
-void write_reports(const std::string& dir, const std::vector<claims::ClaimResult>& results, const ReportContext& ctx);
+// Writes DIR/REPORT.md, DIR/report.json, DIR/junit.xml (atomically, each) from one report_json().
+void write_reports(const std::string& dir, const nlohmann::json& report);
 
 // One line per claim for the terminal: "PASS  G1  99.62% [99.50, 99.71]  (> 0.98)".
 std::string summary_lines(const nlohmann::json& report);
