@@ -1,5 +1,9 @@
-// claimcheck fixtures verify [DIR]: every file listed in each fixtures/<run>/seed<k>/run.json
-// still has its recorded sha256 (claim R3's check, in seconds).
+// claimcheck fixtures verify [DIR]
+//   every file listed in each fixtures/<run>/seed<k>/run.json still has its recorded sha256
+//   (claim R3's check, in seconds).
+// claimcheck fixtures recreate RUN --seed K [--until STEP] [--out DIR]
+//   reruns the command recorded in fixtures/RUN/seedK/run.json and compares every committed
+//   checkpoint it reaches with the retrained one (max |Δw|; 0 = bitwise identical).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -7,55 +11,116 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "train/checkpoint.h"
 #include "util/error.h"
-#include "util/sha256.h"
+#include "util/fixture_manifest.h"
 
 namespace cc::app {
 namespace fs = std::filesystem;
+namespace {
 
-int cmd_fixtures(const std::vector<std::string>& args) {
-  po::options_description desc("fixtures options");
-  std::string action, dir = "fixtures";
-  desc.add_options()
-      ("action", po::value(&action)->required(), "verify: check the sha256 of every committed fixture file")
-      ("dir", po::value(&dir), "fixtures directory (default: fixtures)");
-  po::positional_options_description pos;
-  pos.add("action", 1).add("dir", 1);
-  po::variables_map vm;
-  if (!parse("fixtures", "verify [DIR]", desc, pos, args, vm)) return kExitOk;
-  if (action != "verify") throw Error("unknown fixtures action '" + action + "' (verify)");
+int verify(const std::string& dir) {
   if (!fs::is_directory(dir)) {
     std::cout << "no fixtures directory at " << dir << "\n";
     return kExitOk;
   }
-  int runs = 0, files = 0, bad = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.path().filename() != "run.json") continue;
-    ++runs;
-    const fs::path run_dir = entry.path().parent_path();
-    nlohmann::json run;
-    try {
-      run = nlohmann::json::parse(std::ifstream(entry.path()));
-    } catch (const nlohmann::json::exception& e) {
-      std::cout << "BAD  " << entry.path().string() << ": not valid JSON: " << e.what() << "\n";
-      ++bad;
-      continue;
-    }
-    const nlohmann::json hashes = run.value("sha256", nlohmann::json::object());  // items() needs an lvalue
-    for (const auto& [name, want] : hashes.items()) {
-      ++files;
-      const fs::path f = run_dir / name;
-      if (!fs::exists(f)) {
-        std::cout << "MISSING " << f.string() << "\n";
-        ++bad;
-      } else if (sha256_file(f.string()) != want.get<std::string>()) {
-        std::cout << "BAD  " << f.string() << ": sha256 differs from run.json\n";
-        ++bad;
-      }
+  const ManifestCheck check = check_fixture_tree(dir);
+  for (const auto& p : check.problems) std::cout << "BAD  " << p << "\n";
+  std::cout << check.runs << " fixture run(s), " << check.files << " file(s) checked, " << check.problems.size()
+            << " problem(s)\n";
+  return check.problems.empty() ? kExitOk : kExitFailure;
+}
+
+// Splits a command recorded by join_command: words separated by spaces, '...' quoting.
+std::vector<std::string> split_command(const std::string& cmd) {
+  std::vector<std::string> words;
+  std::string cur;
+  bool quoted = false, any = false;
+  for (char c : cmd) {
+    if (c == '\'') {
+      quoted = !quoted;
+      any = true;
+    } else if (c == ' ' && !quoted) {
+      if (any) words.push_back(cur);
+      cur.clear();
+      any = false;
+    } else {
+      cur += c;
+      any = true;
     }
   }
-  std::cout << runs << " fixture run(s), " << files << " file(s) checked, " << bad << " problem(s)\n";
-  return bad ? kExitFailure : kExitOk;
+  if (quoted) throw Error("unbalanced quote in recorded command: " + cmd);
+  if (any) words.push_back(cur);
+  return words;
+}
+
+int recreate(const std::string& dir, const std::string& run, uint64_t seed, int64_t until, std::string out,
+             double tolerance) {
+  const fs::path fixture = fs::path(dir) / run / ("seed" + std::to_string(seed));
+  const fs::path manifest = fixture / "run.json";
+  nlohmann::json meta = nlohmann::json::parse(std::ifstream(manifest), nullptr, false);
+  if (!fs::exists(manifest) || meta.is_discarded() || !meta.contains("recreate") || !meta["recreate"].is_string())
+    throw Error(manifest.string() + ": missing, unreadable, or without a \"recreate\" command");
+  std::vector<std::string> words = split_command(meta["recreate"].get<std::string>());
+  if (words.size() < 2 || words[0] != "claimcheck" || words[1] != "train")
+    throw Error(manifest.string() + ": the recreate command is not 'claimcheck train ...': " + meta["recreate"].get<std::string>());
+  std::vector<std::string> args(words.begin() + 2, words.end());
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--out") {
+      if (out.empty()) out = args[i + 1];
+      args[i + 1] = out;
+    }
+  if (until >= 0) {
+    args.push_back("--stop-after");
+    args.push_back(std::to_string(until));
+  }
+  std::cout << "recreating " << fixture.string() << " into " << out << ":\n  " << join_command("train", args) << "\n";
+  const int rc = cmd_train(args);
+  if (rc != kExitOk) return rc;
+
+  int compared = 0, differ = 0;
+  for (int64_t step : train::list_checkpoints(fixture.string())) {
+    const std::string mine = train::checkpoint_path(out, step);
+    if (!fs::exists(mine)) continue;  // past --until, or a step this run does not keep
+    const auto a = train::load_checkpoint(train::checkpoint_path(fixture.string(), step));
+    const auto b = train::load_checkpoint(mine);
+    const double d = model::max_abs_diff(*a.model, *b.model);
+    ++compared;
+    if (d > tolerance) ++differ;
+    std::cout << "  step " << step << ": max |dw| = " << d << (d == 0 ? " (bitwise identical)" : d <= tolerance ? " (within tolerance)" : " (DIFFERS)") << "\n";
+  }
+  if (compared == 0) throw Error("no committed checkpoint of " + fixture.string() + " was reached; raise --until");
+  std::cout << compared << " checkpoint(s) compared, " << differ << " differ by more than " << tolerance << "\n";
+  return differ ? kExitFailure : kExitOk;
+}
+
+}  // namespace
+
+int cmd_fixtures(const std::vector<std::string>& args) {
+  po::options_description desc("fixtures options");
+  std::string action, target, dir = "fixtures", out;
+  int64_t until = -1;
+  double tolerance = 0.0;
+  desc.add_options()
+      ("action", po::value(&action)->required(), "verify | recreate")
+      ("target", po::value(&target), "verify: the fixtures directory (default fixtures); recreate: the run name")
+      ("seed", po::value<uint64_t>(), "recreate: the seed")
+      ("until", po::value(&until), "recreate: stop at this step (default: the whole run)")
+      ("out", po::value(&out), "recreate: output directory (default: the recorded --out)")
+      ("tolerance", po::value(&tolerance), "recreate: largest |dw| accepted (default 0: bitwise)")
+      ("dir", po::value(&dir), "recreate: the fixtures directory (default fixtures)");
+  po::positional_options_description pos;
+  pos.add("action", 1).add("target", 1);
+  po::variables_map vm;
+  if (!parse("fixtures", "verify [DIR] | recreate RUN --seed K [--until STEP] [--out DIR]", desc, pos, args, vm))
+    return kExitOk;
+  if (action == "verify") return verify(target.empty() ? dir : target);
+  if (action == "recreate") {
+    if (target.empty()) throw po::error("recreate needs the run name, e.g. fixtures recreate default --seed 0");
+    if (!vm.count("seed")) throw po::error("recreate needs --seed");
+    return recreate(dir, target, vm["seed"].as<uint64_t>(), until, out, tolerance);
+  }
+  throw po::error("unknown fixtures action '" + action + "' (verify | recreate)");
 }
 
 }  // namespace cc::app

@@ -1,13 +1,43 @@
 // claimcheck train --config FILE --out DIR [--seed --steps --batch --device]
+// claimcheck train --config FILE --seeds 0,1,2 [--ensemble] --out DIR   (DIR/seed<k> per seed)
 #include <iostream>
+#include <sstream>
 
 #include "claims/runs.h"
 #include "cli.h"
 #include "train/runtime.h"
+#include "train/ensemble_trainer.h"
 #include "train/trainer.h"
 #include "util/error.h"
 
 namespace cc::app {
+
+namespace {
+
+std::vector<uint64_t> parse_seeds(const std::string& text) {
+  std::vector<uint64_t> seeds;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      size_t used = 0;
+      if (item.empty() || item[0] == '-') throw std::invalid_argument(item);
+      seeds.push_back(std::stoull(item, &used));
+      if (used != item.size()) throw std::invalid_argument(item);
+    } catch (const std::exception&) {
+      throw po::error("--seeds: '" + item + "' is not a seed (expected e.g. 0,1,2)");
+    }
+  }
+  if (seeds.empty()) throw po::error("--seeds is empty");
+  return seeds;
+}
+
+void print_eval(const std::vector<train::SetResult>& results) {
+  for (const auto& r : results)
+    std::cout << "  " << r.name << std::string(18 - std::min<size_t>(17, r.name.size()), ' ') << r.accuracy() << "\n";
+}
+
+}  // namespace
 
 int cmd_train(const std::vector<std::string>& args) {
   po::options_description desc("train options");
@@ -17,6 +47,8 @@ int cmd_train(const std::vector<std::string>& args) {
       ("run", po::value(&run), "the run's name when --config is a runs file (e.g. default)")
       ("out", po::value(&out)->required(), "output directory: checkpoints, sidecars, metrics.jsonl")
       ("seed", po::value<uint64_t>(), "override the config's seed")
+      ("seeds", po::value<std::string>(), "several seeds, e.g. 0,1,2: one run each, in --out/seed<k>")
+      ("ensemble", "with --seeds: train them at once as one stacked model (batched matmuls)")
       ("steps", po::value<int64_t>(), "override train.steps")
       ("batch", po::value<int>(), "override train.batch_size")
       ("device", po::value(&device), "cpu | cuda | cuda:N (default cpu)")
@@ -44,12 +76,40 @@ int cmd_train(const std::vector<std::string>& args) {
   opts.command = join_command("train", args);
   if (vm.count("stop-after")) opts.stop_after = vm["stop-after"].as<int64_t>();
 
-  train::Trainer trainer(cfg, opts);
-  if (trainer.start_step() > 0) std::cerr << "resuming " << out << " from step " << trainer.start_step() << "\n";
-  const int64_t step = trainer.run();
-  std::cout << "trained " << cfg.name << " seed " << cfg.seed << " to step " << step << " -> " << out << "\n";
-  for (const auto& r : trainer.last_eval())
-    std::cout << "  " << r.name << std::string(18 - std::min<size_t>(17, r.name.size()), ' ') << r.accuracy() << "\n";
+  if (vm.count("ensemble") && !vm.count("seeds")) throw po::error("--ensemble needs --seeds");
+  if (!vm.count("seeds")) {
+    train::Trainer trainer(cfg, opts);
+    if (trainer.start_step() > 0) std::cerr << "resuming " << out << " from step " << trainer.start_step() << "\n";
+    const int64_t step = trainer.run();
+    std::cout << "trained " << cfg.name << " seed " << cfg.seed << " to step " << step << " -> " << out << "\n";
+    print_eval(trainer.last_eval());
+    return kExitOk;
+  }
+
+  std::vector<train::RunConfig> cfgs;
+  std::vector<std::string> dirs;
+  for (uint64_t seed : parse_seeds(vm["seeds"].as<std::string>())) {
+    cfgs.push_back(cfg);
+    cfgs.back().seed = seed;
+    dirs.push_back(out + "/seed" + std::to_string(seed));
+  }
+  if (!vm.count("ensemble")) {  // one after another, each resumable on its own
+    for (size_t k = 0; k < cfgs.size(); ++k) {
+      opts.out_dir = dirs[k];
+      train::Trainer trainer(cfgs[k], opts);
+      const int64_t step = trainer.run();
+      std::cout << "trained " << cfg.name << " seed " << cfgs[k].seed << " to step " << step << " -> " << dirs[k] << "\n";
+      print_eval(trainer.last_eval());
+    }
+    return kExitOk;
+  }
+  train::EnsembleTrainer ensemble(cfgs, dirs, opts);
+  if (ensemble.start_step() > 0) std::cerr << "resuming the ensemble in " << out << " from step " << ensemble.start_step() << "\n";
+  const int64_t step = ensemble.run();
+  for (size_t k = 0; k < cfgs.size(); ++k) {
+    std::cout << "trained " << cfg.name << " seed " << cfgs[k].seed << " to step " << step << " -> " << dirs[k] << "\n";
+    print_eval(ensemble.last_eval()[k]);
+  }
   return kExitOk;
 }
 

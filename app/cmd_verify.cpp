@@ -61,12 +61,13 @@ void add_common(po::options_description& desc, Common& c) {
 int cmd_verify(const std::vector<std::string>& args) {
   po::options_description desc("verify options");
   Common common;
-  std::string budget = "fixture", device = "cpu", seeds, report_dir = "reports/latest", fail_on = "any";
+  std::string budget = "fixture", device = "cpu", seeds, run, report_dir = "reports/latest", fail_on = "any";
   add_common(desc, common);
   desc.add_options()
       ("budget", po::value(&budget), "fixture (committed checkpoints only) | cpu (may train on CPU) | gpu")
       ("device", po::value(&device), "cpu | cuda | cuda:N, for measuring and training")
       ("seeds", po::value(&seeds), "only these seeds, e.g. 0,1")
+      ("run", po::value(&run), "measure every claim on this run of runs.yaml instead of its own (e.g. b512)")
       ("report", po::value(&report_dir), "report directory (default reports/latest)")
       ("fail-on", po::value(&fail_on), "any: exit 1 unless every claim passes or skips; error: only on ERROR/INVALID")
       ("progress", "show training progress");
@@ -86,10 +87,12 @@ int cmd_verify(const std::vector<std::string>& args) {
   so.progress = vm.count("progress") > 0;
   claims::EngineOptions eo;
   if (!seeds.empty()) eo.seeds = parse_seeds(seeds);
+  eo.run = run;
 
   const auto files = claims::find_claim_files(common.paths);
   if (files.empty()) throw Error("no claim files under the given paths");
   const claims::Runs runs = claims::Runs::load(find_runs_file(common.runs_file, common.paths));
+  if (!run.empty() && !runs.find(run)) throw po::error("--run " + run + ": no such run in the runs file");
   claims::RunStore store(runs, so);
   const auto& registry = analysis::builtin_registry();
 

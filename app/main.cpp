@@ -13,7 +13,7 @@ const std::vector<cc::app::Subcommand>& subcommands() {
       {"verify", "run claim files and write the report (REPORT.md, report.json, junit.xml)", cc::app::cmd_verify},
       {"list", "the claims, their tier, and whether their checkpoints are present", cc::app::cmd_list},
       {"explain", "what a claim measures, its rule and the paper's words", cc::app::cmd_explain},
-      {"fixtures", "verify: the sha256 of every committed fixture file", cc::app::cmd_fixtures},
+      {"fixtures", "verify: sha256 of every fixture file; recreate: retrain one and compare", cc::app::cmd_fixtures},
   };
   return subs;
 }

@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
+#include "train/ensemble_trainer.h"
 #include "train/evaluate.h"
 #include "train/runtime.h"
 #include "train/trainer.h"
@@ -54,6 +55,51 @@ void BM_TrainStep(benchmark::State& state) {
   state.counters["seq/s"] = benchmark::Counter(static_cast<double>(batch) * state.iterations(), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_TrainStep)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// K models at once (stacked weights, batched matmuls) against the same K models stepped one
+// after another: one iteration = one step of all K, so the time ratio is the ensemble's gain.
+std::vector<train::RunConfig> k_seeds(int64_t k, int batch) {
+  std::vector<train::RunConfig> cfgs;
+  for (int64_t i = 0; i < k; ++i) {
+    cfgs.push_back(default_run(batch));
+    cfgs.back().seed = static_cast<uint64_t>(i);
+  }
+  return cfgs;
+}
+
+void BM_EnsembleStep(benchmark::State& state) {
+  train::apply_threads(train::default_threads());
+  const int64_t k = state.range(0);
+  const int batch = static_cast<int>(state.range(1));
+  train::TrainOptions o;
+  o.progress = false;
+  o.log_metrics = false;
+  train::EnsembleTrainer ens(k_seeds(k, batch), {}, o);
+  int64_t step = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(ens.train_step(step++));
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(static_cast<double>(k) * train_step_flops(batch) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_EnsembleStep)->Args({8, 128})->Args({8, 512})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_SequentialSteps(benchmark::State& state) {
+  train::apply_threads(train::default_threads());
+  const int64_t k = state.range(0);
+  const int batch = static_cast<int>(state.range(1));
+  train::TrainOptions o;
+  o.progress = false;
+  o.log_metrics = false;
+  std::vector<std::unique_ptr<train::Trainer>> runs;
+  for (const auto& cfg : k_seeds(k, batch)) runs.push_back(std::make_unique<train::Trainer>(cfg, o));
+  int64_t step = 0;
+  for (auto _ : state) {
+    for (auto& r : runs) benchmark::DoNotOptimize(r->train_step(step));
+    ++step;
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(static_cast<double>(k) * train_step_flops(batch) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_SequentialSteps)->Args({8, 128})->Args({8, 512})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_DataGeneration(benchmark::State& state) {
   task::Sampler sampler{task::TaskConfig{}};

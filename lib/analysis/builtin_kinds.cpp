@@ -11,6 +11,7 @@ const Registry& builtin_registry() {
     register_cosine(r);
     register_fourier(r);
     register_probes(r);
+    register_reproducibility(r);
     return r;
   }();
   return registry;

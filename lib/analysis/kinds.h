@@ -10,5 +10,6 @@ void register_circuits(Registry& r);   // circuits.cpp
 void register_cosine(Registry& r);     // cosine.cpp
 void register_fourier(Registry& r);    // fourier.cpp
 void register_probes(Registry& r);     // probes.cpp
+void register_reproducibility(Registry& r);  // reproducibility.cpp
 
 }  // namespace cc::analysis

@@ -110,9 +110,19 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
     r.claim = load_claim(file, registry, runs);
     r.loaded = true;
     r.id = r.claim.id;
+    if (!opts.run.empty()) {
+      if (!runs.find(opts.run)) throw Error("--run " + opts.run + ": no such run in runs.yaml");
+      r.claim.run = opts.run;
+    }
     const Claim& c = r.claim;
     const RunSpec& spec = *runs.find(c.run);
     std::vector<uint64_t> seeds = c.seeds.empty() ? spec.seeds : c.seeds;
+    if (!opts.run.empty()) {  // a claim's own seed list may name seeds the other run lacks
+      std::vector<uint64_t> keep;
+      for (uint64_t s : seeds)
+        if (std::find(spec.seeds.begin(), spec.seeds.end(), s) != spec.seeds.end()) keep.push_back(s);
+      seeds = keep;
+    }
     if (!opts.seeds.empty()) {
       std::vector<uint64_t> keep;
       for (uint64_t s : seeds)

@@ -42,6 +42,8 @@ struct ClaimResult {
 
 struct EngineOptions {
   std::vector<uint64_t> seeds;  // --seeds: restrict every claim to these seeds (empty: all)
+  std::string run;              // --run: measure every claim on this run instead of its own
+                                // (e.g. the same claims on an alternative config); "" = as written
 };
 
 ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const Runs& runs, RunStore& store,

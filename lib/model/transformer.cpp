@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "model/attention.h"
 #include "util/error.h"
 
 namespace cc::model {
@@ -94,35 +95,6 @@ torch::Tensor Transformer::mlp_activation(const torch::Tensor& pre) const {
   return cfg_.activation == "gelu" ? torch::gelu(pre) : torch::relu(pre);
 }
 
-namespace {
-
-// softmax(q k^T / sqrt(d_head)) v for every query, causally masked.
-// q, k, v [B, T, H, E] -> scores, pattern [B, H, T, T]; z [B, T, H, E].
-struct Attended {
-  torch::Tensor scores, pattern, z;
-};
-
-Attended causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
-  const int64_t T = q.size(1);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(3)));
-  auto scores = q.transpose(1, 2).matmul(k.permute({0, 2, 3, 1})) * scale;
-  auto future = torch::ones({T, T}, torch::TensorOptions().dtype(torch::kBool).device(q.device())).triu(1);
-  scores = scores.masked_fill(future, -std::numeric_limits<float>::infinity());
-  auto pattern = torch::softmax(scores, -1);
-  return {scores, pattern, pattern.matmul(v.transpose(1, 2)).transpose(1, 2)};
-}
-
-// The same for the last query only (it sees every position, so no mask). q [B, H, E],
-// k, v [B, T, H, E] -> z [B, H, E]. A broadcast multiply-and-sum: on CPU a bmm over B tiny
-// matrices costs far more in per-matrix overhead than this does in arithmetic.
-torch::Tensor last_query_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
-  const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(2)));
-  auto scores = (k * q.unsqueeze(1)).sum(-1) * scale;  // [B, T, H]
-  auto pattern = torch::softmax(scores, 1);
-  return (pattern.unsqueeze(-1) * v).sum(1);           // [B, H, E]
-}
-
-}  // namespace
 
 torch::Tensor Transformer::flat_in(int layer, const char* w) const {
   // [H, D, E] -> [D, H*E]: one matmul serves every head.
@@ -213,6 +185,21 @@ torch::Tensor Transformer::forward_last(const torch::Tensor& tokens) const {
   auto mid = resid1 + z2.matmul(flat_out(1));                                    // blocks.1.hook_resid_mid[:, -1]
   auto resid2 = mid + mlp_activation(mid.matmul(W_in())).matmul(W_out());
   return resid2.matmul(W_U());                                                   // [B, d_vocab_out]
+}
+
+}  // namespace cc::model
+
+namespace cc::model {
+
+double max_abs_diff(const Transformer& a, const Transformer& b) {
+  torch::NoGradGuard no_grad;
+  double worst = 0.0;
+  for (const auto& [name, t] : a.named_parameters()) {
+    const auto& u = b.param(name);
+    if (t.sizes() != u.sizes()) throw Error("max_abs_diff: parameter '" + name + "' differs in shape");
+    worst = std::max(worst, (t.to(torch::kCPU) - u.to(torch::kCPU)).abs().max().item<double>());
+  }
+  return worst;
 }
 
 }  // namespace cc::model

@@ -90,3 +90,11 @@ class Transformer {
 };
 
 }  // namespace cc::model
+
+namespace cc::model {
+
+// max |a - b| over every parameter (both models must have the same config): 0 means bitwise
+// identical weights. Used by the reproducibility claims and `claimcheck fixtures recreate`.
+double max_abs_diff(const Transformer& a, const Transformer& b);
+
+}  // namespace cc::model

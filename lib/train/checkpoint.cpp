@@ -127,29 +127,45 @@ Checkpoint load_checkpoint(const std::string& weights_path, const torch::Device&
   return ck;
 }
 
-void save_optimizer(const std::string& weights_path, const torch::optim::Optimizer& opt, const model::Transformer& model) {
-  StFile file;
+bool get_adam_state(const torch::optim::Optimizer& opt, const torch::Tensor& p, AdamMoment& out) {
   const auto& state = opt.state();
+  auto it = state.find(state_key(state, p));
+  if (it == state.end()) return false;  // no step taken yet
+  const auto& s = static_cast<const torch::optim::AdamWParamState&>(*it->second);
+  out.exp_avg = s.exp_avg();
+  out.exp_avg_sq = s.exp_avg_sq();
+  out.step = s.step();
+  return true;
+}
+
+void set_adam_state(torch::optim::Optimizer& opt, const torch::Tensor& p, const AdamMoment& m) {
+  auto s = std::make_unique<torch::optim::AdamWParamState>();
+  s->step(m.step);
+  s->exp_avg(m.exp_avg.to(p.device()));
+  s->exp_avg_sq(m.exp_avg_sq.to(p.device()));
+  auto& state = opt.state();
+  state[state_key(state, p)] = std::move(s);
+}
+
+void write_optimizer(const std::string& weights_path, const std::vector<std::pair<std::string, AdamMoment>>& moments) {
+  StFile file;
   int64_t step = 0;
-  for (const auto& [name, p] : model.named_parameters()) {
-    auto it = state.find(state_key(state, p));
-    if (it == state.end()) continue;  // no step taken yet
-    const auto& s = static_cast<const torch::optim::AdamWParamState&>(*it->second);
-    file.tensors.emplace_back(name + ".exp_avg", to_st(s.exp_avg()));
-    file.tensors.emplace_back(name + ".exp_avg_sq", to_st(s.exp_avg_sq()));
-    step = s.step();
+  for (const auto& [name, m] : moments) {
+    file.tensors.emplace_back(name + ".exp_avg", to_st(m.exp_avg));
+    file.tensors.emplace_back(name + ".exp_avg_sq", to_st(m.exp_avg_sq));
+    step = m.step;
   }
   file.metadata = {{"optimizer", "AdamW"}, {"adam_step", std::to_string(step)}};
   write_safetensors(optimizer_path(weights_path), file);
 }
 
-void load_optimizer(const std::string& weights_path, torch::optim::Optimizer& opt, const model::Transformer& model) {
+std::map<std::string, AdamMoment> read_optimizer(const std::string& weights_path, const model::Transformer& model) {
   const std::string path = optimizer_path(weights_path);
   const StFile file = read_safetensors(path);
   auto it = file.metadata.find("adam_step");
   if (it == file.metadata.end()) throw Error(path + ": optimizer state lacks its 'adam_step' metadata");
   const int64_t step = std::stoll(it->second);
-  auto& state = opt.state();
+  std::map<std::string, AdamMoment> out;
   for (const auto& [name, p] : model.named_parameters()) {
     const StTensor* m = file.find(name + ".exp_avg");
     const StTensor* v = file.find(name + ".exp_avg_sq");
@@ -157,12 +173,54 @@ void load_optimizer(const std::string& weights_path, torch::optim::Optimizer& op
       if (step == 0) continue;
       throw Error(path + ": optimizer state lacks the moments of '" + name + "'");
     }
-    auto s = std::make_unique<torch::optim::AdamWParamState>();
-    s->step(step);
-    s->exp_avg(from_st(path, name + ".exp_avg", *m).to(p.device()));
-    s->exp_avg_sq(from_st(path, name + ".exp_avg_sq", *v).to(p.device()));
-    if (s->exp_avg().sizes() != p.sizes()) throw Error(path + ": moment shape of '" + name + "' does not match the model");
-    state[state_key(state, p)] = std::move(s);
+    AdamMoment am{from_st(path, name + ".exp_avg", *m), from_st(path, name + ".exp_avg_sq", *v), step};
+    if (am.exp_avg.sizes() != p.sizes() || am.exp_avg_sq.sizes() != p.sizes())
+      throw Error(path + ": moment shape of '" + name + "' does not match the model");
+    out[name] = am;
+  }
+  return out;
+}
+
+void save_optimizer(const std::string& weights_path, const torch::optim::Optimizer& opt, const model::Transformer& model) {
+  std::vector<std::pair<std::string, AdamMoment>> moments;
+  for (const auto& [name, p] : model.named_parameters()) {
+    AdamMoment m;
+    if (get_adam_state(opt, p, m)) moments.emplace_back(name, m);
+  }
+  write_optimizer(weights_path, moments);
+}
+
+void load_optimizer(const std::string& weights_path, torch::optim::Optimizer& opt, const model::Transformer& model) {
+  const auto moments = read_optimizer(weights_path, model);
+  for (const auto& [name, p] : model.named_parameters()) {
+    auto it = moments.find(name);
+    if (it != moments.end()) set_adam_state(opt, p, it->second);
+  }
+}
+
+int64_t find_resume_point(const std::string& dir, const RunConfig& cfg, bool resume) {
+  const auto steps = list_checkpoints(dir);
+  if (steps.empty()) return 0;
+  // Never mix runs: whatever is in dir must come from this exact config.
+  const std::string first = checkpoint_path(dir, steps.front());
+  std::ifstream in(sidecar_path(first));
+  nlohmann::json side = nlohmann::json::parse(in, nullptr, false);
+  if (side.is_discarded() || side.value("config_hash", "") != cfg.weights_hash())
+    throw Error(dir + ": holds checkpoints of a different run config (config_hash " +
+                (side.is_discarded() ? std::string("unreadable") : side.value("config_hash", "missing")) + " vs " +
+                cfg.weights_hash() + "); choose another --out directory");
+  if (!resume) throw Error(dir + ": already holds checkpoints; pass --resume or choose another --out");
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it)
+    if (fs::exists(optimizer_path(checkpoint_path(dir, *it)))) return *it;
+  return 0;
+}
+
+void drop_resume_point(const std::string& dir, int64_t step, const RunConfig& cfg) {
+  const std::string prev = checkpoint_path(dir, step);
+  fs::remove(optimizer_path(prev));
+  if (!cfg.train.keeps_checkpoint(step)) {
+    fs::remove(prev);
+    fs::remove(sidecar_path(prev));
   }
 }
 

@@ -6,7 +6,9 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -40,8 +42,24 @@ struct Checkpoint {
 Checkpoint load_checkpoint(const std::string& weights_path, const torch::Device& device = torch::kCPU);
 
 // AdamW state (exp_avg, exp_avg_sq, step) for every parameter, for exact resumption.
+struct AdamMoment {
+  torch::Tensor exp_avg, exp_avg_sq;
+  int64_t step = 0;
+};
+bool get_adam_state(const torch::optim::Optimizer& opt, const torch::Tensor& p, AdamMoment& out);  // false: no step yet
+void set_adam_state(torch::optim::Optimizer& opt, const torch::Tensor& p, const AdamMoment& m);
+// DIR/stepNNNNNN.optim.safetensors: {name}.exp_avg / {name}.exp_avg_sq, metadata adam_step.
+void write_optimizer(const std::string& weights_path, const std::vector<std::pair<std::string, AdamMoment>>& moments);
+std::map<std::string, AdamMoment> read_optimizer(const std::string& weights_path, const model::Transformer& model);
 void save_optimizer(const std::string& weights_path, const torch::optim::Optimizer& opt, const model::Transformer& model);
 void load_optimizer(const std::string& weights_path, torch::optim::Optimizer& opt, const model::Transformer& model);
+
+// The latest step in `dir` with a resume point (weights + optimizer state), 0 if none. Throws if
+// `dir` holds checkpoints of another config, or any at all when `resume` is false.
+int64_t find_resume_point(const std::string& dir, const RunConfig& cfg, bool resume);
+// Removes the optimizer state of an older resume point (and its weights, unless the config
+// keeps that step as a checkpoint): one resume point per run is enough.
+void drop_resume_point(const std::string& dir, int64_t step, const RunConfig& cfg);
 
 // Steps that have a checkpoint in DIR, ascending.
 std::vector<int64_t> list_checkpoints(const std::string& dir);

@@ -15,7 +15,7 @@ namespace cc::train {
 
 struct TrainConfig {
   int64_t steps = 30000;            // stated
-  int batch_size = 512;             // unstated
+  int batch_size = 128;             // unstated: the seed sweep's choice (reports/assumptions.md)
   double lr = 1e-3;                 // stated
   double weight_decay = 2e-2;       // stated
   double beta1 = 0.9, beta2 = 0.999;  // unstated: PyTorch's AdamW defaults

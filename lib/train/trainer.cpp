@@ -35,7 +35,7 @@ Trainer::Trainer(RunConfig cfg, TrainOptions opts)
 
   if (opts_.out_dir.empty()) return;
   fs::create_directories(opts_.out_dir);
-  const int64_t resume = find_resume_point();
+  const int64_t resume = find_resume_point(opts_.out_dir, cfg_, opts_.resume);
   if (resume > 0) {
     const std::string path = checkpoint_path(opts_.out_dir, resume);
     Checkpoint ck = load_checkpoint(path, opts_.device);
@@ -49,23 +49,6 @@ Trainer::Trainer(RunConfig cfg, TrainOptions opts)
 }
 
 Trainer::~Trainer() = default;
-
-int64_t Trainer::find_resume_point() const {
-  const auto steps = list_checkpoints(opts_.out_dir);
-  if (steps.empty()) return 0;
-  // Never mix runs: whatever is in out_dir must come from this exact config.
-  const std::string first = checkpoint_path(opts_.out_dir, steps.front());
-  std::ifstream in(sidecar_path(first));
-  nlohmann::json side = nlohmann::json::parse(in, nullptr, false);
-  if (side.is_discarded() || side.value("config_hash", "") != cfg_.weights_hash())
-    throw Error(opts_.out_dir + ": holds checkpoints of a different run config (config_hash " +
-                (side.is_discarded() ? std::string("unreadable") : side.value("config_hash", "missing")) + " vs " +
-                cfg_.weights_hash() + "); choose another --out directory");
-  if (!opts_.resume) throw Error(opts_.out_dir + ": already holds checkpoints; pass --resume or choose another --out");
-  for (auto it = steps.rbegin(); it != steps.rend(); ++it)
-    if (fs::exists(optimizer_path(checkpoint_path(opts_.out_dir, *it)))) return *it;
-  return 0;
-}
 
 nlohmann::json Trainer::sidecar_extra(int64_t) const {
   return {{"command", opts_.command},
@@ -132,14 +115,8 @@ int64_t Trainer::run() {
       save(step, resume_point);
       // Keep one resume point: drop the previous one's optimizer state (and its weights if
       // that step is not a checkpoint the config keeps).
-      if (resume_point && !opts_.out_dir.empty() && last_resume_point > 0 && last_resume_point != step) {
-        const std::string prev = checkpoint_path(opts_.out_dir, last_resume_point);
-        fs::remove(optimizer_path(prev));
-        if (!cfg_.train.keeps_checkpoint(last_resume_point)) {
-          fs::remove(prev);
-          fs::remove(sidecar_path(prev));
-        }
-      }
+      if (resume_point && !opts_.out_dir.empty() && last_resume_point > 0 && last_resume_point != step)
+        drop_resume_point(opts_.out_dir, last_resume_point, cfg_);
       if (resume_point) last_resume_point = step;
     }
     if (step >= end) {

@@ -47,7 +47,6 @@ class Trainer {
   torch::Tensor train_step(int64_t step);
 
  private:
-  int64_t find_resume_point() const;
   void save(int64_t step, bool with_optimizer);
   void log_eval(int64_t step, const std::vector<task::EvalSet>& sets, double train_loss);
   nlohmann::json sidecar_extra(int64_t step) const;

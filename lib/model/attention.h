@@ -1,0 +1,18 @@
+#pragma once
+// The attention kernels shared by the single model and the stacked ensemble.
+#include <torch/types.h>
+
+namespace cc::model {
+
+// softmax(q k^T / sqrt(d_head)) v for every query, causally masked.
+// q, k, v [B, T, H, E] -> scores, pattern [B, H, T, T]; z [B, T, H, E].
+struct Attended {
+  torch::Tensor scores, pattern, z;
+};
+Attended causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v);
+
+// The last query only (it sees every position, so no mask): q [B, H, E], k, v [B, T, H, E]
+// -> z [B, H, E].
+torch::Tensor last_query_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v);
+
+}  // namespace cc::model

@@ -1,0 +1,200 @@
+#include "train/ensemble_trainer.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "train/checkpoint.h"
+#include "train/metrics_log.h"
+#include "train/progress.h"
+#include "train/runtime.h"
+#include "util/error.h"
+
+namespace cc::train {
+namespace fs = std::filesystem;
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Members must share what the stacked model and the shared optimizer fix: architecture and schedule.
+void check_compatible(const std::vector<RunConfig>& cfgs) {
+  if (cfgs.empty()) throw Error("an ensemble needs at least one run");
+  for (size_t k = 1; k < cfgs.size(); ++k) {
+    if (cfgs[k].model.to_json() != cfgs[0].model.to_json())
+      throw Error("ensemble member " + std::to_string(k) + " has another model config than member 0");
+    if (cfgs[k].train.to_json() != cfgs[0].train.to_json())
+      throw Error("ensemble member " + std::to_string(k) + " has another training schedule than member 0");
+  }
+}
+
+}  // namespace
+
+EnsembleTrainer::EnsembleTrainer(std::vector<RunConfig> members, std::vector<std::string> out_dirs, TrainOptions opts)
+    : cfgs_(std::move(members)), dirs_(std::move(out_dirs)), opts_(std::move(opts)), runtime_(runtime_info()) {
+  check_compatible(cfgs_);
+  const int64_t K = static_cast<int64_t>(cfgs_.size());
+  if (dirs_.empty()) dirs_.assign(cfgs_.size(), "");
+  if (dirs_.size() != cfgs_.size()) throw Error("an ensemble needs one output directory per member");
+  const TrainConfig& tc = cfgs_[0].train;
+
+  // Member k starts exactly where a separate run of cfgs_[k] starts, or at its resume point.
+  ensemble_ = std::make_unique<model::Ensemble>(cfgs_[0].model, K);
+  std::vector<int64_t> resume(K, 0);
+  for (int64_t k = 0; k < K; ++k) {
+    samplers_.emplace_back(cfgs_[k].task);
+    model::Transformer m(cfgs_[k].model);
+    m.init(cfgs_[k].seed);
+    ensemble_->set_member(k, m);
+    if (!dirs_[k].empty()) {
+      fs::create_directories(dirs_[k]);
+      resume[k] = find_resume_point(dirs_[k], cfgs_[k], opts_.resume);
+    }
+  }
+  for (int64_t k = 1; k < K; ++k)
+    if (resume[k] != resume[0])
+      throw Error("ensemble members stopped at different steps (" + dirs_[0] + ": " + std::to_string(resume[0]) + ", " +
+                  dirs_[k] + ": " + std::to_string(resume[k]) + "); resume them separately first");
+  ensemble_->to(opts_.device);
+  auto options = torch::optim::AdamWOptions(tc.lr).betas({tc.beta1, tc.beta2}).eps(tc.eps).weight_decay(tc.weight_decay);
+  opt_ = std::make_unique<torch::optim::AdamW>(ensemble_->parameters(), options);
+
+  start_step_ = resume[0];
+  if (start_step_ == 0) return;
+  std::vector<std::map<std::string, AdamMoment>> moments;
+  for (int64_t k = 0; k < K; ++k) {
+    const std::string path = checkpoint_path(dirs_[k], start_step_);
+    Checkpoint ck = load_checkpoint(path);
+    ensemble_->set_member(k, *ck.model);
+    moments.push_back(read_optimizer(path, *ck.model));
+    wall_before_ = std::max(wall_before_, ck.sidecar.value("train_wall_s", 0.0));
+  }
+  for (const auto& [name, p] : ensemble_->named_parameters()) {
+    if (!moments[0].count(name)) continue;
+    std::vector<torch::Tensor> m, v;
+    for (const auto& mk : moments) {
+      m.push_back(mk.at(name).exp_avg);
+      v.push_back(mk.at(name).exp_avg_sq);
+    }
+    set_adam_state(*opt_, p, {torch::stack(m), torch::stack(v), moments[0].at(name).step});
+  }
+}
+
+EnsembleTrainer::~EnsembleTrainer() = default;
+
+std::unique_ptr<model::Transformer> EnsembleTrainer::member(int64_t k) const {
+  auto m = std::make_unique<model::Transformer>(cfgs_[static_cast<size_t>(k)].model);
+  m->to(opts_.device);
+  ensemble_->get_member(k, *m);
+  return m;
+}
+
+torch::Tensor EnsembleTrainer::train_step(int64_t step) {
+  const int B = cfgs_[0].train.batch_size;
+  std::vector<torch::Tensor> tokens, targets;
+  for (size_t k = 0; k < cfgs_.size(); ++k) {
+    const auto batch = samplers_[k].train_batch(cfgs_[k].seed, step, B);
+    tokens.push_back(tokens_tensor(batch));    // [B, T]
+    targets.push_back(targets_tensor(batch));  // [B]
+  }
+  const int64_t K = members();
+  auto logits = ensemble_->forward_last(torch::stack(tokens).to(opts_.device));  // [K, B, V]
+  auto y = torch::stack(targets).to(opts_.device);                                // [K, B]
+  // Each member's loss is its own batch mean, as in a separate run; their sum has the same
+  // gradient for member k's weights as member k's loss alone.
+  auto losses = torch::nn::functional::cross_entropy(logits.reshape({K * B, -1}), y.reshape({-1}),
+                                                     torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone))
+                    .view({K, B})
+                    .mean(1);  // [K]
+  opt_->zero_grad();
+  losses.sum().backward();
+  opt_->step();
+  return losses.detach();
+}
+
+void EnsembleTrainer::save(int64_t step, bool with_optimizer) {
+  for (int64_t k = 0; k < members(); ++k) {
+    if (dirs_[k].empty()) continue;
+    const auto m = member(k);
+    save_checkpoint(dirs_[k], *m, cfgs_[k], step,
+                    {{"command", opts_.command}, {"runtime", runtime_}, {"device", opts_.device.str()},
+                     {"ensemble", {{"members", members()}, {"index", k}}},
+                     {"train_wall_s", wall_before_ + (now_s() - wall_start_)}});
+    if (!with_optimizer) continue;
+    std::vector<std::pair<std::string, AdamMoment>> moments;
+    for (const auto& [name, p] : ensemble_->named_parameters()) {
+      AdamMoment all;
+      if (get_adam_state(*opt_, p, all)) moments.emplace_back(name, AdamMoment{all.exp_avg[k], all.exp_avg_sq[k], all.step});
+    }
+    write_optimizer(checkpoint_path(dirs_[k], step), moments);
+  }
+}
+
+void EnsembleTrainer::log_eval(int64_t step, const std::vector<double>& train_loss) {
+  last_eval_.clear();
+  for (int64_t k = 0; k < members(); ++k) {
+    last_eval_.push_back(evaluate(*member(k), eval_sets_[k]));
+    if (!metrics_[k]) continue;
+    nlohmann::json rec = {{"step", step}, {"wall_s", wall_before_ + (now_s() - wall_start_)}};
+    if (train_loss[k] >= 0) rec["train_loss"] = train_loss[k];
+    for (const auto& r : last_eval_.back()) {
+      rec["acc"][r.name] = r.accuracy();
+      rec["loss"][r.name] = r.loss;
+      rec["n"][r.name] = r.n;
+    }
+    metrics_[k]->append(rec);
+  }
+}
+
+// The loop of Trainer::run, once for all members.
+int64_t EnsembleTrainer::run() {
+  wall_start_ = now_s();
+  const TrainConfig& tc = cfgs_[0].train;
+  const int64_t K = members();
+  const int64_t end = (opts_.stop_after >= 0 && opts_.stop_after < tc.steps) ? opts_.stop_after : tc.steps;
+  metrics_.resize(static_cast<size_t>(K));
+  eval_sets_.resize(static_cast<size_t>(K));
+  if (opts_.log_metrics)
+    for (int64_t k = 0; k < K; ++k) {
+      eval_sets_[k] = task::make_eval_sets(samplers_[k], tc.eval_size, tc.eval_seed);
+      if (!dirs_[k].empty()) metrics_[k] = std::make_unique<MetricsLog>(dirs_[k] + "/metrics.jsonl", start_step_);
+    }
+  Progress progress(start_step_, end, opts_.progress);
+  torch::Tensor loss_sum = torch::zeros({K}, torch::TensorOptions().device(opts_.device));
+  int64_t loss_count = 0;
+  double last_loss = 0.0;
+  int64_t last_resume_point = start_step_;
+
+  for (int64_t step = start_step_;; ++step) {
+    if (opts_.log_metrics && (step % tc.eval_every == 0 || step == end)) {
+      std::vector<double> mean(static_cast<size_t>(K), -1.0);
+      if (loss_count > 0) {
+        auto m = (loss_sum / static_cast<double>(loss_count)).to(torch::kCPU, torch::kDouble);
+        for (int64_t k = 0; k < K; ++k) mean[k] = m[k].item<double>();
+        last_loss = m.mean().item<double>();
+      }
+      log_eval(step, mean);
+      loss_sum.zero_();
+      loss_count = 0;
+    }
+    const bool resume_point = step > start_step_ && (step % tc.resume_every == 0 || step == end);
+    if ((tc.keeps_checkpoint(step) && (step > start_step_ || step == 0)) || resume_point) {
+      save(step, resume_point);
+      if (resume_point && last_resume_point > 0 && last_resume_point != step)
+        for (int64_t k = 0; k < K; ++k)
+          if (!dirs_[k].empty()) drop_resume_point(dirs_[k], last_resume_point, cfgs_[k]);
+      if (resume_point) last_resume_point = step;
+    }
+    if (step >= end) {
+      progress.finish(step, last_loss);
+      return step;
+    }
+    loss_sum += train_step(step);
+    ++loss_count;
+    progress.update(step + 1, last_loss);
+  }
+}
+
+}  // namespace cc::train

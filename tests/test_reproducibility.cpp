@@ -1,0 +1,102 @@
+// The reproducibility kinds (R1-R3) must be able to fail: each is run once where the answer is
+// "identical" and once on a deliberately different input.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "analysis/registry.h"
+#include "train/checkpoint.h"
+#include "train/trainer.h"
+#include "util/sha256.h"
+
+using namespace cc;
+namespace fs = std::filesystem;
+
+namespace {
+
+train::RunConfig tiny_run(int64_t steps) {
+  train::RunConfig c;
+  c.train.steps = steps;
+  c.train.batch_size = 32;
+  c.train.eval_every = 10;
+  c.train.eval_size = 20;
+  c.train.resume_every = 10;
+  c.model.derive(c.task);
+  return c;
+}
+
+analysis::Measurement measure(const std::string& kind, const train::Checkpoint& ck, const std::string& yaml = "{}") {
+  const auto* k = analysis::builtin_registry().find(kind);
+  EXPECT_NE(k, nullptr) << kind;
+  auto doc = load_yaml_string(yaml, "params.yaml");
+  return k->measure(analysis::MeasureInput{ck, k->parse_params(ObjectReader(doc, ""))});
+}
+
+// A checkpoint of tiny_run(steps) trained into `dir`, loaded back.
+train::Checkpoint trained(const std::string& dir, int64_t steps) {
+  fs::remove_all(dir);
+  train::TrainOptions o;
+  o.out_dir = dir;
+  o.progress = false;
+  train::Trainer(tiny_run(steps), o).run();
+  return train::load_checkpoint(train::checkpoint_path(dir, steps));
+}
+
+}  // namespace
+
+TEST(Reproducibility, TrainTwiceIsBitwiseIdentical) {
+  const auto ck = trained((fs::path(::testing::TempDir()) / "repro_twice").string(), 0);
+  const auto m = measure("train_twice_max_abs_diff", ck, "{steps: 8}");
+  EXPECT_EQ(m.value, 0.0);
+  EXPECT_EQ(m.details["steps"], 8);
+}
+
+TEST(Reproducibility, RetrainMatchesItsCheckpointAndNotATamperedOne) {
+  auto ck = trained((fs::path(::testing::TempDir()) / "repro_retrain").string(), 12);
+  EXPECT_EQ(measure("retrain_max_abs_diff", ck).value, 0.0);
+  // The same checkpoint with one weight nudged: the retrained model no longer matches.
+  std::map<std::string, torch::Tensor> w;
+  for (const auto& [name, t] : ck.model->named_parameters()) w[name] = t.detach().clone();
+  w["unembed.W_U"][0][0] += 1e-3f;
+  ck.model->load(w);
+  EXPECT_NEAR(measure("retrain_max_abs_diff", ck).value, 1e-3, 1e-5);
+  // And a checkpoint recorded at another step is not what retraining to this step gives.
+  ck.step = 11;
+  EXPECT_GT(measure("retrain_max_abs_diff", ck).value, 0.0);
+}
+
+TEST(Reproducibility, FixtureIntegrityFindsAChangedAndAMissingFile) {
+  const std::string dir = (fs::path(::testing::TempDir()) / "repro_integrity").string();
+  const auto ck = trained(dir, 0);
+  const std::string weights = train::checkpoint_path(dir, 0);
+  {
+    std::ofstream run(dir + "/run.json");
+    run << "{\"sha256\": {\"step000000.safetensors\": \"" << sha256_file(weights)
+        << "\", \"metrics.jsonl\": \"" << sha256_file(dir + "/metrics.jsonl") << "\"}}";
+  }
+  EXPECT_EQ(measure("fixture_integrity", ck).value, 0.0);
+  {
+    std::ofstream append(dir + "/metrics.jsonl", std::ios::app);
+    append << "\n";
+  }
+  auto m = measure("fixture_integrity", ck);
+  EXPECT_EQ(m.value, 1.0);
+  EXPECT_NE(m.details["problems"][0].get<std::string>().find("metrics.jsonl: sha256 differs"), std::string::npos);
+  fs::remove(weights);
+  EXPECT_EQ(measure("fixture_integrity", ck).value, 2.0);
+  fs::remove(dir + "/run.json");
+  EXPECT_EQ(measure("fixture_integrity", ck).value, 1.0);  // no manifest at all is a problem too
+}
+
+TEST(Reproducibility, StepsParameterIsValidated) {
+  const auto* k = analysis::builtin_registry().find("train_twice_max_abs_diff");
+  auto doc = load_yaml_string("{steps: 0}", "claim.yaml");
+  try {
+    k->parse_params(ObjectReader(doc, ""));
+    FAIL() << "steps: 0 was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("claim.yaml:1:9"), std::string::npos) << e.what();
+  }
+}
