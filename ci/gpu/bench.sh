@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run ON the GPU machine (device tool), from the repo root, with .gpu-debs carried:
 #   builds claimcheck against the CUDA libtorch of the pip torch there, runs the gpu-labelled
-#   tests, then times a 30000-step default run on cuda, writing everything under $OUT.
+#   tests, then times a 30000-step default run and a K = 32 ensemble on cuda, writing under $OUT.
 # Not yet run: no session so far was lent a GPU (see reports/perf.md).
 set -euo pipefail
 OUT=${OUT:-/tmp/claimcheck-gpu}
@@ -26,3 +26,12 @@ build/cuda/app/claimcheck train --config claims/runs.yaml --run default --seed 0
 end=$(date +%s.%N)
 echo "30000-step default run on cuda: $(echo "$end - $start" | bc) s" | tee "$OUT/summary.txt"
 rm -f "$OUT"/default-seed0/*.optim.safetensors
+# A K = 32 ensemble of seeds 0..31 (one stacked model), 2000 steps, checkpoints off the clock:
+# the figure issue 6 asks for, scaled to 30000 steps in the summary.
+seeds=$(seq -s, 0 31)
+start=$(date +%s.%N)
+build/cuda/app/claimcheck train --config claims/runs.yaml --run default --seeds "$seeds" --ensemble --steps 2000 \
+  --device cuda --out "$OUT/ensemble32" --no-progress > "$OUT/ensemble.txt" 2>&1
+end=$(date +%s.%N)
+echo "K=32 ensemble, 2000 steps on cuda: $(echo "$end - $start" | bc) s (x15 for 30000 steps)" | tee -a "$OUT/summary.txt"
+rm -rf "$OUT/ensemble32"
