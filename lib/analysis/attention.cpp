@@ -27,6 +27,9 @@ nlohmann::json parse(ObjectReader r, const char* metric) {
   p["eval_seed"] = r.integer("eval_seed", kAnalysisSeed);
   p["query"] = r.one_of("query", {"equals", "constants"}, "equals");
   p["target"] = r.one_of("target", {"operands", "sources", "previous"}, "operands");
+  p["report_sets"] = r.strings("report_sets", {});  // measured the same way, reported without a threshold
+  for (const auto& s : p["report_sets"])
+    if (!task::is_eval_set(s.get<std::string>())) r.fail("report_sets", "'" + s.get<std::string>() + "' is not an evaluation set");
   p["metric"] = metric;
   if ((p["query"] == "constants") != (p["target"] == "previous"))
     r.fail("target", "'previous' goes with query 'constants', the others with query 'equals'");
@@ -34,21 +37,25 @@ nlohmann::json parse(ObjectReader r, const char* metric) {
   return p;
 }
 
-Measurement measure(const MeasureInput& in) {
+struct Scores {
+  int64_t hits = 0, rows = 0;
+  std::vector<double> masses;
+  torch::Tensor mean_row;  // mean '=' row, for the report
+};
+
+Scores score(const MeasureInput& in, const std::vector<std::string>& sets) {
   const auto& p = in.params;
   const int layer = p["layer"].get<int>() - 1;
-  const auto examples = sample_sets(in.checkpoint, p["sets"].get<std::vector<std::string>>(), p["size"].get<int>(),
-                                    p["eval_seed"].get<uint64_t>());
-  const std::string query = p["query"], target = p["target"], metric = p["metric"];
+  const auto examples = sample_sets(in.checkpoint, sets, p["size"].get<int>(), p["eval_seed"].get<uint64_t>());
+  const std::string query = p["query"], target = p["target"];
   const task::Vocab vocab(in.checkpoint.config.task);
   const std::string hook = "blocks." + std::to_string(layer) + ".attn.hook_pattern";
 
-  int64_t hits = 0, rows = 0;
-  std::vector<double> masses;
-  torch::Tensor mean_row = torch::zeros({task::kSeqLen}, torch::kDouble);  // mean '=' row, for the report
+  Scores sc;
+  sc.mean_row = torch::zeros({task::kSeqLen}, torch::kDouble);
   for_each_cached(*in.checkpoint.model, examples, [&](const model::ActivationCache& cache, const std::vector<task::Example>& part) {
     const auto pattern = cache[hook].select(1, 0).to(torch::kCPU, torch::kDouble).contiguous();  // [B, T, T] (head 0)
-    if (query == "equals") mean_row += pattern.select(1, task::kEqualsPos).sum(0);
+    if (query == "equals") sc.mean_row += pattern.select(1, task::kEqualsPos).sum(0);
     const auto a = pattern.accessor<double, 3>();
     for (size_t b = 0; b < part.size(); ++b) {
       const auto& e = part[b];
@@ -67,28 +74,42 @@ Measurement measure(const MeasureInput& in) {
         for (int j = 0; j <= qpos; ++j) order[static_cast<size_t>(j)] = j;
         std::sort(order.begin(), order.end(), [&](int x, int y) { return a[static_cast<int64_t>(b)][qpos][x] > a[static_cast<int64_t>(b)][qpos][y]; });
         const std::set<int> top(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(targets.size()));
-        hits += top == targets;
-        ++rows;
+        sc.hits += top == targets;
+        ++sc.rows;
         double mass = 0;
         for (int t : targets) mass += a[static_cast<int64_t>(b)][qpos][t];
-        masses.push_back(mass);
+        sc.masses.push_back(mass);
       }
     }
   });
+  if (!examples.empty()) sc.mean_row /= static_cast<double>(examples.size());
+  return sc;
+}
+
+double fraction(const Scores& sc) { return sc.rows ? static_cast<double>(sc.hits) / static_cast<double>(sc.rows) : 0.0; }
+
+Measurement measure(const MeasureInput& in) {
+  const auto& p = in.params;
+  const Scores sc = score(in, p["sets"].get<std::vector<std::string>>());
   Measurement m;
-  if (metric == "mass") {
-    m = mean_measurement(masses);
+  if (p["metric"] == "mass") {
+    m = mean_measurement(sc.masses);
   } else {
-    m.n = rows;
-    m.successes = hits;
-    m.value = rows ? static_cast<double>(hits) / static_cast<double>(rows) : 0.0;
+    m.n = sc.rows;
+    m.successes = sc.hits;
+    m.value = fraction(sc);
   }
-  m.details["rows"] = rows;
-  m.details["top_fraction"] = rows ? static_cast<double>(hits) / static_cast<double>(rows) : 0.0;
-  m.details["mean_mass"] = mean_measurement(masses).value;
-  if (query == "equals") {
-    mean_row /= static_cast<double>(examples.size());
-    m.details["mean_equals_row"] = std::vector<double>(mean_row.data_ptr<double>(), mean_row.data_ptr<double>() + task::kSeqLen);
+  m.details["rows"] = sc.rows;
+  m.details["top_fraction"] = fraction(sc);
+  m.details["mean_mass"] = mean_measurement(sc.masses).value;
+  m.details["unthresholded"]["share of rows whose top positions are the targets"] = fraction(sc);
+  m.details["unthresholded"]["mean attention mass on the targets"] = m.details["mean_mass"];
+  if (p["query"] == "equals")
+    m.details["mean_equals_row"] = std::vector<double>(sc.mean_row.data_ptr<double>(), sc.mean_row.data_ptr<double>() + task::kSeqLen);
+  for (const std::string set : p["report_sets"]) {
+    const Scores other = score(in, {set});
+    m.details["unthresholded"][set + " top_fraction"] = fraction(other);
+    m.details["unthresholded"][set + " mean_mass"] = mean_measurement(other.masses).value;
   }
   return m;
 }
@@ -99,7 +120,7 @@ void register_attention(Registry& r) {
   const std::string doc =
       "layer: 1 | 2 (paper numbering)\nsets: evaluation sets (default [test_1, test_2])\n"
       "size: sequences per set (default 2000)\neval_seed: default 20260531\nquery: equals | constants\n"
-      "target: operands | sources | previous";
+      "target: operands | sources | previous\nreport_sets: sets measured the same way and reported without a threshold (default [])";
   r.add({"attention_targets", "fraction of '=' (or assignment-constant) rows whose top attended positions are the targets",
          Statistic::Proportion, [](ObjectReader o) { return parse(std::move(o), "top_fraction"); }, measure, doc});
   r.add({"attention_mass", "mean attention mass from '=' (or from assignment constants) on the target positions",

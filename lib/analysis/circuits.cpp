@@ -35,6 +35,7 @@ Measurement isolated_circuit(const MeasureInput& in) {
   out.successes = right.sum().item<int64_t>();
   out.value = static_cast<double>(out.successes) / static_cast<double>(out.n);
   out.details["errors"] = out.n - out.successes;
+  out.details["unthresholded"]["wrong pairs"] = out.n - out.successes;
   auto wrong = (~right).nonzero().flatten();
   for (int64_t i = 0; i < std::min<int64_t>(20, wrong.size(0)); ++i) {
     const int64_t k = wrong[i].item<int64_t>();
@@ -103,6 +104,7 @@ Measurement variable_diagonal(const MeasureInput& in) {
   out.value = static_cast<double>(hits) / vocab.v;
   out.n = vocab.v;
   out.details["min_diagonal_margin"] = min_margin;
+  out.details["unthresholded"]["min diagonal margin over the row's best off-diagonal"] = min_margin;
   out.details["matrix"] = std::vector<float>(S.data_ptr<float>(), S.data_ptr<float>() + S.numel());
   return out;
 }

@@ -69,6 +69,7 @@ Measurement measure(const MeasureInput& in) {
   out.details["matched_mean"] = matched.mean().item<double>();
   out.details["baseline_mean"] = baseline.mean().item<double>();
   out.details["margin_mean"] = (matched - baseline).mean().item<double>();
+  out.details["unthresholded"] = {{"matched cosine", out.details["matched_mean"]}, {"baseline cosine", out.details["baseline_mean"]}};
   return out;
 }
 

@@ -85,6 +85,10 @@ Measurement measure(const MeasureInput& in) {
   out.details["fraction_r2_at_least_0.9"] = (r2 >= 0.9).to(torch::kDouble).mean().item<double>();
   out.details["output_weighted_r2"] = ((r2 * weight).sum() / weight.sum().clamp_min(1e-12)).item<double>();
   out.details["mean_r2"] = r2.mean().item<double>();
+  for (const char* k : {"fraction_r2_at_least_0.9", "output_weighted_r2", "mean_r2", "active_neurons"})
+    out.details["unthresholded"][k] = out.details[k];
+  if (out.details.contains("key_frequency_histogram"))
+    out.details["unthresholded"]["key_frequency_histogram (index = k)"] = out.details["key_frequency_histogram"];
   return out;
 }
 

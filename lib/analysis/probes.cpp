@@ -70,6 +70,8 @@ Measurement measure(const MeasureInput& in) {
   m.value = std::min(p["pre_max"].get<double>() - acc_pre, acc_post - p["post_min"].get<double>());
   m.n = static_cast<int64_t>(ex.size()) / 2;
   m.details = {{"probe_accuracy_resid_mid", acc_pre}, {"probe_accuracy_resid_post", acc_post}, {"held_out", m.n}};
+  m.details["unthresholded"] = {{"probe accuracy on blocks.1.hook_resid_mid", acc_pre},
+                                {"probe accuracy on blocks.1.hook_resid_post", acc_post}};
   return m;
 }
 

@@ -157,6 +157,18 @@ std::string report_markdown(const nlohmann::json& rep) {
       }
       md << "\n";
     }
+    // Numbers a claim reports without judging them (details.unthresholded: {label: value}).
+    if (c.contains("seeds"))
+      for (const auto& s : c["seeds"]) {
+        if (!s.contains("details") || !s["details"].contains("unthresholded")) continue;
+        md << "Reported without a threshold, seed " << s["seed"] << ": ";
+        bool first = true;
+        for (const auto& [label, value] : s["details"]["unthresholded"].items()) {
+          md << (first ? "" : "; ") << label << " = " << (value.is_number() ? fmt(value.get<double>()) : value.dump());
+          first = false;
+        }
+        md << "\n\n";
+      }
   }
 
   if (rep.contains("runs")) {
