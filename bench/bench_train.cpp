@@ -101,6 +101,24 @@ void BM_SequentialSteps(benchmark::State& state) {
 }
 BENCHMARK(BM_SequentialSteps)->Args({8, 128})->Args({8, 512})->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The analysis path: every position, every activation recorded (what the §5 claims run on).
+void BM_CachedForward(benchmark::State& state) {
+  train::apply_threads(train::default_threads());
+  auto cfg = default_run(128);
+  model::Transformer model(cfg.model);
+  model.init(0);
+  task::Sampler sampler(cfg.task);
+  const int64_t n = state.range(0);
+  auto tokens = train::tokens_tensor(sampler.train_batch(0, 0, static_cast<int>(n)));
+  torch::NoGradGuard no_grad;
+  for (auto _ : state) {
+    model::ActivationCache cache;
+    benchmark::DoNotOptimize(model.run_with_cache(tokens, cache));
+  }
+  state.counters["seq/s"] = benchmark::Counter(static_cast<double>(n) * state.iterations(), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_CachedForward)->Arg(500)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 void BM_DataGeneration(benchmark::State& state) {
   task::Sampler sampler{task::TaskConfig{}};
   int64_t step = 0;

@@ -24,7 +24,7 @@ std::vector<task::Example> sample_sets(const train::Checkpoint& ck, const std::v
 // run_with_cache over `examples` in chunks; fn(cache, examples of the chunk).
 void for_each_cached(const model::Transformer& model, const std::vector<task::Example>& examples,
                      const std::function<void(const model::ActivationCache&, const std::vector<task::Example>&)>& fn,
-                     int chunk = 1000);
+                     int chunk = 500);  // keeps [chunk, T, d_mlp] under glibc's 32 MB mmap ceiling
 
 // Mean of per-item values with a normal-approximation 95 % interval (mean ± 1.96 sd/√n).
 Measurement mean_measurement(const std::vector<double>& values);

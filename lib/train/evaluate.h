@@ -22,10 +22,16 @@ struct SetResult {
   double accuracy() const { return n > 0 ? static_cast<double>(correct) / static_cast<double>(n) : 0.0; }
 };
 
+// Evaluation runs in chunks of kEvalBatch sequences. Small enough that no activation exceeds
+// glibc's 32 MB mmap ceiling: larger blocks are mmap-ed and page-faulted afresh on every chunk,
+// which cost more system time than the arithmetic (measured: G1 from 11.2 s to the figure in
+// reports/perf.md).
+constexpr int kEvalBatch = 512;
+
 // Per-example correctness (1 = argmax at '=' equals the target), in the set's order.
 std::vector<uint8_t> correct_mask(const model::Transformer& model, const std::vector<task::Example>& examples,
-                                  int batch = 4096);
-SetResult evaluate_set(const model::Transformer& model, const task::EvalSet& set, int batch = 4096);
-std::vector<SetResult> evaluate(const model::Transformer& model, const std::vector<task::EvalSet>& sets, int batch = 4096);
+                                  int batch = kEvalBatch);
+SetResult evaluate_set(const model::Transformer& model, const task::EvalSet& set, int batch = kEvalBatch);
+std::vector<SetResult> evaluate(const model::Transformer& model, const std::vector<task::EvalSet>& sets, int batch = kEvalBatch);
 
 }  // namespace cc::train
