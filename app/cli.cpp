@@ -1,6 +1,9 @@
 #include "cli.h"
 
 #include <iostream>
+#include <sstream>
+
+#include "util/error.h"
 
 namespace cc::app {
 
@@ -24,6 +27,23 @@ std::string join_command(const std::string& sub, const std::vector<std::string>&
     s += " " + (quote ? "'" + a + "'" : a);
   }
   return s;
+}
+
+std::vector<uint64_t> parse_seed_list(const std::string& text) {
+  std::vector<uint64_t> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      size_t used = 0;
+      const long long v = std::stoll(item, &used);
+      if (used != item.size() || v < 0) throw std::invalid_argument(item);
+      out.push_back(static_cast<uint64_t>(v));
+    } catch (const std::exception&) {
+      throw Error("--seeds '" + text + "': expected a comma-separated list of seeds, e.g. 0,1,2");
+    }
+  }
+  return out;
 }
 
 }  // namespace cc::app

@@ -2,6 +2,7 @@
 // Shared plumbing for the subcommands: option parsing with --help, uniform error exits.
 #include <boost/program_options.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ bool parse(const std::string& command, const std::string& usage, po::options_des
            po::variables_map& vm);
 
 std::string join_command(const std::string& sub, const std::vector<std::string>& args);
+
+// "0,1,2" -> {0, 1, 2}; throws cc::Error naming the text for anything else (--seeds of verify and train).
+std::vector<uint64_t> parse_seed_list(const std::string& text);
 
 int cmd_train(const std::vector<std::string>& args);
 int cmd_eval(const std::vector<std::string>& args);

@@ -1,7 +1,6 @@
 // claimcheck train --config FILE --out DIR [--seed --steps --batch --device]
 // claimcheck train --config FILE --seeds 0,1,2 [--ensemble] --out DIR   (DIR/seed<k> per seed)
 #include <iostream>
-#include <sstream>
 
 #include "claims/runs.h"
 #include "cli.h"
@@ -13,24 +12,6 @@
 namespace cc::app {
 
 namespace {
-
-std::vector<uint64_t> parse_seeds(const std::string& text) {
-  std::vector<uint64_t> seeds;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    try {
-      size_t used = 0;
-      if (item.empty() || item[0] == '-') throw std::invalid_argument(item);
-      seeds.push_back(std::stoull(item, &used));
-      if (used != item.size()) throw std::invalid_argument(item);
-    } catch (const std::exception&) {
-      throw po::error("--seeds: '" + item + "' is not a seed (expected e.g. 0,1,2)");
-    }
-  }
-  if (seeds.empty()) throw po::error("--seeds is empty");
-  return seeds;
-}
 
 void print_eval(const std::vector<train::SetResult>& results) {
   for (const auto& r : results)
@@ -88,7 +69,14 @@ int cmd_train(const std::vector<std::string>& args) {
 
   std::vector<train::RunConfig> cfgs;
   std::vector<std::string> dirs;
-  for (uint64_t seed : parse_seeds(vm["seeds"].as<std::string>())) {
+  std::vector<uint64_t> seeds;
+  try {
+    seeds = parse_seed_list(vm["seeds"].as<std::string>());
+  } catch (const Error& e) {
+    throw po::error(e.what());  // a bad flag value: usage error (exit 2), like the other train flags
+  }
+  if (seeds.empty()) throw po::error("--seeds is empty");
+  for (uint64_t seed : seeds) {
     cfgs.push_back(cfg);
     cfgs.back().seed = seed;
     dirs.push_back(out + "/seed" + std::to_string(seed));

@@ -2,7 +2,6 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
-#include <sstream>
 
 #include "claims/engine.h"
 #include "cli.h"
@@ -26,22 +25,6 @@ std::string find_runs_file(const std::string& given, const std::vector<std::stri
   throw Error("no runs.yaml found above " + (paths.empty() ? std::string("claims") : paths.front()) + "; pass --runs FILE");
 }
 
-std::vector<uint64_t> parse_seeds(const std::string& text) {
-  std::vector<uint64_t> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    try {
-      size_t used = 0;
-      const long long v = std::stoll(item, &used);
-      if (used != item.size() || v < 0) throw std::invalid_argument(item);
-      out.push_back(static_cast<uint64_t>(v));
-    } catch (const std::exception&) {
-      throw Error("--seeds '" + text + "': expected a comma-separated list of seeds, e.g. 0,1,2");
-    }
-  }
-  return out;
-}
 
 struct Common {
   std::vector<std::string> paths = {"claims"};
@@ -86,7 +69,7 @@ int cmd_verify(const std::vector<std::string>& args) {
   so.cache_dir = common.cache;
   so.progress = vm.count("progress") > 0;
   claims::EngineOptions eo;
-  if (!seeds.empty()) eo.seeds = parse_seeds(seeds);
+  if (!seeds.empty()) eo.seeds = parse_seed_list(seeds);
   eo.run = run;
 
   const auto files = claims::find_claim_files(common.paths);
