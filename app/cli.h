@@ -38,5 +38,6 @@ int cmd_verify(const std::vector<std::string>& args);
 int cmd_list(const std::vector<std::string>& args);
 int cmd_explain(const std::vector<std::string>& args);
 int cmd_fixtures(const std::vector<std::string>& args);
+int cmd_sweep(const std::vector<std::string>& args);
 
 }  // namespace cc::app

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "claims/engine.h"
+#include "claims/sweep_results.h"
 #include "cli.h"
 #include "report/report.h"
 #include "train/runtime.h"
@@ -114,6 +115,12 @@ int cmd_list(const std::vector<std::string>& args) {
   for (const auto& f : claims::find_claim_files(common.paths)) {
     try {
       const auto c = claims::load_claim(f, analysis::builtin_registry(), runs);
+      if (!c.sweep.empty()) {  // its input is the collected summary, not checkpoints
+        const bool have = fs::exists(claims::summary_path(common.fixtures + "/sweeps/" + c.sweep));
+        std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), claims::tier_name(c.tier).c_str(), c.sweep.c_str(),
+                    have ? "summary collected" : "summary missing", c.title.c_str());
+        continue;
+      }
       const auto& spec = *runs.find(c.run);
       int present = 0, needed = 0;
       for (uint64_t seed : c.seeds.empty() ? spec.seeds : c.seeds) {
@@ -159,7 +166,7 @@ int cmd_explain(const std::vector<std::string>& args) {
               << c.paper.section << (c.paper.figure.empty() ? "" : ", " + c.paper.figure) << "\n  quote: \"" << c.paper.quote
               << "\"\n  reported: " << c.reported_text
               << (c.reported ? " (" + std::to_string(*c.reported) + ")" : std::string()) << "\n  measures: " << c.kind
-              << " — " << c.measurement->description << "\n  parameters: " << c.params.dump() << "\n  on: run " << c.run
+              << " — " << c.measurement->description << "\n  parameters: " << c.params.dump() << "\n  on: " << (c.sweep.empty() ? "run " + c.run : "sweep " + c.sweep)
               << ", checkpoint " << c.checkpoint << ", seeds "
               << (c.seeds.empty() ? std::string("all") : std::to_string(c.seeds.size())) << "\n  rule: " << c.rule.describe()
               << (c.measurement->statistic == analysis::Statistic::Proportion ? " (Wilson 95% interval)" : "")

@@ -14,6 +14,7 @@ const std::vector<cc::app::Subcommand>& subcommands() {
       {"list", "the claims, their tier, and whether their checkpoints are present", cc::app::cmd_list},
       {"explain", "what a claim measures, its rule and the paper's words", cc::app::cmd_explain},
       {"fixtures", "verify: sha256 of every fixture file; recreate: retrain one and compare", cc::app::cmd_fixtures},
+      {"sweep", "plan, run (local cores, a shard of a Slurm array) and collect a sweep of runs", cc::app::cmd_sweep},
   };
   return subs;
 }

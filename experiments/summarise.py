@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summarises sweep runs: for each run directory's metrics.jsonl, the first step at which each
 phase is reached (0-var: test_0 >= 0.9; binding: test_1 and test_2 >= 0.9; restricted:
-var_restricted_1 >= 0.9) and the final accuracies. Usage: summarise.py DIR..."""
+var_restricted_1 >= 0.9) and the final accuracies. Usage: summarise.py DIR...  (run directories, e.g. a sweep's points: cache/batch_seeds-*/seed*)"""
 import json
 import sys
 

@@ -12,6 +12,7 @@ const Registry& builtin_registry() {
     register_fourier(r);
     register_probes(r);
     register_reproducibility(r);
+    register_sweep(r);
     return r;
   }();
   return registry;

@@ -11,5 +11,6 @@ void register_cosine(Registry& r);     // cosine.cpp
 void register_fourier(Registry& r);    // fourier.cpp
 void register_probes(Registry& r);     // probes.cpp
 void register_reproducibility(Registry& r);  // reproducibility.cpp
+void register_sweep(Registry& r);            // sweep.cpp
 
 }  // namespace cc::analysis

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/measurement.h"
+#include "analysis/sweep_series.h"
 #include "train/checkpoint.h"
 #include "util/yaml_json.h"
 
@@ -18,6 +19,14 @@ struct MeasureInput {
   const nlohmann::json& params;  // as returned by the kind's parse_params
 };
 
+// What a claim measures: one checkpoint of a run, or one seed's series across a sweep.
+enum class Subject { Checkpoint, Sweep };
+
+struct SweepMeasureInput {
+  const SweepSeries& series;
+  const nlohmann::json& params;
+};
+
 struct MeasurementKind {
   std::string name;
   std::string description;
@@ -25,8 +34,10 @@ struct MeasurementKind {
   // Reads and validates the parameters (ObjectReader errors carry FILE:LINE:COL), returning
   // them normalised with defaults filled in. Must call r.finish().
   std::function<nlohmann::json(ObjectReader r)> parse_params;
-  std::function<Measurement(const MeasureInput&)> measure;
+  std::function<Measurement(const MeasureInput&)> measure;  // Subject::Checkpoint
   std::string params_doc;  // one line per parameter, for `claimcheck explain` and claims/README.md
+  Subject subject = Subject::Checkpoint;
+  std::function<Measurement(const SweepMeasureInput&)> measure_sweep;  // Subject::Sweep
 };
 
 class Registry {

@@ -16,13 +16,17 @@ std::string comparison_symbol(Comparison c) {
     case Comparison::Greater: return ">";
     case Comparison::GreaterEq: return ">=";
     case Comparison::Less: return "<";
+    case Comparison::Within: return "within";
     default: return "<=";
   }
 }
 
 std::string Rule::describe() const {
   std::ostringstream s;
-  s << (each_seed ? "each seed" : "mean over seeds") << " " << comparison_symbol(op) << " " << threshold;
+  s << (seeds == SeedRule::Each ? "each seed" : seeds == SeedRule::Mean ? "mean over seeds" : "median over seeds") << " "
+    << comparison_symbol(op) << " ";
+  if (op == Comparison::Within) s << "[" << threshold << ", " << high << "]";
+  else s << threshold;
   if (min_seeds > 1) s << " (>= " << min_seeds << " seeds)";
   return s.str();
 }
@@ -68,26 +72,43 @@ Claim load_claim(const std::string& path, const analysis::Registry& registry, co
   reported.finish();
 
   ObjectReader subject = r.object("subject");
-  c.run = subject.string("run");
-  const RunSpec* spec = runs.find(c.run);
-  if (!spec) {
-    std::string known;
-    for (const auto& n : runs.names()) known += (known.empty() ? "" : ", ") + n;
-    subject.fail("run", "unknown run '" + c.run + "' (runs.yaml defines: " + known + ")");
+  const RunSpec* spec = nullptr;
+  const std::vector<uint64_t>* allowed_seeds = nullptr;
+  if (subject.has("sweep")) {
+    c.sweep = subject.string("sweep");
+    const SweepSpec* sweep = runs.find_sweep(c.sweep);
+    if (!sweep) {
+      std::string known;
+      for (const auto& s : runs.sweeps()) known += (known.empty() ? "" : ", ") + s.name;
+      subject.fail("sweep", "unknown sweep '" + c.sweep + "' (runs.yaml defines: " + (known.empty() ? "none" : known) + ")");
+    }
+    if (subject.has("run")) subject.fail("run", "a claim's subject is a run or a sweep, not both");
+    c.checkpoint = subject.one_of("checkpoint", {"final", "init"}, "final");
+    allowed_seeds = &sweep->seeds;
+  } else {
+    c.run = subject.string("run");
+    spec = runs.find(c.run);
+    if (!spec) {
+      std::string known;
+      for (const auto& n : runs.names()) known += (known.empty() ? "" : ", ") + n;
+      subject.fail("run", "unknown run '" + c.run + "' (runs.yaml defines: " + known + ")");
+    }
+    c.checkpoint = subject.raw("checkpoint").is_number_integer() ? std::to_string(subject.integer("checkpoint"))
+                                                                  : subject.string("checkpoint");
+    try {
+      resolve_step(c.checkpoint, *spec);
+    } catch (const Error& e) {
+      subject.fail("checkpoint", e.what());
+    }
+    allowed_seeds = &spec->seeds;
   }
-  c.checkpoint = subject.raw("checkpoint").is_number_integer() ? std::to_string(subject.integer("checkpoint"))
-                                                                : subject.string("checkpoint");
-  try {
-    resolve_step(c.checkpoint, *spec);
-  } catch (const Error& e) {
-    subject.fail("checkpoint", e.what());
-  }
+  const std::string owner = c.sweep.empty() ? "run '" + c.run + "'" : "sweep '" + c.sweep + "'";
   if (subject.has("seeds") && subject.raw("seeds").is_string()) {
     if (subject.string("seeds") != "all") subject.fail("seeds", "expected 'all' or a list of seeds");
   } else {
     for (int64_t s : subject.integers("seeds", {})) {
-      if (std::find(spec->seeds.begin(), spec->seeds.end(), static_cast<uint64_t>(s)) == spec->seeds.end())
-        subject.fail("seeds", "seed " + std::to_string(s) + " is not a seed of run '" + c.run + "'");
+      if (std::find(allowed_seeds->begin(), allowed_seeds->end(), static_cast<uint64_t>(s)) == allowed_seeds->end())
+        subject.fail("seeds", "seed " + std::to_string(s) + " is not a seed of " + owner);
       c.seeds.push_back(static_cast<uint64_t>(s));
     }
   }
@@ -102,15 +123,37 @@ Claim load_claim(const std::string& path, const analysis::Registry& registry, co
     measure.fail("kind", "unknown measurement kind '" + c.kind + "' (registered: " + known + ")");
   }
   c.params = c.measurement->parse_params(measure);
+  const bool sweep_kind = c.measurement->subject == analysis::Subject::Sweep;
+  if (sweep_kind != !c.sweep.empty())
+    measure.fail("kind", "kind '" + c.kind + "' measures " + (sweep_kind ? "a sweep (subject.sweep)" : "a run's checkpoint (subject.run)") +
+                             ", but the subject is a " + (c.sweep.empty() ? "run" : "sweep"));
 
   ObjectReader expect = r.object("expect");
-  const std::string op = expect.one_of("op", {">", ">=", "<", "<="}, ">");
-  c.rule.op = op == ">" ? Comparison::Greater : op == ">=" ? Comparison::GreaterEq : op == "<" ? Comparison::Less : Comparison::LessEq;
-  c.rule.threshold = expect.number("threshold");
-  if (!std::isfinite(c.rule.threshold)) expect.fail("threshold", "must be a finite number");
-  if (c.measurement->statistic == analysis::Statistic::Proportion && (c.rule.threshold < 0 || c.rule.threshold > 1))
-    expect.fail("threshold", "must be in [0, 1] for a proportion (kind '" + c.kind + "')");
-  c.rule.each_seed = expect.one_of("seeds", {"each", "mean"}, "each") == "each";
+  const std::string op = expect.one_of("op", {">", ">=", "<", "<=", "within"}, ">");
+  c.rule.op = op == ">"    ? Comparison::Greater
+              : op == ">=" ? Comparison::GreaterEq
+              : op == "<"  ? Comparison::Less
+              : op == "<=" ? Comparison::LessEq
+                           : Comparison::Within;
+  const bool proportion = c.measurement->statistic == analysis::Statistic::Proportion;
+  if (c.rule.op == Comparison::Within) {  // threshold: [low, high]
+    const nlohmann::json& range = expect.raw("threshold");
+    if (!range.is_array() || range.size() != 2 || !range[0].is_number() || !range[1].is_number())
+      expect.fail("threshold", "with op 'within', expected [low, high]");
+    c.rule.threshold = range[0].get<double>();
+    c.rule.high = range[1].get<double>();
+    if (!std::isfinite(c.rule.threshold) || !std::isfinite(c.rule.high) || c.rule.threshold > c.rule.high)
+      expect.fail("threshold", "expected finite low <= high");
+    if (proportion && (c.rule.threshold < 0 || c.rule.high > 1))
+      expect.fail("threshold", "must lie in [0, 1] for a proportion (kind '" + c.kind + "')");
+  } else {
+    c.rule.threshold = expect.number("threshold");
+    if (!std::isfinite(c.rule.threshold)) expect.fail("threshold", "must be a finite number");
+    if (proportion && (c.rule.threshold < 0 || c.rule.threshold > 1))
+      expect.fail("threshold", "must be in [0, 1] for a proportion (kind '" + c.kind + "')");
+  }
+  const std::string seeds_rule = expect.one_of("seeds", {"each", "mean", "median"}, "each");
+  c.rule.seeds = seeds_rule == "each" ? SeedRule::Each : seeds_rule == "mean" ? SeedRule::Mean : SeedRule::Median;
   const int64_t min_seeds = expect.integer("min_seeds", 1);
   if (min_seeds < 1) expect.fail("min_seeds", "must be >= 1");
   c.rule.min_seeds = static_cast<int>(min_seeds);
@@ -121,10 +164,14 @@ Claim load_claim(const std::string& path, const analysis::Registry& registry, co
     c.control_none_reason = control.string("none");
   } else {
     c.control_checkpoint = control.string("checkpoint");
-    try {
-      resolve_step(*c.control_checkpoint, *spec);
-    } catch (const Error& e) {
-      control.fail("checkpoint", e.what());
+    if (!c.sweep.empty()) {
+      if (*c.control_checkpoint != "init") control.fail("checkpoint", "a sweep claim's control is 'init' (step 0 of every point)");
+    } else {
+      try {
+        resolve_step(*c.control_checkpoint, *spec);
+      } catch (const Error& e) {
+        control.fail("checkpoint", e.what());
+      }
     }
   }
   control.finish();

@@ -13,13 +13,16 @@
 
 namespace cc::claims {
 
-enum class Comparison { Greater, GreaterEq, Less, LessEq };
+enum class Comparison { Greater, GreaterEq, Less, LessEq, Within };  // Within: low <= x <= high
 std::string comparison_symbol(Comparison c);
+
+enum class SeedRule { Each, Mean, Median };
 
 struct Rule {
   Comparison op = Comparison::Greater;
   double threshold = 0;
-  bool each_seed = true;  // "each": every seed must pass; "mean": the mean over seeds (bootstrap CI)
+  double high = 0;        // Within: the range is [threshold, high]
+  SeedRule seeds = SeedRule::Each;  // every seed must pass; or the mean / median over seeds (bootstrap CI)
   int min_seeds = 1;
   std::string describe() const;  // "each seed: Wilson 95% CI > 0.98 (>= 3 seeds)"
 };
@@ -32,7 +35,8 @@ struct Claim {
   } paper;
   std::optional<double> reported;  // the paper's number, when it gives one
   std::string reported_text;       // the paper's words for it
-  std::string run;
+  std::string run;                 // subject.run, or
+  std::string sweep;               // subject.sweep: a sweep of runs.yaml (then checkpoint is final or init)
   std::string checkpoint;          // "final", "init" or a step number
   std::vector<uint64_t> seeds;     // empty: every seed of the run
   std::string kind;

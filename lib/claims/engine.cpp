@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <functional>
 #include <map>
+#include <optional>
 
+#include "claims/sweep_results.h"
 #include "util/error.h"
 
 namespace cc::claims {
@@ -20,10 +24,11 @@ std::string verdict_name(Verdict v) {
   }
 }
 
-Verdict decide(Comparison op, double t, Interval ci) {
+Verdict decide(Comparison op, double t, Interval ci, double high) {
   if (std::isnan(ci.low) || std::isnan(ci.high)) return Verdict::Inconclusive;
   bool pass = false, fail = false;
   switch (op) {
+    case Comparison::Within: pass = ci.low >= t && ci.high <= high; fail = ci.high < t || ci.low > high; break;
     case Comparison::Greater: pass = ci.low > t; fail = ci.high <= t; break;
     case Comparison::GreaterEq: pass = ci.low >= t; fail = ci.high < t; break;
     case Comparison::Less: pass = ci.high < t; fail = ci.low >= t; break;
@@ -40,24 +45,74 @@ Interval interval_of(const analysis::Measurement& m, analysis::Statistic stat) {
   return {m.value, m.value};
 }
 
-// Measures the claim at `step` on each seed whose checkpoint is available; the others are
-// listed in `missing` (with the store's reason in `why`).
-void measure_seeds(const Claim& c, const RunSpec& spec, const std::vector<uint64_t>& seeds, int64_t step, RunStore& store,
+// Measures one seed at one checkpoint ("final", "init", a step); nullptr-like (nullopt) with
+// `why` set when that seed's data is unavailable.
+using SeedMeasure = std::function<std::optional<analysis::Measurement>(uint64_t seed, const std::string& checkpoint, std::string& why)>;
+
+// Measures the claim on each seed whose data is available; the others are listed in `missing`.
+void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector<uint64_t>& seeds, const std::string& checkpoint,
                    std::vector<SeedResult>& out, std::vector<uint64_t>& missing, std::string& why) {
   for (uint64_t seed : seeds) {
-    auto ck = store.get(spec, seed, step, why);
-    if (!ck) {
+    auto m = measure(seed, checkpoint, why);
+    if (!m) {
       missing.push_back(seed);
       continue;
     }
     SeedResult s;
     s.seed = seed;
-    s.step = step;
-    s.m = c.measurement->measure(analysis::MeasureInput{*ck, c.params});
+    s.m = std::move(*m);
+    s.step = s.m.details.value("step", int64_t{0});
     s.ci = interval_of(s.m, c.measurement->statistic);
-    s.verdict = decide(c.rule.op, c.rule.threshold, s.ci);
+    s.verdict = decide(c.rule.op, c.rule.threshold, s.ci, c.rule.high);
     out.push_back(std::move(s));
   }
+}
+
+// A run's checkpoints, through the run store (fixtures, cache, training).
+SeedMeasure checkpoint_measure(const Claim& c, const RunSpec& spec, RunStore& store) {
+  return [&c, &spec, &store](uint64_t seed, const std::string& checkpoint, std::string& why) -> std::optional<analysis::Measurement> {
+    const int64_t step = resolve_step(checkpoint, spec);
+    auto ck = store.get(spec, seed, step, why);
+    if (!ck) return std::nullopt;
+    auto m = c.measurement->measure(analysis::MeasureInput{*ck, c.params});
+    if (!m.details.contains("step")) m.details["step"] = step;
+    return m;
+  };
+}
+
+// A sweep's collected summary (fixtures/sweeps/NAME/summary.jsonl): one series per seed.
+SeedMeasure sweep_measure(const Claim& c, const SweepSpec& sweep, const std::vector<PointResult>& points) {
+  if (sweep.axes.size() != 1)
+    throw Error("sweep '" + sweep.name + "' has " + std::to_string(sweep.axes.size()) + " axes; kind '" + c.kind + "' needs one");
+  return [&c, &sweep, &points](uint64_t seed, const std::string& checkpoint, std::string& why) -> std::optional<analysis::Measurement> {
+    const auto series = series_for_seed(sweep.name, points, sweep.axes[0].key, seed, checkpoint == "init" ? Stage::Init : Stage::Final);
+    if (series.points.size() != sweep.axes[0].values.size()) {
+      why = "sweep '" + sweep.name + "' seed " + std::to_string(seed) + ": " + std::to_string(series.points.size()) + " of " +
+            std::to_string(sweep.axes[0].values.size()) + " points collected";
+      return std::nullopt;
+    }
+    auto m = c.measurement->measure_sweep(analysis::SweepMeasureInput{series, c.params});
+    m.details["step"] = series.points.front().step;
+    return m;
+  };
+}
+
+// The collected points of a sweep, checked against its current definition: a summary collected
+// from another config would silently answer a different question.
+std::vector<PointResult> load_sweep_points(const SweepSpec& sweep, const std::string& fixtures_dir, std::string& why) {
+  const std::string path = summary_path(fixtures_dir + "/sweeps/" + sweep.name);
+  if (!std::filesystem::exists(path)) {
+    why = "sweep '" + sweep.name + "' has no collected results (" + path + "): run `claimcheck sweep run " + sweep.name +
+          "`, then `claimcheck sweep collect " + sweep.name + "`";
+    return {};
+  }
+  auto points = read_summary(path);
+  for (const auto& p : points) {
+    if (p.index >= sweep.points.size() || sweep.points[p.index].config_hash != p.config_hash || sweep.points[p.index].seed != p.seed)
+      throw Error(path + ": point " + std::to_string(p.index) + " (config_hash " + p.config_hash +
+                  ") is not a point of sweep '" + sweep.name + "' as runs.yaml now defines it: collect it again");
+  }
+  return points;
 }
 
 std::string seed_list(const std::vector<uint64_t>& seeds) {
@@ -70,10 +125,12 @@ std::string seed_list(const std::vector<uint64_t>& seeds) {
 Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, double& measured, Interval& ci, std::string& reason) {
   std::vector<double> values;
   for (const auto& s : seeds) values.push_back(s.m.value);
-  measured = mean(values);
-  ci = seeds.size() == 1 ? seeds[0].ci : bootstrap_mean(values);
+  const bool use_median = rule.seeds == SeedRule::Median;
+  measured = use_median ? median(values) : mean(values);
+  ci = seeds.size() == 1 ? seeds[0].ci : use_median ? bootstrap_median(values) : bootstrap_mean(values);
+  const bool each = rule.seeds == SeedRule::Each;
   // Under "each seed", one seed that fails decides: more seeds could not rescue the claim.
-  if (rule.each_seed)
+  if (each)
     for (const auto& s : seeds)
       if (s.verdict == Verdict::Fail) {
         reason = "seed " + std::to_string(s.seed) + " fails";
@@ -83,7 +140,7 @@ Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, double& 
     reason = std::to_string(seeds.size()) + " seed(s) measured, the rule needs " + std::to_string(rule.min_seeds);
     return Verdict::Inconclusive;
   }
-  if (!rule.each_seed) return decide(rule.op, rule.threshold, ci);
+  if (!each) return decide(rule.op, rule.threshold, ci, rule.high);
   Verdict v = Verdict::Pass;
   for (const auto& s : seeds) {
     if (s.verdict == Verdict::Fail) {
@@ -110,17 +167,18 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
     r.claim = load_claim(file, registry, runs);
     r.loaded = true;
     r.id = r.claim.id;
-    if (!opts.run.empty()) {
+    if (!opts.run.empty() && r.claim.sweep.empty()) {  // --run re-targets run claims; a sweep claim keeps its sweep
       if (!runs.find(opts.run)) throw Error("--run " + opts.run + ": no such run in runs.yaml");
       r.claim.run = opts.run;
     }
     const Claim& c = r.claim;
-    const RunSpec& spec = *runs.find(c.run);
-    std::vector<uint64_t> seeds = c.seeds.empty() ? spec.seeds : c.seeds;
-    if (!opts.run.empty()) {  // a claim's own seed list may name seeds the other run lacks
+    const RunSpec* spec = c.sweep.empty() ? runs.find(c.run) : nullptr;
+    const SweepSpec* sweep = c.sweep.empty() ? nullptr : runs.find_sweep(c.sweep);
+    std::vector<uint64_t> seeds = !c.seeds.empty() ? c.seeds : spec ? spec->seeds : sweep->seeds;
+    if (spec && !opts.run.empty()) {  // a claim's own seed list may name seeds the other run lacks
       std::vector<uint64_t> keep;
       for (uint64_t s : seeds)
-        if (std::find(spec.seeds.begin(), spec.seeds.end(), s) != spec.seeds.end()) keep.push_back(s);
+        if (std::find(spec->seeds.begin(), spec->seeds.end(), s) != spec->seeds.end()) keep.push_back(s);
       seeds = keep;
     }
     if (!opts.seeds.empty()) {
@@ -129,16 +187,22 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
         if (std::find(opts.seeds.begin(), opts.seeds.end(), s) != opts.seeds.end()) keep.push_back(s);
       seeds = keep;
     }
+    std::string why;
+    std::vector<PointResult> sweep_points;
+    if (sweep) sweep_points = load_sweep_points(*sweep, store.options().fixtures_dir, why);
     if (seeds.empty()) {
       r.verdict = Verdict::Skipped;
       r.reason = "no seed of the claim is among --seeds";
     } else if (store.options().budget < c.tier) {
       r.verdict = Verdict::Skipped;
       r.reason = "tier " + tier_name(c.tier) + " needs --budget " + tier_name(c.tier);
+    } else if (sweep && sweep_points.empty()) {
+      r.verdict = Verdict::Skipped;
+      r.reason = why;
     } else {
-      std::string why;
+      const SeedMeasure measure = sweep ? sweep_measure(c, *sweep, sweep_points) : checkpoint_measure(c, *spec, store);
       std::vector<uint64_t> missing;
-      measure_seeds(c, spec, seeds, resolve_step(c.checkpoint, spec), store, r.seeds, missing, why);
+      measure_seeds(c, measure, seeds, c.checkpoint, r.seeds, missing, why);
       if (r.seeds.empty()) {
         r.verdict = Verdict::Skipped;
         r.reason = why;
@@ -148,7 +212,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
           std::vector<uint64_t> measured;
           for (const auto& sr : r.seeds) measured.push_back(sr.seed);
           std::vector<uint64_t> control_missing;
-          measure_seeds(c, spec, measured, resolve_step(*c.control_checkpoint, spec), store, r.control, control_missing, why);
+          measure_seeds(c, measure, measured, *c.control_checkpoint, r.control, control_missing, why);
           if (!control_missing.empty()) {
             r.verdict = Verdict::Skipped;
             r.reason = "negative control unavailable for seed(s) " + seed_list(control_missing) + ": " + why;
@@ -223,7 +287,8 @@ nlohmann::json to_json(const ClaimResult& r) {
   j["section"] = c.section;
   j["paper"] = {{"arxiv", c.paper.arxiv}, {"section", c.paper.section}, {"figure", c.paper.figure}, {"quote", c.paper.quote}};
   j["reported"] = {{"value", c.reported ? nlohmann::json(*c.reported) : nlohmann::json()}, {"text", c.reported_text}};
-  j["subject"] = {{"run", c.run}, {"checkpoint", c.checkpoint}};
+  j["subject"] = c.sweep.empty() ? nlohmann::json{{"run", c.run}, {"checkpoint", c.checkpoint}}
+                                 : nlohmann::json{{"sweep", c.sweep}, {"checkpoint", c.checkpoint}};
   j["measure"] = {{"kind", c.kind}, {"params", c.params}};
   j["rule"] = c.rule.describe();
   j["tier"] = tier_name(c.tier);

@@ -16,7 +16,8 @@ std::string verdict_name(Verdict v);  // "PASS", ...
 
 // PASS if the whole interval is on the passing side of the threshold, FAIL if it is all on
 // the other side, INCONCLUSIVE if it straddles it.
-Verdict decide(Comparison op, double threshold, Interval ci);
+// For Comparison::Within the range is [threshold, high]: PASS inside, FAIL disjoint from it.
+Verdict decide(Comparison op, double threshold, Interval ci, double high = 0);
 
 struct SeedResult {
   uint64_t seed = 0;

@@ -32,6 +32,7 @@ Runs Runs::load(const std::string& path) {
   YamlDoc doc = load_yaml_file(path);
   ObjectReader top(doc, "");
   ObjectReader all = top.object("runs");
+  top.object_or_empty("sweeps");  // read below, once the runs they vary are known
   top.finish();
   for (const auto& [name, _] : doc.value["runs"].items()) {
     ObjectReader r = all.object(name);
@@ -51,7 +52,14 @@ Runs Runs::load(const std::string& path) {
     runs.runs_[name] = std::move(spec);
   }
   all.finish();
+  runs.sweeps_ = load_sweeps(doc, runs);
   return runs;
+}
+
+const SweepSpec* Runs::find_sweep(const std::string& name) const {
+  for (const auto& s : sweeps_)
+    if (s.name == name) return &s;
+  return nullptr;
 }
 
 const RunSpec* Runs::find(const std::string& name) const {

@@ -5,10 +5,12 @@
 //       seeds: [0, 1, 2]
 //       tier: cpu              # what training it from scratch needs: cpu | gpu
 //       config: {task: {...}, model: {...}, train: {...}}   # the full run config
+//   sweeps: {...}              # optional: families of runs over a base run (claims/sweeps.h)
 #include <map>
 #include <string>
 #include <vector>
 
+#include "claims/sweeps.h"
 #include "train/run_config.h"
 #include "util/yaml_json.h"
 
@@ -33,10 +35,14 @@ class Runs {
   const RunSpec* find(const std::string& name) const;
   std::vector<std::string> names() const;
   const std::string& path() const { return path_; }
+  // The file's `sweeps:` (claims/sweeps.h): named families of runs over a base run.
+  const SweepSpec* find_sweep(const std::string& name) const;
+  const std::vector<SweepSpec>& sweeps() const { return sweeps_; }
 
  private:
   std::string path_;
   std::map<std::string, RunSpec> runs_;
+  std::vector<SweepSpec> sweeps_;
 };
 
 // Reads a run config from either a plain run-config file or one entry of a runs file

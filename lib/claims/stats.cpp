@@ -21,19 +21,44 @@ double mean(const std::vector<double>& v) {
   return v.empty() ? std::nan("") : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
-Interval bootstrap_mean(const std::vector<double>& values, uint64_t seed, int resamples) {
+double median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;  // inf + inf stays inf; inf + x too
+}
+
+namespace {
+
+// Percentile bootstrap of `stat` over resamples of `values` (with replacement, fixed seed).
+template <class Stat>
+Interval bootstrap(const std::vector<double>& values, uint64_t seed, int resamples, Stat stat) {
   if (values.empty()) return {std::nan(""), std::nan("")};
   task::Rng rng(seed, task::stream_id("bootstrap"), values.size());
-  std::vector<double> means(static_cast<size_t>(resamples));
+  std::vector<double> stats(static_cast<size_t>(resamples));
   const int64_t n = static_cast<int64_t>(values.size());
-  for (auto& m : means) {
-    double s = 0;
-    for (int64_t i = 0; i < n; ++i) s += values[static_cast<size_t>(rng.below(n))];
-    m = s / static_cast<double>(n);
+  std::vector<double> sample(values.size());
+  for (auto& m : stats) {
+    for (int64_t i = 0; i < n; ++i) sample[static_cast<size_t>(i)] = values[static_cast<size_t>(rng.below(n))];
+    m = stat(sample);
   }
-  std::sort(means.begin(), means.end());
-  auto at = [&](double q) { return means[static_cast<size_t>(std::floor(q * (resamples - 1)))]; };
+  std::sort(stats.begin(), stats.end());
+  auto at = [&](double q) { return stats[static_cast<size_t>(std::floor(q * (resamples - 1)))]; };
   return {at(0.025), at(0.975)};
+}
+
+}  // namespace
+
+Interval bootstrap_mean(const std::vector<double>& values, uint64_t seed, int resamples) {
+  return bootstrap(values, seed, resamples, [](const std::vector<double>& s) {
+    double sum = 0;
+    for (double x : s) sum += x;
+    return sum / static_cast<double>(s.size());
+  });
+}
+
+Interval bootstrap_median(const std::vector<double>& values, uint64_t seed, int resamples) {
+  return bootstrap(values, seed, resamples, [](const std::vector<double>& s) { return median(s); });
 }
 
 }  // namespace cc::claims

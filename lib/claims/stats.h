@@ -17,6 +17,11 @@ Interval wilson(int64_t k, int64_t n, double z = 1.959963984540054);
 // replacement `resamples` times from a fixed seed: deterministic for the same inputs.
 Interval bootstrap_mean(const std::vector<double>& values, uint64_t seed = 0, int resamples = 10000);
 
+// The same for the median (for statistics on a grid, such as a sweep's threshold, where a
+// mean between grid values means little and a seed may never cross: +infinity).
+Interval bootstrap_median(const std::vector<double>& values, uint64_t seed = 0, int resamples = 10000);
+
 double mean(const std::vector<double>& values);
+double median(std::vector<double> values);
 
 }  // namespace cc::claims

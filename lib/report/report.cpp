@@ -83,7 +83,13 @@ nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, cons
     c["measured_is_proportion"] = r.loaded && r.claim.measurement->statistic == analysis::Statistic::Proportion;
     j["claims"].push_back(c);
     counts[claims::verdict_name(r.verdict)]++;
-    if (r.loaded) runs_used[r.claim.run] = true;
+    if (r.loaded && !r.claim.run.empty()) runs_used[r.claim.run] = true;
+    if (r.loaded && !r.claim.sweep.empty() && ctx.runs)
+      if (const auto* sw = ctx.runs->find_sweep(r.claim.sweep)) {
+        j["sweeps"][sw->name] = sw->definition();
+        j["sweeps"][sw->name]["points"] = sw->points.size();
+        runs_used[sw->base] = true;
+      }
   }
   j["counts"] = counts;
   if (ctx.runs) {
@@ -140,7 +146,9 @@ std::string report_markdown(const nlohmann::json& rep) {
     if (!c["paper"]["figure"].get<std::string>().empty()) md << ", " << c["paper"]["figure"].get<std::string>();
     md << "\n\n";
     md << "Measured: `" << c["measure"]["kind"].get<std::string>() << "` " << c["measure"]["params"].dump()
-       << " on run `" << c["subject"]["run"].get<std::string>() << "`, checkpoint `"
+       << (c["subject"].contains("sweep") ? " on sweep `" + c["subject"]["sweep"].get<std::string>()
+                                          : " on run `" + c["subject"]["run"].get<std::string>())
+       << "`, checkpoint `"
        << c["subject"]["checkpoint"].get<std::string>() << "`. Rule: " << c["rule"].get<std::string>() << ".\n\n";
     if (!c["reason"].get<std::string>().empty()) md << "Why: " << md_escape(c["reason"]) << "\n\n";
     const bool prop = is_proportion(c);
@@ -157,6 +165,27 @@ std::string report_markdown(const nlohmann::json& rep) {
       }
       md << "\n";
     }
+    // A sweep claim's curves (details.curve: [{x, n, correct}]): one column per seed, Wilson 95 % CIs.
+    if (c.contains("seeds") && !c["seeds"].empty() && c["seeds"][0]["details"].contains("curve")) {
+      md << "Final accuracy on `" << c["seeds"][0]["details"].value("set", "?") << "` along `"
+         << c["seeds"][0]["details"].value("axis", "?") << "`:\n\n| " << c["seeds"][0]["details"].value("axis", "x");
+      for (const auto& sd : c["seeds"]) md << " | seed " << sd["seed"];
+      md << " |\n| ---";
+      for (size_t k = 0; k < c["seeds"].size(); ++k) md << " | ---";
+      md << " |\n";
+      const auto& first = c["seeds"][0]["details"]["curve"];
+      for (size_t i = 0; i < first.size(); ++i) {
+        md << "| " << fmt(first[i]["x"].get<double>());
+        for (const auto& sd : c["seeds"]) {
+          const auto& pt = sd["details"]["curve"][i];
+          const auto ci = claims::wilson(pt["correct"].get<int64_t>(), pt["n"].get<int64_t>());
+          md << " | " << fmt(100 * pt["accuracy"].get<double>(), 4) << "% [" << fmt(100 * ci.low, 4) << ", " << fmt(100 * ci.high, 4)
+             << "]";
+        }
+        md << " |\n";
+      }
+      md << "\n";
+    }
     // Numbers a claim reports without judging them (details.unthresholded: {label: value}).
     if (c.contains("seeds"))
       for (const auto& s : c["seeds"]) {
@@ -169,6 +198,16 @@ std::string report_markdown(const nlohmann::json& rep) {
         }
         md << "\n\n";
       }
+  }
+
+  if (rep.contains("sweeps")) {
+    md << "\n## Sweeps\n\n| sweep | base run | axes | seeds | points | set on every point |\n| --- | --- | --- | --- | --- | --- |\n";
+    for (const auto& [name, sw] : rep["sweeps"].items()) {
+      std::string axes;
+      for (const auto& a : sw["axes"]) axes += (axes.empty() ? "" : "; ") + a["key"].get<std::string>() + " ∈ " + a["values"].dump();
+      md << "| `" << name << "` | `" << sw["base"].get<std::string>() << "` | " << md_escape(axes) << " | " << sw["seeds"].dump()
+         << " | " << sw["points"] << " | " << md_escape(sw["set"].dump()) << " |\n";
+    }
   }
 
   if (rep.contains("runs")) {

@@ -1,0 +1,170 @@
+// claimcheck sweep plan|run|collect NAME: the sweeps of claims/runs.yaml.
+//   plan NAME                     the points, one a line: index, axis values, seed, config hash, state
+//   run NAME [--shard I/N | --point K] [--jobs J]
+//                                 trains the points (J processes, one thread each), skipping done
+//                                 points, resuming partial ones, leaving locked ones to their owner
+//   collect NAME [--out DIR]      fixtures/sweeps/NAME/{summary.jsonl, manifest.json}
+#include <sched.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "claims/runs.h"
+#include "cli.h"
+#include "sweep/runner.h"
+#include "train/runtime.h"
+#include "util/error.h"
+
+namespace cc::app {
+namespace {
+
+// The cores this process may use: Slurm's allocation, else the affinity mask.
+int usable_cores() {
+  if (const char* s = std::getenv("SLURM_CPUS_PER_TASK")) {
+    const int n = std::atoi(s);
+    if (n > 0) return n;
+  }
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return 1;
+}
+
+// "I/N" with 0 <= I < N.
+std::pair<size_t, size_t> parse_shard(const std::string& text) {
+  const size_t slash = text.find('/');
+  try {
+    if (slash == std::string::npos) throw std::invalid_argument(text);
+    size_t a = 0, b = 0;
+    const long long i = std::stoll(text.substr(0, slash), &a);
+    const long long n = std::stoll(text.substr(slash + 1), &b);
+    if (a != slash || b != text.size() - slash - 1 || n < 1 || i < 0 || i >= n) throw std::invalid_argument(text);
+    return {static_cast<size_t>(i), static_cast<size_t>(n)};
+  } catch (const std::exception&) {
+    throw po::error("--shard '" + text + "': expected I/N with 0 <= I < N, e.g. 0/4");
+  }
+}
+
+std::string axes_text(const nlohmann::json& axes) {
+  std::string s;
+  for (const auto& kv : axes.items()) s += (s.empty() ? "" : " ") + kv.key() + "=" + kv.value().dump();
+  return s;
+}
+
+}  // namespace
+
+int cmd_sweep(const std::vector<std::string>& args) {
+  po::options_description desc("sweep options");
+  std::string verb, name, config = "claims/runs.yaml", cache = "cache", shard, out, device = "cpu";
+  int jobs = 0;
+  int64_t metrics_every = 1000;
+  desc.add_options()
+      ("verb", po::value(&verb)->required(), "plan | run | collect")
+      ("name", po::value(&name), "the sweep (omit with plan: list the sweeps)")
+      ("config", po::value(&config), "runs file with the sweeps (default claims/runs.yaml)")
+      ("cache", po::value(&cache), "run cache the points train into (default cache)")
+      ("shard", po::value(&shard), "run: only points with index % N == I, e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT")
+      ("point", po::value<size_t>(), "run: only this point, in this process")
+      ("jobs", po::value(&jobs), "run: processes at once (default: one per usable core)")
+      ("stop-after", po::value<int64_t>(), "run: stop every point at this step (resume by running again)")
+      ("device", po::value(&device), "run: cpu | cuda | cuda:N")
+      ("out", po::value(&out), "collect: output directory (default fixtures/sweeps/NAME)")
+      ("metrics-every", po::value(&metrics_every), "collect: keep the metrics log every this many steps (default 1000)");
+  po::positional_options_description pos;
+  pos.add("verb", 1).add("name", 1);
+  po::variables_map vm;
+  if (!parse("sweep", "plan|run|collect NAME [options]", desc, pos, args, vm)) return kExitOk;
+  if (verb != "plan" && verb != "run" && verb != "collect")
+    throw po::error("unknown sweep verb '" + verb + "' (plan, run or collect)");
+  if (vm.count("shard") && vm.count("point")) throw po::error("--shard and --point exclude each other");
+  if (vm.count("jobs") && jobs < 1) throw po::error("--jobs must be >= 1");
+  if (metrics_every < 1) throw po::error("--metrics-every must be >= 1");
+
+  const claims::Runs runs = claims::Runs::load(config);
+  if (name.empty()) {
+    if (verb != "plan") throw po::error("name the sweep to " + verb);
+    for (const auto& s : runs.sweeps())
+      std::cout << s.name << ": " << s.points.size() << " points over " << s.base << " (claimcheck sweep plan " << s.name
+                << ")\n";
+    if (runs.sweeps().empty()) std::cout << config << " defines no sweeps\n";
+    return kExitOk;
+  }
+  const claims::SweepSpec* s = runs.find_sweep(name);
+  if (!s) {
+    std::string known;
+    for (const auto& x : runs.sweeps()) known += (known.empty() ? "" : ", ") + x.name;
+    throw Error(config + ": no sweep named '" + name + "' (defined: " + (known.empty() ? "none" : known) + ")");
+  }
+  sweep::SweepOptions o;
+  o.cache_dir = cache;
+  o.runs_path = config;
+  o.device = train::parse_device(device);
+  if (vm.count("stop-after")) o.stop_after = vm["stop-after"].as<int64_t>();
+
+  if (verb == "plan") {
+    size_t done = 0;
+    for (const auto& p : s->points) {
+      const auto st = sweep::point_state(o, *s, p);
+      done += st.kind == sweep::PointState::Done;
+      std::cout << p.index << "\t" << axes_text(p.axes) << "\tseed=" << p.seed << "\t" << p.config_hash << "\t"
+                << st.describe() << "\n";
+    }
+    std::cout << "# " << done << " of " << s->points.size() << " points done; cache " << cache << "\n";
+    return kExitOk;
+  }
+
+  if (verb == "collect") {
+    if (out.empty()) out = "fixtures/sweeps/" + name;
+    const size_t n = sweep::collect(o, *s, out, metrics_every);
+    std::cout << "collected " << n << " points of sweep '" << name << "' -> " << out << "/summary.jsonl, manifest.json\n";
+    return kExitOk;
+  }
+
+  // run
+  if (vm.count("point")) {
+    const size_t k = vm["point"].as<size_t>();
+    if (k >= s->points.size())
+      throw po::error("--point " + std::to_string(k) + ": sweep '" + name + "' has points 0.." +
+                      std::to_string(s->points.size() - 1));
+    const auto& p = s->points[k];
+    switch (sweep::run_point(o, *s, p)) {
+      case sweep::PointOutcome::Busy:
+        std::cout << "point " << k << " (" << p.label() << "): locked by another process, left to it\n";
+        break;
+      case sweep::PointOutcome::AlreadyDone:
+        std::cout << "point " << k << " (" << p.label() << "): already done\n";
+        break;
+      case sweep::PointOutcome::Stopped:
+        std::cout << "point " << k << " (" << p.label() << "): stopped at step " << o.stop_after << " (--stop-after)\n";
+        break;
+      case sweep::PointOutcome::Trained:
+        std::cout << "point " << k << " (" << p.label() << "): trained -> " << sweep::point_dir(o, *s, p) << "\n";
+        break;
+    }
+    return kExitOk;
+  }
+  std::vector<const claims::SweepPoint*> todo;
+  size_t skipped = 0;
+  const auto [shard_i, shard_n] = vm.count("shard") ? parse_shard(shard) : std::pair<size_t, size_t>{0, 1};
+  for (const auto* p : s->shard(shard_i, shard_n)) {
+    if (sweep::point_state(o, *s, *p).kind == sweep::PointState::Done) ++skipped;
+    else todo.push_back(p);
+  }
+  if (jobs == 0) jobs = usable_cores();
+  std::cout << "sweep " << name << " shard " << shard_i << "/" << shard_n << ": " << todo.size() << " to train, " << skipped
+            << " done; " << jobs << " at once, 1 thread each; cache " << cache << std::endl;
+  auto child_args = [&](const claims::SweepPoint& p) {
+    std::vector<std::string> a = {"sweep", "run", name, "--point", std::to_string(p.index), "--config", config,
+                                  "--cache", cache, "--device", device};
+    if (vm.count("stop-after")) a.insert(a.end(), {"--stop-after", std::to_string(o.stop_after)});
+    return a;
+  };
+  const int failed = sweep::run_parallel(o, *s, todo, jobs, child_args, [](const std::string& line) { std::cout << line << std::endl; });
+  if (failed > 0) {
+    std::cerr << "claimcheck sweep run: " << failed << " point(s) failed; rerun the same command to resume them\n";
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace cc::app

@@ -1,0 +1,137 @@
+// Kinds over a sweep (§4, Figure 3). Each sees one seed's series: the accuracy counts of every
+// evaluation set at each axis value, at the final step (or at step 0 for the negative control).
+//   sweep_threshold  the smallest axis value from which a set's accuracy stays >= level at every
+//                    larger grid value (the paper's "f ≳ 0.25"); +infinity when the largest fails
+//   sweep_accuracy   a set's accuracy at the worst (or best) grid value in [from, to], with the
+//                    whole curve in its details (Figure 3)
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "analysis/kinds.h"
+#include "task/eval_sets.h"
+
+namespace cc::analysis {
+namespace {
+
+std::vector<std::string> set_names() {
+  std::vector<std::string> sets;
+  for (const auto& info : task::eval_set_catalog()) sets.push_back(info.name);
+  return sets;
+}
+
+const SetCount& counts_at(const SweepSeriesPoint& p, const std::string& set, const SweepSeries& s) {
+  auto it = p.sets.find(set);
+  if (it == p.sets.end() || it->second.n == 0)
+    throw Error("sweep '" + s.sweep + "', seed " + std::to_string(s.seed) + ", " + s.axis + " = " + std::to_string(p.x) +
+                ": no '" + set + "' counts at step " + std::to_string(p.step));
+  return it->second;
+}
+
+nlohmann::json curve(const SweepSeries& s, const std::string& set) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : s.points) {
+    const SetCount& c = counts_at(p, set, s);
+    out.push_back({{"x", p.x}, {"step", p.step}, {"n", c.n}, {"correct", c.correct}, {"accuracy", c.accuracy()}});
+  }
+  return out;
+}
+
+void require_points(const SweepSeries& s) {
+  if (s.points.empty())
+    throw Error("sweep '" + s.sweep + "' has no collected point for seed " + std::to_string(s.seed));
+}
+
+nlohmann::json parse_threshold(ObjectReader r) {
+  nlohmann::json p;
+  p["set"] = r.one_of("set", set_names(), "test_0");
+  const double level = r.number("level", 0.98);
+  if (!(level > 0 && level <= 1)) r.fail("level", "must be in (0, 1]");
+  p["level"] = level;
+  r.finish();
+  return p;
+}
+
+Measurement measure_threshold(const SweepMeasureInput& in) {
+  const SweepSeries& s = in.series;
+  require_points(s);
+  const std::string set = in.params["set"];
+  const double level = in.params["level"];
+  // Walk down from the largest grid value while the accuracy holds the level.
+  double threshold = std::numeric_limits<double>::infinity();
+  for (auto it = s.points.rbegin(); it != s.points.rend(); ++it) {
+    if (counts_at(*it, set, s).accuracy() < level) break;
+    threshold = it->x;
+  }
+  Measurement m;
+  m.value = threshold;
+  m.n = static_cast<int64_t>(s.points.size());
+  m.details = {{"set", set},
+               {"level", level},
+               {"axis", s.axis},
+               {"reached", std::isfinite(threshold)},
+               {"threshold", std::isfinite(threshold) ? nlohmann::json(threshold) : nlohmann::json("none in the grid")},
+               {"curve", curve(s, set)}};
+  return m;
+}
+
+nlohmann::json parse_accuracy(ObjectReader r) {
+  nlohmann::json p;
+  p["set"] = r.one_of("set", set_names(), "test_0");
+  const double lo = r.number("from", -std::numeric_limits<double>::max());
+  const double hi = r.number("to", std::numeric_limits<double>::max());
+  if (lo > hi) r.fail("to", "must be >= from");
+  p["from"] = lo;
+  p["to"] = hi;
+  p["pick"] = r.one_of("pick", {"worst", "best"}, "worst");
+  r.finish();
+  return p;
+}
+
+Measurement measure_accuracy(const SweepMeasureInput& in) {
+  const SweepSeries& s = in.series;
+  require_points(s);
+  const std::string set = in.params["set"];
+  const double lo = in.params["from"], hi = in.params["to"];
+  const bool worst = in.params["pick"] == "worst";
+  const SweepSeriesPoint* chosen = nullptr;
+  for (const auto& p : s.points) {
+    if (p.x < lo || p.x > hi) continue;
+    const double acc = counts_at(p, set, s).accuracy();
+    if (!chosen || (worst ? acc < counts_at(*chosen, set, s).accuracy() : acc > counts_at(*chosen, set, s).accuracy()))
+      chosen = &p;
+  }
+  if (!chosen)
+    throw Error("sweep '" + s.sweep + "': no grid value of " + s.axis + " lies in [" + std::to_string(lo) + ", " +
+                std::to_string(hi) + "]");
+  const SetCount& c = counts_at(*chosen, set, s);
+  Measurement m;
+  m.n = c.n;
+  m.successes = c.correct;
+  m.value = c.accuracy();
+  m.details = {{"set", set}, {"axis", s.axis}, {"pick", in.params["pick"]}, {"at", chosen->x}, {"curve", curve(s, set)}};
+  return m;
+}
+
+}  // namespace
+
+void register_sweep(Registry& r) {
+  MeasurementKind threshold{"sweep_threshold",
+                            "smallest grid value of the sweep's axis from which the accuracy on `set` stays >= `level` "
+                            "at every larger grid value (infinity if the largest grid value fails)",
+                            Statistic::Scalar, parse_threshold, nullptr,
+                            "set: evaluation set (default test_0)\nlevel: accuracy to hold (default 0.98)"};
+  threshold.subject = Subject::Sweep;
+  threshold.measure_sweep = measure_threshold;
+  r.add(std::move(threshold));
+  MeasurementKind accuracy{"sweep_accuracy",
+                           "accuracy on `set` at the worst (or best) grid value in [from, to]; the whole curve in details",
+                           Statistic::Proportion, parse_accuracy, nullptr,
+                           "set: evaluation set (default test_0)\nfrom, to: the grid values considered (default all)\n"
+                           "pick: worst | best (default worst)"};
+  accuracy.subject = Subject::Sweep;
+  accuracy.measure_sweep = measure_accuracy;
+  r.add(std::move(accuracy));
+}
+
+}  // namespace cc::analysis

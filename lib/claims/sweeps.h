@@ -1,0 +1,67 @@
+#pragma once
+// Sweeps: named families of runs in claims/runs.yaml, next to the runs they vary.
+//   sweeps:
+//     pair_fraction:
+//       base: default                       # a run of `runs:`
+//       seeds: [0, 1, 2]
+//       set: {train.eval_every: 500}        # applied to every point (optional)
+//       axes:
+//         task.pair_fraction: [0.1, 0.25, 0.5]
+//       final_eval: {size: 10000, eval_seed: 20260531}   # after training, on every named set
+// A point is one combination of axis values and one seed: an ordinary run config with its own
+// config hash, trained by the ordinary trainer into the ordinary run cache.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "train/run_config.h"
+#include "util/yaml_json.h"
+
+namespace cc::claims {
+
+class Runs;
+struct RunSpec;
+
+constexpr size_t kMaxSweepPoints = 1000;  // a larger sweep is almost certainly a typo
+
+struct SweepAxis {
+  std::string key;                   // dotted config key: task.pair_fraction
+  std::vector<nlohmann::json> values;
+};
+
+struct SweepPoint {
+  size_t index = 0;                  // position in plan order (axis combinations, then seeds)
+  nlohmann::json axes;               // {"task.pair_fraction": 0.25}
+  uint64_t seed = 0;
+  train::RunConfig config;           // seed and name (= the sweep's name) set
+  std::string config_hash;           // config.weights_hash()
+  std::string label() const;         // "task.pair_fraction=0.25 seed=1"
+};
+
+struct SweepSpec {
+  std::string name, base;
+  std::vector<uint64_t> seeds;
+  nlohmann::json set = nlohmann::json::object();  // dotted key -> value, every point
+  std::vector<SweepAxis> axes;
+  int final_eval_size = 10000;
+  uint64_t final_eval_seed = 20260531;  // the claims' accuracy seed: independent of the training log
+  SourcePos where;
+  std::vector<SweepPoint> points;    // expanded and validated at load
+
+  nlohmann::json definition() const;  // what a manifest records
+  // Points of shard `shard` of `count` (index % count == shard): interleaved, so every shard
+  // gets a mix of axis values and seeds.
+  std::vector<const SweepPoint*> shard(size_t shard, size_t count) const;
+};
+
+// Reads the `sweeps:` mapping of a runs file (absent: none). Every error names FILE:LINE:COL:
+// an unknown base run or config key, an empty or duplicated axis value, a value the config
+// rejects (with the position of that value), more than kMaxSweepPoints points.
+std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs);
+
+// The run spec a point trains as (name = the sweep's), for the run store's cache layout.
+RunSpec point_run_spec(const SweepSpec& sweep, const SweepPoint& point);
+
+}  // namespace cc::claims

@@ -1,0 +1,248 @@
+// Sweeps: the definitions in a runs file (expansion, validation errors with FILE:LINE:COL), the
+// sweep measurement kinds on constructed series, and sweep claims through the engine on a
+// constructed summary (verdicts, the negative control, a summary from another definition).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "claims/engine.h"
+#include "claims/sweep_results.h"
+
+using namespace cc;
+using namespace cc::claims;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string fresh_dir(const std::string& name) {
+  auto d = fs::path(::testing::TempDir()) / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+const std::string kRuns =
+    "runs:\n"
+    "  base:\n"
+    "    seeds: [0]\n"
+    "    config:\n"
+    "      train: {steps: 100}\n"
+    "sweeps:\n"
+    "  frac:\n"
+    "    base: base\n"
+    "    seeds: [0, 1]\n"
+    "    set: {train.eval_every: 50}\n"
+    "    axes:\n"
+    "      task.pair_fraction: [0.1, 0.25, 0.5]\n";
+
+std::string write(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string runs_error(const std::string& text) {
+  const std::string path = write(fresh_dir("sweep_bad"), "runs.yaml", text);
+  try {
+    Runs::load(path);
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    return msg.substr(msg.find("runs.yaml"));
+  }
+  return "(loaded)";
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST(SweepDefinition, ExpandsAxesTimesSeedsIntoOrdinaryRuns) {
+  const Runs runs = Runs::load(write(fresh_dir("sweep_ok"), "runs.yaml", kRuns));
+  const SweepSpec* s = runs.find_sweep("frac");
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->points.size(), 6u);
+  EXPECT_EQ(s->points[0].label(), "task.pair_fraction=0.1 seed=0");
+  EXPECT_EQ(s->points[1].label(), "task.pair_fraction=0.1 seed=1");
+  EXPECT_EQ(s->points[5].label(), "task.pair_fraction=0.5 seed=1");
+  EXPECT_DOUBLE_EQ(s->points[2].config.task.pair_fraction, 0.25);
+  EXPECT_EQ(s->points[2].config.train.eval_every, 50);  // `set` applies to every point
+  EXPECT_EQ(s->points[2].config.train.steps, 100);      // the rest comes from the base run
+  EXPECT_EQ(s->points[3].config.seed, 1u);
+  // Each point hashes like the ordinary run it is; the logging cadence is not in the hash.
+  train::RunConfig plain = runs.find("base")->for_seed(1);
+  plain.task.pair_fraction = 0.25;
+  EXPECT_EQ(s->points[3].config_hash, plain.weights_hash());
+  // Shards interleave: 0/4 gets points 0 and 4.
+  const auto shard = s->shard(0, 4);
+  ASSERT_EQ(shard.size(), 2u);
+  EXPECT_EQ(shard[1]->index, 4u);
+}
+
+TEST(SweepDefinition, ErrorsNameFileLineAndColumn) {
+  EXPECT_EQ(runs_error(replace(kRuns, "task.pair_fraction:", "task.pair_fractio:")).substr(0, 13), "runs.yaml:12:");
+  EXPECT_NE(runs_error(replace(kRuns, "task.pair_fraction:", "task.pair_fractio:")).find("unknown config key"), std::string::npos);
+  EXPECT_NE(runs_error(replace(kRuns, "task.pair_fraction:", "pair_fraction:")).find("task.X, model.X or train.X"),
+            std::string::npos);
+  // A value the config rejects: the position of that value.
+  const std::string bad = runs_error(replace(kRuns, "[0.1, 0.25, 0.5]", "[0.1, 1.5, 0.5]"));
+  EXPECT_EQ(bad.substr(0, 15), "runs.yaml:12:33") << bad;
+  EXPECT_NE(bad.find("pair_fraction must be in (0, 1]"), std::string::npos) << bad;
+  EXPECT_NE(runs_error(replace(kRuns, "[0.1, 0.25, 0.5]", "[0.1, \"x\", 0.5]")).find("expected a number"), std::string::npos);
+  const std::string dup = runs_error(replace(kRuns, "[0.1, 0.25, 0.5]", "[0.1, 0.25, 0.10]"));
+  EXPECT_EQ(dup.substr(0, 15), "runs.yaml:12:39") << dup;
+  EXPECT_NE(dup.find("listed twice"), std::string::npos);
+  EXPECT_NE(runs_error(replace(kRuns, "[0.1, 0.25, 0.5]", "[]")).find("has no values"), std::string::npos);
+  EXPECT_NE(runs_error(replace(kRuns, "base: base", "base: nope")).find("unknown run 'nope'"), std::string::npos);
+  EXPECT_NE(runs_error(replace(kRuns, "train.eval_every: 50", "train.eval_every: 0")).find("eval_every"), std::string::npos);
+  EXPECT_NE(runs_error(replace(kRuns, "seeds: [0, 1]", "seeds: [0, 0]")).find("listed twice"), std::string::npos);
+  EXPECT_NE(runs_error(replace(kRuns, "    axes:\n", "    bogus: 1\n    axes:\n")).find("unknown field"), std::string::npos);
+  // More than kMaxSweepPoints points.
+  std::string many = "[";
+  for (int i = 0; i < 501; ++i) many += (i ? ", " : "") + std::to_string(i + 1);
+  many += "]";
+  EXPECT_NE(runs_error(replace(replace(kRuns, "task.pair_fraction: [0.1, 0.25, 0.5]", "train.steps: " + many), "", ""))
+                .find("more than 1000 points"),
+            std::string::npos);
+}
+
+namespace {
+
+analysis::SweepSeries series(const std::vector<double>& xs, const std::vector<int64_t>& correct, int64_t n = 1000) {
+  analysis::SweepSeries s;
+  s.sweep = "frac";
+  s.axis = "task.pair_fraction";
+  for (size_t i = 0; i < xs.size(); ++i) s.points.push_back({xs[i], 30000, {{"test_0", {n, correct[i]}}}});
+  return s;
+}
+
+analysis::Measurement measure(const std::string& kind, const analysis::SweepSeries& s, const std::string& params_yaml) {
+  const auto* k = analysis::builtin_registry().find(kind);
+  EXPECT_NE(k, nullptr);
+  const YamlDoc doc = load_yaml_string(params_yaml, "params");
+  const nlohmann::json p = k->parse_params(ObjectReader(doc, ""));
+  return k->measure_sweep(analysis::SweepMeasureInput{s, p});
+}
+
+}  // namespace
+
+TEST(SweepKinds, ThresholdIsTheSmallestValueFromWhichTheLevelHolds) {
+  // 0.1 fails, 0.2 passes, 0.3 fails again, 0.4 and 0.5 pass: the threshold is 0.4, not 0.2.
+  const auto s = series({0.1, 0.2, 0.3, 0.4, 0.5}, {500, 990, 970, 985, 999});
+  EXPECT_DOUBLE_EQ(measure("sweep_threshold", s, "{level: 0.98}").value, 0.4);
+  EXPECT_DOUBLE_EQ(measure("sweep_threshold", s, "{level: 0.5}").value, 0.1);
+  // The largest grid value fails: no threshold in the grid.
+  const auto never = series({0.1, 0.2}, {990, 900});
+  const auto m = measure("sweep_threshold", never, "{level: 0.98}");
+  EXPECT_TRUE(std::isinf(m.value));
+  EXPECT_FALSE(m.details["reached"].get<bool>());
+}
+
+TEST(SweepKinds, AccuracyPicksTheWorstGridValueInRange) {
+  const auto s = series({0.1, 0.2, 0.3}, {100, 990, 980});
+  auto m = measure("sweep_accuracy", s, "{from: 0.2}");
+  EXPECT_EQ(m.successes, 980);
+  EXPECT_DOUBLE_EQ(m.details["at"].get<double>(), 0.3);
+  EXPECT_EQ(m.details["curve"].size(), 3u);
+  m = measure("sweep_accuracy", s, "{to: 0.1, pick: best}");
+  EXPECT_EQ(m.successes, 100);
+  EXPECT_THROW(measure("sweep_accuracy", s, "{from: 0.6}"), Error);
+  EXPECT_THROW(measure("sweep_accuracy", s, "{set: test_1}"), Error);  // no counts for that set
+}
+
+namespace {
+
+// A summary as `sweep collect` writes it: final counts from `finals` (per seed, per grid value),
+// chance accuracy at step 0.
+void write_summary(const SweepSpec& s, const std::string& fixtures, const std::vector<std::vector<int64_t>>& finals) {
+  std::vector<PointResult> points;
+  for (const auto& p : s.points) {
+    PointResult r;
+    r.index = p.index;
+    r.axes = p.axes;
+    r.seed = p.seed;
+    r.config_hash = p.config_hash;
+    r.final_step = p.config.train.steps;
+    r.final_eval_seed = s.final_eval_seed;
+    r.final_sets["test_0"] = {1000, finals[p.seed][p.index / s.seeds.size()]};
+    r.metrics.push_back({{"step", 0}, {"acc", {{"test_0", 0.02}}}, {"n", {{"test_0", 1000}}}});
+    points.push_back(r);
+  }
+  fs::create_directories(fixtures + "/sweeps/" + s.name);
+  std::ofstream(summary_path(fixtures + "/sweeps/" + s.name)) << summary_text(points);
+}
+
+const std::string kThresholdClaim =
+    "id: T1\n"
+    "title: t\n"
+    "paper: {arxiv: 2605.31497v1, section: \"4\", quote: q}\n"
+    "reported: {value: 0.25, text: \"f ≳ 0.25\"}\n"
+    "subject: {sweep: frac, checkpoint: final}\n"
+    "measure: {kind: sweep_threshold, set: test_0, level: 0.98}\n"
+    "expect: {op: within, threshold: [0.2, 0.3], seeds: median, min_seeds: 2}\n"
+    "control: {checkpoint: init}\n";
+
+ClaimResult run_one(const std::string& dir, const Runs& runs, const std::string& claim_text) {
+  const std::string claim = write(dir, "claim.yaml", claim_text);
+  StoreOptions so;
+  so.fixtures_dir = dir + "/fixtures";
+  so.cache_dir = dir + "/cache";
+  RunStore store(runs, so);
+  return run_claim(claim, analysis::builtin_registry(), runs, store, {});
+}
+
+}  // namespace
+
+TEST(SweepClaims, ThresholdVerdictWithControlAndStaleSummary) {
+  const std::string dir = fresh_dir("sweep_claims");
+  const Runs runs = Runs::load(write(dir, "runs.yaml", kRuns));
+  const SweepSpec& s = *runs.find_sweep("frac");
+  // No summary yet: SKIPPED with how to make one.
+  auto r = run_one(dir, runs, kThresholdClaim);
+  EXPECT_EQ(r.verdict, Verdict::Skipped);
+  EXPECT_NE(r.reason.find("claimcheck sweep run frac"), std::string::npos) << r.reason;
+
+  write_summary(s, dir + "/fixtures", {{500, 985, 999}, {400, 990, 995}});  // f* = 0.25 on both seeds
+  r = run_one(dir, runs, kThresholdClaim);
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason;
+  EXPECT_DOUBLE_EQ(r.measured, 0.25);
+  ASSERT_EQ(r.control.size(), 2u);
+  EXPECT_TRUE(std::isinf(r.control[0].m.value));  // step 0: never reaches 98 %
+  EXPECT_EQ(r.control[0].verdict, Verdict::Fail);
+
+  write_summary(s, dir + "/fixtures", {{500, 970, 999}, {400, 900, 995}});  // f* = 0.5: outside [0.2, 0.3]
+  r = run_one(dir, runs, kThresholdClaim);
+  EXPECT_EQ(r.verdict, Verdict::Fail) << r.reason;
+
+  // The "each seed >" rule on the worst grid value, and a kind/subject mismatch.
+  const std::string each = replace(replace(replace(kThresholdClaim, "sweep_threshold, set: test_0, level: 0.98", "sweep_accuracy, from: 0.25"),
+                                           "op: within, threshold: [0.2, 0.3], seeds: median", "op: \">\", threshold: 0.98, seeds: each"), "", "");
+  r = run_one(dir, runs, each);
+  EXPECT_EQ(r.verdict, Verdict::Fail);  // seed 0 at 0.25: 970/1000
+  EXPECT_EQ(r.seeds[0].m.successes, 970);
+  r = run_one(dir, runs, replace(kThresholdClaim, "sweep_threshold, set: test_0, level: 0.98", "accuracy, set: test_0"));
+  EXPECT_EQ(r.verdict, Verdict::Error);
+  EXPECT_NE(r.reason.find("measures a run's checkpoint"), std::string::npos) << r.reason;
+
+  // The definition changed after collecting: the summary answers another question -> ERROR.
+  const Runs changed = Runs::load(write(dir, "runs.yaml", replace(kRuns, "steps: 100", "steps: 120")));
+  r = run_one(dir, changed, kThresholdClaim);
+  EXPECT_EQ(r.verdict, Verdict::Error);
+  EXPECT_NE(r.reason.find("collect it again"), std::string::npos) << r.reason;
+}
+
+TEST(SweepClaims, WithinAndMedianRules) {
+  EXPECT_EQ(decide(Comparison::Within, 0.2, {0.2, 0.3}, 0.3), Verdict::Pass);
+  EXPECT_EQ(decide(Comparison::Within, 0.2, {0.15, 0.25}, 0.3), Verdict::Inconclusive);
+  EXPECT_EQ(decide(Comparison::Within, 0.2, {0.4, INFINITY}, 0.3), Verdict::Fail);
+  EXPECT_EQ(decide(Comparison::Within, 0.2, {0.1, 0.15}, 0.3), Verdict::Fail);
+  EXPECT_DOUBLE_EQ(median({0.3, INFINITY, 0.25}), 0.3);
+  const auto ci = bootstrap_median({0.25, 0.25, 0.3});
+  EXPECT_GE(ci.low, 0.25);
+  EXPECT_LE(ci.high, 0.3);
+}
