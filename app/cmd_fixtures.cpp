@@ -1,9 +1,11 @@
 // claimcheck fixtures verify [DIR]
 //   every file listed in each fixtures/<run>/seed<k>/run.json still has its recorded sha256
 //   (claim R3's check, in seconds).
-// claimcheck fixtures recreate RUN --seed K [--until STEP] [--out DIR]
-//   reruns the command recorded in fixtures/RUN/seedK/run.json and compares every committed
-//   checkpoint it reaches with the retrained one (max |Δw|; 0 = bitwise identical).
+// claimcheck fixtures recreate RUN --seed K [--until STEP] [--out DIR [--resume]]
+//   reruns the command recorded in fixtures/RUN/seedK/run.json, with the thread setup recorded
+//   in its sidecars, into a fresh directory (or --out), and compares every committed checkpoint
+//   it reaches with the retrained one (max |Δw|; 0 = bitwise identical).
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +14,7 @@
 
 #include "cli.h"
 #include "train/checkpoint.h"
+#include "train/runtime.h"
 #include "util/error.h"
 #include "util/fixture_manifest.h"
 
@@ -55,7 +58,7 @@ std::vector<std::string> split_command(const std::string& cmd) {
 }
 
 int recreate(const std::string& dir, const std::string& run, uint64_t seed, int64_t until, std::string out,
-             double tolerance) {
+             double tolerance, bool resume) {
   const fs::path fixture = fs::path(dir) / run / ("seed" + std::to_string(seed));
   const fs::path manifest = fixture / "run.json";
   nlohmann::json meta = nlohmann::json::parse(std::ifstream(manifest), nullptr, false);
@@ -65,11 +68,28 @@ int recreate(const std::string& dir, const std::string& run, uint64_t seed, int6
   if (words.size() < 2 || words[0] != "claimcheck" || words[1] != "train")
     throw Error(manifest.string() + ": the recreate command is not 'claimcheck train ...': " + meta["recreate"].get<std::string>());
   std::vector<std::string> args(words.begin() + 2, words.end());
+  // Never the recorded --out (that may hold the original run, or an earlier recreate): a fresh
+  // directory, or the one given, which must be empty unless --resume continues it.
+  if (out.empty()) {
+    fs::create_directories("runs/recreate");
+    std::string tmpl = "runs/recreate/" + run + "-seed" + std::to_string(seed) + "-XXXXXX";
+    if (!::mkdtemp(tmpl.data())) throw Error("cannot create a directory under runs/recreate");
+    out = tmpl;
+  } else if (!train::list_checkpoints(out).empty() && !resume) {
+    throw Error(out + ": already holds checkpoints (an earlier recreate?); pass --resume to continue it, or choose another --out");
+  }
   for (size_t i = 0; i + 1 < args.size(); ++i)
-    if (args[i] == "--out") {
-      if (out.empty()) out = args[i + 1];
-      args[i + 1] = out;
-    }
+    if (args[i] == "--out") args[i + 1] = out;
+  // The thread setup the fixture was trained with: BLAS summation order depends on it.
+  const auto first = train::list_checkpoints(fixture.string());
+  if (first.empty()) throw Error(fixture.string() + ": no checkpoints");
+  nlohmann::json side = nlohmann::json::parse(std::ifstream(train::sidecar_path(train::checkpoint_path(fixture.string(), first.front()))), nullptr, false);
+  if (side.is_discarded()) throw Error(fixture.string() + ": the first checkpoint's sidecar is unreadable");
+  const train::ThreadSetup threads = train::recorded_threads(side, train::default_threads());
+  ::setenv("CLAIMCHECK_TORCH_THREADS", std::to_string(threads.torch_threads).c_str(), 1);
+  ::setenv("CLAIMCHECK_BLAS_THREADS", std::to_string(threads.blas_threads).c_str(), 1);
+  std::cout << "thread setup as recorded in the fixture's sidecar: " << threads.torch_threads << " libtorch + "
+            << threads.blas_threads << " BLAS thread(s)\n";
   if (until >= 0) {
     args.push_back("--stop-after");
     args.push_back(std::to_string(until));
@@ -106,19 +126,21 @@ int cmd_fixtures(const std::vector<std::string>& args) {
       ("target", po::value(&target), "verify: the fixtures directory (default fixtures); recreate: the run name")
       ("seed", po::value<uint64_t>(), "recreate: the seed")
       ("until", po::value(&until), "recreate: stop at this step (default: the whole run)")
-      ("out", po::value(&out), "recreate: output directory (default: the recorded --out)")
+      ("out", po::value(&out), "recreate: output directory (default: a fresh runs/recreate/RUN-seedK-XXXXXX)")
+      ("resume", "recreate: continue the checkpoints already in --out")
       ("tolerance", po::value(&tolerance), "recreate: largest |dw| accepted (default 0: bitwise)")
       ("dir", po::value(&dir), "recreate: the fixtures directory (default fixtures)");
   po::positional_options_description pos;
   pos.add("action", 1).add("target", 1);
   po::variables_map vm;
-  if (!parse("fixtures", "verify [DIR] | recreate RUN --seed K [--until STEP] [--out DIR]", desc, pos, args, vm))
+  if (!parse("fixtures", "verify [DIR] | recreate RUN --seed K [--until STEP] [--out DIR [--resume]]", desc, pos, args, vm))
     return kExitOk;
   if (action == "verify") return verify(target.empty() ? dir : target);
   if (action == "recreate") {
     if (target.empty()) throw po::error("recreate needs the run name, e.g. fixtures recreate default --seed 0");
     if (!vm.count("seed")) throw po::error("recreate needs --seed");
-    return recreate(dir, target, vm["seed"].as<uint64_t>(), until, out, tolerance);
+    if (vm.count("resume") && out.empty()) throw po::error("--resume needs --out (the directory to continue)");
+    return recreate(dir, target, vm["seed"].as<uint64_t>(), until, out, tolerance, vm.count("resume") > 0);
   }
   throw po::error("unknown fixtures action '" + action + "' (verify | recreate)");
 }

@@ -154,7 +154,31 @@ TEST(ClaimFile, MalformedFilesNameFileLineColumnAndProblem) {
       // 19 the document is not a mapping
       {"- just\n- a list\n", "claim.yaml:1:1: the document must be a mapping, got a list"},
       // 20 min_seeds below 1
-      {replace(kValid, "threshold: 0.98}", "threshold: 0.98, min_seeds: 0}"), "field 'expect.min_seeds': must be >= 1"},
+      {replace(kValid, "threshold: 0.98}", "threshold: 0.98, min_seeds: 0}"), "field 'expect.min_seeds': 0 is outside [1, 1000]"},
+      // 21 an unbounded integer
+      {replace(kValid, "threshold: 0.98}", "threshold: 0.98, min_seeds: 1000000000000}"),
+       "claim.yaml:7:47: field 'expect.min_seeds': 1000000000000 is outside [1, 1000]"},
+      // 22 a tag that contradicts the expected type (or any explicit tag)
+      {replace(kValid, "threshold: 0.98}", "threshold: !!str 0.98}"), "claim.yaml:7:30: explicit YAML tag '!!str' is not accepted"},
+      // 23 a second document after a valid claim
+      {kValid + "---\nid: X2\n", "claim.yaml:11:1: a second YAML document"},
+      // 24 "billion laughs": nested aliases
+      {"a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+       "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+       "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+       "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+       "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+       "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
+       "g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n"
+       "h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g, *g]\n",
+       "the document expands to more than 100000 values"},
+      // 25 a long id (under the file cap, over the string cap) and a merely over-long one
+      {replace(kValid, "id: X1", "id: " + std::string(200000, 'a')), "claim.yaml:1:5: a value of 200000 characters (at most 65536)"},
+      {replace(kValid, "id: X1", "id: " + std::string(300, 'a')), "field 'id': 'aaaa"},
+      // 26 a file over 1 MiB
+      {replace(kValid, "id: X1", "id: " + std::string(5 << 20, 'a')), " bytes; a claim or run file is at most 1048576 bytes"},
+      // 27 deep nesting
+      {kValid + "notes: " + std::string(100, '[') + std::string(100, ']') + "\n", "nested more than 64 levels deep"},
   };
   ASSERT_GE(cases.size(), 15u);
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -236,6 +260,6 @@ TEST(Engine, RunsFileErrorsAreLocated) {
     FAIL() << "loaded";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("runs.yaml:6:"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("field 'runs.r.config.train.steps': must be >= 0"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("field 'runs.r.config.train.steps': -5 is outside [0, 1000000000]"), std::string::npos) << e.what();
   }
 }

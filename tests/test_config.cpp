@@ -44,6 +44,25 @@ TEST(Config, ErrorsNameFileLineAndField) {
   EXPECT_NE(error_of("n_variables: \"12\"\n").find("expected an integer, got a string"), std::string::npos);
 }
 
+// The hostile-input classes of claim files reach run configs through the same loader.
+TEST(Config, HostileInputsAreBoundedErrors) {
+  // An integer past int: refused before any narrowing could turn it into a valid value.
+  EXPECT_EQ(error_of("modulus: 4294967355\n"), "cfg.yaml:1:10: field 'modulus': 4294967355 is outside [2, 1000]");
+  EXPECT_EQ(error_of("modulus: !!int 59\n"), "cfg.yaml:1:10: explicit YAML tag '!!int' is not accepted: write the value plainly");
+  EXPECT_NE(error_of("modulus: 59\n---\nmodulus: 60\n").find("cfg.yaml:3:1: a second YAML document"), std::string::npos)
+      << error_of("modulus: 59\n---\nmodulus: 60\n");
+  std::string laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    const std::string prev = "*a" + std::to_string(i - 1);
+    laughs += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + prev;
+    for (int k = 1; k < 10; ++k) laughs += ", " + prev;
+    laughs += "]\n";
+  }
+  EXPECT_NE(error_of(laughs).find("expands to more than 100000 values"), std::string::npos) << error_of(laughs);
+  EXPECT_NE(error_of("modulus: " + std::string(70000, '9') + "\n").find("a value of 70000 characters (at most 65536)"),
+            std::string::npos);
+}
+
 TEST(Config, QuotedScalarsStayStrings) {
   auto doc = cc::load_yaml_string("a: \"3\"\nb: 3\nc: 3.5\nd: true\ne: ~\n", "x.yaml");
   EXPECT_TRUE(doc.value["a"].is_string());

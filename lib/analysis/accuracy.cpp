@@ -19,7 +19,7 @@ nlohmann::json parse(ObjectReader r) {
   const int64_t size = r.integer("size", 10000);
   if (size < 1 || size > 10000000) r.fail("size", "must be in [1, 10000000]");
   p["size"] = size;
-  p["eval_seed"] = r.integer("eval_seed", kDefaultClaimEvalSeed);
+  p["eval_seed"] = r.integer_in("eval_seed", kDefaultClaimEvalSeed, 0, int64_t{1} << 62);
   r.finish();
   return p;
 }

@@ -24,7 +24,7 @@ nlohmann::json parse(ObjectReader r, const char* metric) {
   p["layer"] = read_paper_layer(r) + 1;
   p["sets"] = read_sets(r, {"test_1", "test_2"});
   p["size"] = read_size(r, 2000);
-  p["eval_seed"] = r.integer("eval_seed", kAnalysisSeed);
+  p["eval_seed"] = r.integer_in("eval_seed", kAnalysisSeed, 0, int64_t{1} << 62);
   p["query"] = r.one_of("query", {"equals", "constants"}, "equals");
   p["target"] = r.one_of("target", {"operands", "sources", "previous"}, "operands");
   p["report_sets"] = r.strings("report_sets", {});  // measured the same way, reported without a threshold

@@ -21,7 +21,7 @@ nlohmann::json parse(ObjectReader r, const char* metric) {
   p["sets"] = read_sets(r, p["target"] == "ov_sum" ? std::vector<std::string>{"test_0", "test_1", "test_2"}
                                                    : std::vector<std::string>{"test_1", "test_2"});
   p["size"] = read_size(r, 2000);
-  p["eval_seed"] = r.integer("eval_seed", kAnalysisSeed);
+  p["eval_seed"] = r.integer_in("eval_seed", kAnalysisSeed, 0, int64_t{1} << 62);
   p["metric"] = metric;
   r.finish();
   return p;

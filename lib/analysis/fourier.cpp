@@ -20,7 +20,7 @@ namespace {
 nlohmann::json parse(ObjectReader r, const char* form) {
   nlohmann::json p;
   p["form"] = form;
-  p["eval_seed"] = r.integer("eval_seed", kAnalysisSeed);
+  p["eval_seed"] = r.integer_in("eval_seed", kAnalysisSeed, 0, int64_t{1} << 62);
   const double active = r.number("active_fraction", 0.01);
   if (!(active >= 0 && active < 1)) r.fail("active_fraction", "must be in [0, 1)");
   p["active_fraction"] = active;

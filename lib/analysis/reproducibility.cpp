@@ -24,12 +24,8 @@ namespace {
 class RecordedThreads {
  public:
   explicit RecordedThreads(const nlohmann::json& sidecar) : before_(train::default_threads()) {
-    train::ThreadSetup t = before_;
-    const auto rt = sidecar.value("runtime", nlohmann::json::object());
-    t.torch_threads = rt.value("torch_threads", t.torch_threads);
-    t.blas_threads = rt.value("blas_threads", t.blas_threads);
-    used_ = t;
-    train::apply_threads(t);
+    used_ = train::recorded_threads(sidecar, before_);
+    train::apply_threads(used_);
   }
   ~RecordedThreads() { train::apply_threads(before_); }
   nlohmann::json describe() const { return {{"torch_threads", used_.torch_threads}, {"blas_threads", used_.blas_threads}}; }
@@ -54,8 +50,7 @@ std::unique_ptr<train::Trainer> train_in_memory(train::RunConfig cfg, int64_t st
 }
 
 nlohmann::json steps_param(ObjectReader r) {
-  const int64_t steps = r.integer("steps", 500);
-  if (steps < 1) r.fail("steps", "must be >= 1");
+  const int64_t steps = r.integer_in("steps", 500, 1, 1000000);
   r.finish();
   return {{"steps", steps}};
 }

@@ -51,6 +51,10 @@ struct Claim {
 
 // Loads and validates one claim file; every problem is a cc::Error with FILE:LINE:COL.
 Claim load_claim(const std::string& path, const analysis::Registry& registry, const Runs& runs);
+// The same from text (the fuzz target's entry point); `path` names it in errors and sets the section.
+Claim load_claim_string(const std::string& text, const std::string& path, const analysis::Registry& registry,
+                        const Runs& runs);
+Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, const Runs& runs);
 
 // Every *.yaml under the given files/directories except runs.yaml, sorted.
 std::vector<std::string> find_claim_files(const std::vector<std::string>& paths);

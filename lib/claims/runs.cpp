@@ -40,7 +40,7 @@ Runs Runs::load(const std::string& path) {
     spec.name = name;
     spec.where = doc.at("/runs/" + name);
     for (int64_t s : r.integers("seeds", {0})) {
-      if (s < 0) r.fail("seeds", "seeds must be >= 0");
+      if (s < 0 || s > (int64_t{1} << 32)) r.fail("seeds", "seeds must be in [0, 2^32]");
       spec.seeds.push_back(static_cast<uint64_t>(s));
     }
     if (spec.seeds.empty()) r.fail("seeds", "needs at least one seed");

@@ -84,7 +84,7 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
     const RunSpec* base = runs.find(s.base);
     if (!base) r.fail("base", "unknown run '" + s.base + "'");
     for (int64_t seed : r.integers("seeds", {0})) {
-      if (seed < 0) r.fail("seeds", "seeds must be >= 0");
+      if (seed < 0 || seed > (int64_t{1} << 32)) r.fail("seeds", "seeds must be in [0, 2^32]");
       if (std::find(s.seeds.begin(), s.seeds.end(), static_cast<uint64_t>(seed)) != s.seeds.end())
         r.fail("seeds", "seed " + std::to_string(seed) + " is listed twice");
       s.seeds.push_back(static_cast<uint64_t>(seed));
@@ -153,8 +153,7 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
     const int64_t size = fe.integer("size", s.final_eval_size);
     if (size < 1 || size > 1000000) fe.fail("size", "must be in [1, 1000000]");
     s.final_eval_size = static_cast<int>(size);
-    const int64_t eval_seed = fe.integer("eval_seed", static_cast<int64_t>(s.final_eval_seed));
-    if (eval_seed < 0) fe.fail("eval_seed", "must be >= 0");
+    const int64_t eval_seed = fe.integer_in("eval_seed", static_cast<int64_t>(s.final_eval_seed), 0, int64_t{1} << 62);
     s.final_eval_seed = static_cast<uint64_t>(eval_seed);
     fe.finish();
     r.finish();

@@ -15,10 +15,10 @@ double ModelConfig::effective_init_std() const { return init_std > 0 ? init_std 
 
 ModelConfig ModelConfig::from_yaml(ObjectReader r, const task::TaskConfig& task) {
   ModelConfig c;
-  c.d_model = static_cast<int>(r.integer("d_model", c.d_model));
-  c.d_head = static_cast<int>(r.integer("d_head", c.d_head));
-  c.n_heads = static_cast<int>(r.integer("n_heads", c.n_heads));
-  c.d_mlp = static_cast<int>(r.integer("d_mlp", c.d_mlp));
+  c.d_model = static_cast<int>(r.integer_in("d_model", c.d_model, 1, 65536));
+  c.d_head = static_cast<int>(r.integer_in("d_head", c.d_head, 1, 65536));
+  c.n_heads = static_cast<int>(r.integer_in("n_heads", c.n_heads, 1, 65536));
+  c.d_mlp = static_cast<int>(r.integer_in("d_mlp", c.d_mlp, 1, 65536));
   c.activation = r.one_of("activation", {"relu", "gelu"}, c.activation);
   c.output_vocab = r.one_of("output_vocab", {"full", "numbers"}, c.output_vocab);
   c.init_std = r.number("init_std", c.init_std);

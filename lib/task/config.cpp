@@ -24,16 +24,16 @@ int Vocab::variable_index(const std::string& letter) const {
 
 TaskConfig TaskConfig::from_yaml(ObjectReader r) {
   TaskConfig c;
-  c.modulus = static_cast<int>(r.integer("modulus", c.modulus));
-  c.n_variables = static_cast<int>(r.integer("n_variables", c.n_variables));
+  c.modulus = static_cast<int>(r.integer_in("modulus", c.modulus, 2, 1000));
+  c.n_variables = static_cast<int>(r.integer_in("n_variables", c.n_variables, 2, 26));
   c.pair_fraction = r.number("pair_fraction", c.pair_fraction);
-  c.pair_seed = static_cast<uint64_t>(r.integer("pair_seed", static_cast<int64_t>(c.pair_seed)));
+  c.pair_seed = static_cast<uint64_t>(r.integer_in("pair_seed", static_cast<int64_t>(c.pair_seed), 0, int64_t{1} << 62));
   c.restricted_first = r.strings("restricted_first", c.restricted_first);
   c.restricted_second = r.strings("restricted_second", c.restricted_second);
   c.ratio_2var_to_0var = r.number("ratio_2var_to_0var", c.ratio_2var_to_0var);
   c.weight_1var = r.number("weight_1var", c.weight_1var);
-  c.assignments_min = static_cast<int>(r.integer("assignments_min", c.assignments_min));
-  c.assignments_max = static_cast<int>(r.integer("assignments_max", c.assignments_max));
+  c.assignments_min = static_cast<int>(r.integer_in("assignments_min", c.assignments_min, 1, 6));
+  c.assignments_max = static_cast<int>(r.integer_in("assignments_max", c.assignments_max, 1, 6));
   c.allow_same_variable = r.boolean("allow_same_variable", c.allow_same_variable);
   r.finish();
   try {

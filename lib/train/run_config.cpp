@@ -9,19 +9,19 @@ namespace cc::train {
 
 TrainConfig TrainConfig::from_yaml(ObjectReader r) {
   TrainConfig c;
-  c.steps = r.integer("steps", c.steps);
-  c.batch_size = static_cast<int>(r.integer("batch_size", c.batch_size));
+  c.steps = r.integer_in("steps", c.steps, 0, 1000000000);
+  c.batch_size = static_cast<int>(r.integer_in("batch_size", c.batch_size, 1, 1 << 20));
   c.lr = r.number("lr", c.lr);
   c.weight_decay = r.number("weight_decay", c.weight_decay);
   c.beta1 = r.number("beta1", c.beta1);
   c.beta2 = r.number("beta2", c.beta2);
   c.eps = r.number("eps", c.eps);
-  c.eval_every = r.integer("eval_every", c.eval_every);
-  c.eval_size = static_cast<int>(r.integer("eval_size", c.eval_size));
-  c.eval_seed = static_cast<uint64_t>(r.integer("eval_seed", static_cast<int64_t>(c.eval_seed)));
+  c.eval_every = r.integer_in("eval_every", c.eval_every, 1, 1000000000);
+  c.eval_size = static_cast<int>(r.integer_in("eval_size", c.eval_size, 1, 10000000));
+  c.eval_seed = static_cast<uint64_t>(r.integer_in("eval_seed", static_cast<int64_t>(c.eval_seed), 0, int64_t{1} << 62));
   c.checkpoint_steps = r.integers("checkpoint_steps", c.checkpoint_steps);
-  c.checkpoint_every = r.integer("checkpoint_every", c.checkpoint_every);
-  c.resume_every = r.integer("resume_every", c.resume_every);
+  c.checkpoint_every = r.integer_in("checkpoint_every", c.checkpoint_every, 0, 1000000000);
+  c.resume_every = r.integer_in("resume_every", c.resume_every, 1, 1000000000);
   if (c.steps < 0) r.fail("steps", "must be >= 0");
   if (c.batch_size < 1) r.fail("batch_size", "must be >= 1");
   if (!(c.lr > 0)) r.fail("lr", "must be > 0");
@@ -63,8 +63,7 @@ nlohmann::json TrainConfig::to_json() const {
 RunConfig RunConfig::from_yaml(ObjectReader r) {
   RunConfig c;
   c.name = r.string("name", c.name);
-  const int64_t seed = r.integer("seed", 0);
-  if (seed < 0) r.fail("seed", "must be >= 0");
+  const int64_t seed = r.integer_in("seed", 0, 0, int64_t{1} << 62);
   c.seed = static_cast<uint64_t>(seed);
   c.task = task::TaskConfig::from_yaml(r.object_or_empty("task"));
   c.model = model::ModelConfig::from_yaml(r.object_or_empty("model"), c.task);

@@ -36,6 +36,13 @@ void apply_threads(const ThreadSetup& t) {
   set_blas_threads(t.blas_threads);
 }
 
+ThreadSetup recorded_threads(const nlohmann::json& sidecar, ThreadSetup fallback) {
+  const auto rt = sidecar.value("runtime", nlohmann::json::object());
+  if (rt.contains("torch_threads") && rt["torch_threads"].is_number_integer()) fallback.torch_threads = rt["torch_threads"];
+  if (rt.contains("blas_threads") && rt["blas_threads"].is_number_integer()) fallback.blas_threads = rt["blas_threads"];
+  return fallback;
+}
+
 bool cuda_available() { return torch::cuda::is_available(); }
 
 torch::Device parse_device(const std::string& name) {

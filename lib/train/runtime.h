@@ -16,6 +16,9 @@ struct ThreadSetup {
 // 2-core machine (reports/perf.md). Env overrides: CLAIMCHECK_TORCH_THREADS, CLAIMCHECK_BLAS_THREADS.
 ThreadSetup default_threads();
 void apply_threads(const ThreadSetup& t);
+// The thread setup a checkpoint was trained with (its sidecar's runtime), `fallback` for what
+// the sidecar does not say. CPU results are bitwise reproducible only with the same setup.
+ThreadSetup recorded_threads(const nlohmann::json& sidecar, ThreadSetup fallback);
 
 // "cpu" or "cuda[:N]"; throws cc::Error for an unknown name or for cuda without CUDA.
 torch::Device parse_device(const std::string& name);

@@ -67,7 +67,10 @@ StFile read_safetensors(const std::string& path) {
   if (!in) throw Error(path + ": cannot open checkpoint file");
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string data = ss.str();
+  return parse_safetensors(ss.str(), path);
+}
+
+StFile parse_safetensors(const std::string& data, const std::string& path) {
   auto bad = [&](const std::string& what) { return Error(path + ": not a valid safetensors file: " + what); };
 
   if (data.size() < 8) throw bad("file is " + std::to_string(data.size()) + " bytes, shorter than the 8-byte header length");

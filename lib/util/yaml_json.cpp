@@ -24,9 +24,34 @@ SourcePos pos_of(const std::string& file, const YAML::Mark& m) {
   return SourcePos{file, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
 }
 
+// Limits that keep a hostile file small in time and memory: aliases let a few hundred bytes
+// stand for billions of nodes ("billion laughs"), and every node here becomes a JSON value.
+constexpr size_t kMaxNodes = 100000;
+constexpr int kMaxDepth = 64;
+constexpr size_t kMaxFileBytes = 1 << 20;
+constexpr size_t kMaxStringChars = 65536;
+
+struct Budget {
+  size_t nodes = 0;
+};
+
+// No explicit tags: "!!str 0.98" would otherwise read as whatever the schema expects, and a tag
+// that says one type while the schema wants another is a mistake worth naming.
+void check_tag(const YAML::Node& node, const std::string& file) {
+  const std::string& tag = node.Tag();
+  if (tag.empty() || tag == "?" || tag == "!") return;  // untagged (plain) or quoted
+  std::string shown = tag;
+  const std::string core = "tag:yaml.org,2002:";
+  if (shown.rfind(core, 0) == 0) shown = "!!" + shown.substr(core.size());
+  throw Error(pos_of(file, node.Mark()), "explicit YAML tag '" + shown + "' is not accepted: write the value plainly");
+}
+
 // Plain scalars get YAML 1.2 core-schema types; quoted scalars stay strings.
-nlohmann::json scalar_to_json(const YAML::Node& node) {
+nlohmann::json scalar_to_json(const YAML::Node& node, const std::string& file) {
   const std::string& s = node.Scalar();
+  if (s.size() > kMaxStringChars)
+    throw Error(pos_of(file, node.Mark()), "a value of " + std::to_string(s.size()) + " characters (at most " +
+                                               std::to_string(kMaxStringChars) + ")");
   if (node.Tag() == "!") return s;  // quoted
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
@@ -44,18 +69,24 @@ nlohmann::json scalar_to_json(const YAML::Node& node) {
   return s;
 }
 
-nlohmann::json convert(const YAML::Node& node, const std::string& pointer, YamlDoc& doc) {
+nlohmann::json convert(const YAML::Node& node, const std::string& pointer, YamlDoc& doc, Budget& budget, int depth) {
+  if (++budget.nodes > kMaxNodes)
+    throw Error(pos_of(doc.file, node.Mark()), "the document expands to more than " + std::to_string(kMaxNodes) +
+                                                   " values (aliases of aliases?)");
+  if (depth > kMaxDepth)
+    throw Error(pos_of(doc.file, node.Mark()), "nested more than " + std::to_string(kMaxDepth) + " levels deep");
+  if (node.IsDefined()) check_tag(node, doc.file);
   doc.marks[pointer] = pos_of(doc.file, node.Mark());
   switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
       return nullptr;
     case YAML::NodeType::Scalar:
-      return scalar_to_json(node);
+      return scalar_to_json(node, doc.file);
     case YAML::NodeType::Sequence: {
       nlohmann::json arr = nlohmann::json::array();
       for (size_t i = 0; i < node.size(); ++i)
-        arr.push_back(convert(node[i], pointer + "/" + std::to_string(i), doc));
+        arr.push_back(convert(node[i], pointer + "/" + std::to_string(i), doc, budget, depth + 1));
       return arr;
     }
     case YAML::NodeType::Map: {
@@ -67,7 +98,9 @@ nlohmann::json convert(const YAML::Node& node, const std::string& pointer, YamlD
         if (obj.contains(key))
           throw Error(pos_of(doc.file, kv.first.Mark()), "duplicate key '" + key + "'");
         const std::string child = pointer + "/" + escape_pointer_token(key);
-        obj[key] = convert(kv.second, child, doc);
+        if (key.size() > 256) throw Error(pos_of(doc.file, kv.first.Mark()), "a mapping key longer than 256 characters");
+        check_tag(kv.first, doc.file);
+        obj[key] = convert(kv.second, child, doc, budget, depth + 1);
         // Point errors about a key at the key itself when the value has no better mark.
         if (!kv.second.IsDefined() || kv.second.IsNull())
           doc.marks[child] = pos_of(doc.file, kv.first.Mark());
@@ -81,13 +114,19 @@ nlohmann::json convert(const YAML::Node& node, const std::string& pointer, YamlD
 YamlDoc parse(const std::string& text, const std::string& name) {
   YamlDoc doc;
   doc.file = name;
-  YAML::Node root;
+  if (text.size() > kMaxFileBytes)
+    throw Error(name + ": " + std::to_string(text.size()) + " bytes; a claim or run file is at most " +
+                std::to_string(kMaxFileBytes) + " bytes");
+  std::vector<YAML::Node> docs;
   try {
-    root = YAML::Load(text);
+    docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     throw Error(pos_of(name, e.mark), "YAML syntax error: " + e.msg);
   }
-  doc.value = convert(root, "", doc);
+  if (docs.size() > 1)  // the rest would be dropped without a word
+    throw Error(pos_of(name, docs[1].Mark()), "a second YAML document ('---'): a file holds exactly one");
+  Budget budget;
+  doc.value = docs.empty() ? nlohmann::json(nullptr) : convert(docs[0], "", doc, budget, 0);
   return doc;
 }
 
@@ -176,6 +215,11 @@ int64_t ObjectReader::integer(const std::string& key) {
   if (!v.is_number_integer()) fail(key, std::string("expected an integer, got ") + type_name(v));
   return v.get<int64_t>();
 }
+int64_t ObjectReader::integer_in(const std::string& key, int64_t fallback, int64_t low, int64_t high) {
+  const int64_t v = integer(key, fallback);
+  if (v < low || v > high) fail(key, std::to_string(v) + " is outside [" + std::to_string(low) + ", " + std::to_string(high) + "]");
+  return v;
+}
 int64_t ObjectReader::integer(const std::string& key, int64_t fallback) {
   used_.push_back(key);
   return has(key) ? integer(key) : fallback;
@@ -190,6 +234,7 @@ bool ObjectReader::boolean(const std::string& key, bool fallback) {
 std::string ObjectReader::string(const std::string& key) {
   const auto& v = need(key);
   if (!v.is_string()) fail(key, std::string("expected a string, got ") + type_name(v));
+  if (v.get_ref<const std::string&>().size() > kMaxStringChars) fail(key, "longer than " + std::to_string(kMaxStringChars) + " characters");
   return v.get<std::string>();
 }
 std::string ObjectReader::string(const std::string& key, const std::string& fallback) {

@@ -23,8 +23,10 @@ struct YamlDoc {
   SourcePos at(const std::string& pointer) const;
 };
 
-// Throws cc::Error("FILE:LINE:COL: YAML syntax error: ...") on parse errors and on
-// duplicate mapping keys (yaml-cpp accepts those silently; we do not).
+// Throws cc::Error("FILE:LINE:COL: YAML syntax error: ...") on parse errors and on what
+// yaml-cpp would accept silently: duplicate mapping keys, a second document, explicit tags
+// ("!!str 0.98"). Bounded in time and memory for any input: at most 1 MiB of text, 100000
+// values after alias expansion, 64 levels of nesting, 65536 characters a string.
 YamlDoc load_yaml_file(const std::string& path);
 YamlDoc load_yaml_string(const std::string& text, const std::string& name);
 
@@ -41,6 +43,8 @@ class ObjectReader {
   double number(const std::string& key, double fallback);
   int64_t integer(const std::string& key);
   int64_t integer(const std::string& key, int64_t fallback);
+  // An integer field with its sane range: a value outside it is an error naming the range.
+  int64_t integer_in(const std::string& key, int64_t fallback, int64_t low, int64_t high);
   bool boolean(const std::string& key, bool fallback);
   std::string string(const std::string& key);
   std::string string(const std::string& key, const std::string& fallback);

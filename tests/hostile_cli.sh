@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Hostile claim files through `claimcheck verify`, as a user would meet them: each must end in an
+# ERROR naming FILE:LINE:COL (or FILE) and the problem, exit 1, and stay small in memory (max RSS
+# under 256 MB, most of it libtorch itself; GNU time measures it). Prints each file's wall time;
+# a hang is caught by the test's ctest TIMEOUT, not by a timing assertion.
+# usage: hostile_cli.sh CLAIMCHECK RUNS_FILE CLAIM_TEMPLATE
+set -uo pipefail
+CC=$1 RUNS=$2 TEMPLATE=$3
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+python3 - "$TEMPLATE" "$W" <<'PY'
+import sys
+g1, w = open(sys.argv[1]).read(), sys.argv[2]
+files = {
+    "long_id": g1.replace("id: G1", "id: " + "a" * 5_000_000, 1),
+    "laughs": "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+              + "".join(f"{c}: &{c} [" + ", ".join([f"*{p}"] * 10) + "]\n" for p, c in zip("abcdefgh", "bcdefghi")),
+    "two_docs": g1 + "---\nid: X2\n",
+    "tag": g1.replace("threshold: 0.98", "threshold: !!str 0.98", 1),
+    "bigint": g1.replace("min_seeds: 3", "min_seeds: 1000000000000", 1),
+}
+for name, text in files.items():
+    open(f"{w}/{name}.yaml", "w").write(text)
+PY
+expect() {  # FILE REGEX
+  local out rc rss
+  out=$(/usr/bin/time -f "%e %M" "$CC" verify "$W/$1.yaml" --runs "$RUNS" --report "$W/report" 2>&1)
+  rc=$?
+  read -r secs rss <<<"$(tail -1 <<<"$out")"
+  if [ "$rc" -ne 1 ]; then echo "FAIL $1: exit $rc, expected 1"; echo "$out" | tail -5; return 1; fi
+  if ! grep -Eq "$2" <<<"$out"; then echo "FAIL $1: no message matching: $2"; echo "$out" | tail -5; return 1; fi
+  if [ "$rss" -ge 262144 ]; then echo "FAIL $1: max RSS $rss KB >= 256 MB"; return 1; fi
+  echo "ok   $1: exit 1, ${secs} s, max RSS $((rss / 1024)) MB: $(grep -Eo "$2.*" <<<"$out" | head -1 | cut -c1-110)"
+}
+command -v /usr/bin/time >/dev/null || { echo "SKIP: GNU time (package 'time') is not installed"; exit 77; }
+fail=0
+expect long_id "long_id.yaml: [0-9]+ bytes; a claim or run file is at most" || fail=1
+expect laughs "laughs.yaml:[0-9]+:[0-9]+: the document expands to more than 100000 values" || fail=1
+expect two_docs "two_docs.yaml:28:1: a second YAML document" || fail=1
+expect tag "tag.yaml:21:14: explicit YAML tag '!!str' is not accepted" || fail=1
+expect bigint "bigint.yaml:23:14: field 'expect.min_seeds': 1000000000000 is outside \[1, 1000\]" || fail=1
+exit $fail
