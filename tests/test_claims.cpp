@@ -71,7 +71,7 @@ TEST(Stats, WilsonMatchesKnownValues) {
   auto c = wilson(10, 10);
   EXPECT_NEAR(c.low, 0.72247, 1e-4);
   EXPECT_DOUBLE_EQ(c.high, 1.0);
-  // The example: 98.6% of 1000 has a lower bound near 97.7%.
+  // 98.6% of 1000 sequences has a Wilson lower bound near 97.7%: it cannot pass "> 98%".
   EXPECT_NEAR(wilson(986, 1000).low, 0.9766, 5e-4);
   auto none = wilson(0, 0);
   EXPECT_EQ(none.low, 0.0);

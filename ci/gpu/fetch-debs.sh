@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Run HERE (the CPU machine, which reaches Debian's mirror): downloads the -dev packages the GPU
-# machine lacks into .gpu-debs/ (git-ignored), to be carried there by the device tool
-# (carry: [".gpu-debs"]). The GPU machine has no package registry.
+# For a GPU machine without access to a package mirror: run this on a machine that has one; it
+# downloads the -dev packages a bare CUDA machine lacks into .gpu-debs/ (git-ignored). Copy that
+# folder to the GPU machine next to the checkout; ci/gpu/bench.sh unpacks it there. A GPU runner
+# with apt access does not need it (bench.sh installs what is missing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .gpu-debs
