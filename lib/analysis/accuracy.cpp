@@ -4,6 +4,9 @@
 #include "analysis/kinds.h"
 #include "task/eval_sets.h"
 #include "train/evaluate.h"
+#include "train/metrics_log.h"
+
+#include <filesystem>
 
 namespace cc::analysis {
 namespace {
@@ -34,6 +37,23 @@ Measurement measure(const MeasureInput& in) {
   m.successes = r.correct;
   m.value = r.accuracy();
   m.details = {{"set", set.name}, {"description", set.description}, {"exhaustive", set.exhaustive}, {"loss", r.loss}};
+  // Figure 2: the set's accuracy along training, from the run's metrics log (1000 sequences
+  // every eval_every steps), when the log sits next to the checkpoint; one line per seed.
+  const std::string log = (std::filesystem::path(in.checkpoint.path).parent_path() / "metrics.jsonl").string();
+  if (std::filesystem::exists(log)) {
+    nlohmann::json x = nlohmann::json::array(), y = nlohmann::json::array();
+    for (const auto& rec : train::MetricsLog::read(log))
+      if (rec.contains("acc") && rec["acc"].contains(set.name)) {
+        x.push_back(rec["step"]);
+        y.push_back(rec["acc"][set.name]);
+      }
+    // The paper's transitions (§6): the binding spike at steps 5300-5400, the refinement at 14500-16000.
+    m.details["figures"] = nlohmann::json::array({{{"id", "training_curve"}, {"paper_figure", "Figure 2"}, {"type", "lines"}, {"merge_seeds", true},
+                             {"title", "accuracy on " + set.name + " during training (metrics log)"}, {"xlabel", "step"},
+                             {"ylabel", "accuracy"}, {"yrange", {0, 1.02}},
+                             {"vlines", {{{"at", 5300}, {"label", "paper: binding 5300"}}, {{"at", 14500}, {"label", "paper: refinement 14500"}}}},
+                             {"series", nlohmann::json::array({{{"name", set.name}, {"x", x}, {"y", y}}})}}});
+  }
   return m;
 }
 

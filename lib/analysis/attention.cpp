@@ -41,6 +41,8 @@ struct Scores {
   int64_t hits = 0, rows = 0;
   std::vector<double> masses;
   torch::Tensor mean_row;  // mean '=' row, for the report
+  torch::Tensor example;   // the first sequence's pattern [T, T], for Figure 4
+  std::vector<std::string> example_tokens;
 };
 
 Scores score(const MeasureInput& in, const std::vector<std::string>& sets) {
@@ -56,6 +58,10 @@ Scores score(const MeasureInput& in, const std::vector<std::string>& sets) {
   for_each_cached(*in.checkpoint.model, examples, [&](const model::ActivationCache& cache, const std::vector<task::Example>& part) {
     const auto pattern = cache[hook].select(1, 0).to(torch::kCPU, torch::kDouble).contiguous();  // [B, T, T] (head 0)
     if (query == "equals") sc.mean_row += pattern.select(1, task::kEqualsPos).sum(0);
+    if (!sc.example.defined() && !part.empty()) {
+      sc.example = pattern[0].clone();
+      for (int t : part[0].tokens) sc.example_tokens.push_back(vocab.name(t));
+    }
     const auto a = pattern.accessor<double, 3>();
     for (size_t b = 0; b < part.size(); ++b) {
       const auto& e = part[b];
@@ -69,7 +75,9 @@ Scores score(const MeasureInput& in, const std::vector<std::string>& sets) {
           if (vocab.is_number(e.tokens[static_cast<size_t>(i)]) && vocab.is_variable(e.tokens[static_cast<size_t>(i - 1)]))
             queries.emplace_back(i, std::set<int>{i - 1});
       }
-      for (const auto& [qpos, targets] : queries) {
+      for (const auto& query_targets : queries) {
+        const int qpos = query_targets.first;  // not a structured binding: lambdas below capture it
+        const std::set<int>& targets = query_targets.second;
         std::vector<int> order(static_cast<size_t>(qpos + 1));  // causal: keys 0..qpos
         for (int j = 0; j <= qpos; ++j) order[static_cast<size_t>(j)] = j;
         std::sort(order.begin(), order.end(), [&](int x, int y) { return a[static_cast<int64_t>(b)][qpos][x] > a[static_cast<int64_t>(b)][qpos][y]; });
@@ -106,6 +114,24 @@ Measurement measure(const MeasureInput& in) {
   m.details["unthresholded"]["mean attention mass on the targets"] = m.details["mean_mass"];
   if (p["query"] == "equals")
     m.details["mean_equals_row"] = std::vector<double>(sc.mean_row.data_ptr<double>(), sc.mean_row.data_ptr<double>() + task::kSeqLen);
+  // Figure 4: the pattern of one fixed example sequence (the first of the seeded sample), and the
+  // mean '=' row over the sample.
+  const std::string layer_name = "layer " + std::to_string(p["layer"].get<int>());
+  if (sc.example.defined()) {
+    auto shown = sc.example.masked_fill(torch::ones_like(sc.example, torch::kBool).triu(1), std::nan(""));
+    m.details["figures"].push_back({{"id", "example_pattern"}, {"paper_figure", "Figure 4"}, {"type", "heatmap"},
+                                    {"title", "attention pattern, " + layer_name + ", one example sequence"},
+                                    {"xlabel", "key"}, {"ylabel", "query"}, {"cblabel", "attention"},
+                                    {"xtics", sc.example_tokens}, {"ytics", sc.example_tokens}, {"matrix", matrix_json(shown)}});
+  }
+  if (p["query"] == "equals") {
+    nlohmann::json labels = nlohmann::json::array();
+    for (int i = 0; i < task::kSeqLen; ++i) labels.push_back(std::to_string(i));
+    m.details["figures"].push_back({{"id", "mean_equals_row"}, {"paper_figure", "Figure 4"}, {"type", "bars"},
+                                    {"title", "mean attention of '=' by key position, " + layer_name},
+                                    {"xlabel", "key position"}, {"ylabel", "mean attention"}, {"labels", labels},
+                                    {"values", m.details["mean_equals_row"]}});
+  }
   for (const std::string set : p["report_sets"]) {
     const Scores other = score(in, {set});
     m.details["unthresholded"][set + " top_fraction"] = fraction(other);

@@ -81,6 +81,11 @@ Measurement previous_position(const MeasureInput& in) {
   out.n = rows;
   out.details["rows_with_max_at_i_minus_1"] = hits;
   out.details["matrix"] = std::vector<float>(S.data_ptr<float>(), S.data_ptr<float>() + S.numel());
+  // Figure 6: the causal part of P QK_1 P^T (keys after the query are masked).
+  auto shown = S.to(torch::kDouble).masked_fill(torch::ones_like(S, torch::kBool).triu(1), std::nan(""));
+  out.details["figures"] = nlohmann::json::array({{{"id", "positional_qk1"}, {"paper_figure", "Figure 6"}, {"type", "heatmap"},
+                             {"title", "P QK_1 P^T: positional query-key scores of layer 1"}, {"xlabel", "key position"},
+                             {"ylabel", "query position"}, {"cblabel", "score"}, {"matrix", matrix_json(shown)}}});
   return out;
 }
 
@@ -106,6 +111,12 @@ Measurement variable_diagonal(const MeasureInput& in) {
   out.details["min_diagonal_margin"] = min_margin;
   out.details["unthresholded"]["min diagonal margin over the row's best off-diagonal"] = min_margin;
   out.details["matrix"] = std::vector<float>(S.data_ptr<float>(), S.data_ptr<float>() + S.numel());
+  nlohmann::json names = nlohmann::json::array();
+  for (int i = 0; i < vocab.v; ++i) names.push_back(vocab.name(vocab.variable(i)));
+  out.details["figures"] = nlohmann::json::array({{{"id", "variable_qk2"}, {"paper_figure", "Figure 7b"}, {"type", "heatmap"},
+                             {"title", "layer-2 QK scores between remapped variables OV_1(E_var)"},
+                             {"xlabel", "key variable"}, {"ylabel", "query variable"}, {"cblabel", "score"},
+                             {"xtics", names}, {"ytics", names}, {"matrix", matrix_json(S)}}});
   return out;
 }
 

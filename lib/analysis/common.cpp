@@ -69,6 +69,18 @@ int read_paper_layer(ObjectReader& r) {
   return static_cast<int>(layer - 1);
 }
 
+nlohmann::json matrix_json(const torch::Tensor& m) {
+  const auto d = m.to(torch::kCPU, torch::kDouble).contiguous();
+  const auto a = d.accessor<double, 2>();
+  nlohmann::json rows = nlohmann::json::array();
+  for (int64_t i = 0; i < d.size(0); ++i) {
+    nlohmann::json row = nlohmann::json::array();
+    for (int64_t j = 0; j < d.size(1); ++j) row.push_back(a[i][j]);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
 torch::Tensor qk_matrix(const model::Transformer& m, int layer) {
   torch::NoGradGuard no_grad;
   auto q = m.W_Q(layer).cpu(), k = m.W_K(layer).cpu();

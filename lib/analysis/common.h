@@ -34,6 +34,9 @@ std::vector<std::string> read_sets(ObjectReader& r, const std::vector<std::strin
 int read_size(ObjectReader& r, int fallback);
 int read_paper_layer(ObjectReader& r);  // the paper's "layer 1" / "layer 2" -> blocks index 0 / 1
 
+// A 2-D tensor as nested JSON rows, for figures (report/figures.h); NaN entries stay NaN.
+nlohmann::json matrix_json(const torch::Tensor& m);
+
 // Circuit matrices (float32, CPU).
 torch::Tensor qk_matrix(const model::Transformer& m, int layer);      // W_Q W_K^T / sqrt(d_head) [D, D]
 torch::Tensor ov_apply(const model::Transformer& m, int layer, const torch::Tensor& x);  // x W_V W_O

@@ -89,6 +89,22 @@ Measurement measure(const MeasureInput& in) {
     out.details["unthresholded"][k] = out.details[k];
   if (out.details.contains("key_frequency_histogram"))
     out.details["unthresholded"]["key_frequency_histogram (index = k)"] = out.details["key_frequency_histogram"];
+  // Figure 11: the R^2 distribution over active neurons (and, for the Fourier form, the key frequencies).
+  const bool fourier = p["form"] != "additive";
+  std::vector<double> r2v(static_cast<size_t>(r2.numel()));
+  for (int64_t i = 0; i < r2.numel(); ++i) r2v[static_cast<size_t>(i)] = std::round(std::max(r2[i].item<double>(), -1.0) * 1e4) / 1e4;
+  out.details["figures"] = nlohmann::json::array({{{"id", "r2"}, {"paper_figure", "Figure 11"}, {"type", "histogram"}, {"bins", 40}, {"range", {-0.05, 1.0}},
+                             {"title", std::string("R^2 of the ") + (fourier ? "best single-frequency cosine" : "additive u(n)+w(m)") +
+                                           " fit, active layer-2 MLP neurons"},
+                             {"xlabel", "R^2"}, {"ylabel", "fraction of neurons"},
+                             {"series", nlohmann::json::array({{{"name", "active neurons"}, {"values", r2v}}})}}});
+  if (out.details.contains("key_frequency_histogram")) {
+    nlohmann::json labels = nlohmann::json::array();
+    for (size_t k = 0; k < out.details["key_frequency_histogram"].size(); ++k) labels.push_back(std::to_string(k));
+    out.details["figures"].push_back({{"id", "key_frequencies"}, {"paper_figure", "Figure 11"}, {"type", "bars"},
+                                      {"title", "best frequency k of each active neuron"}, {"xlabel", "k"},
+                                      {"ylabel", "neurons"}, {"labels", labels}, {"values", out.details["key_frequency_histogram"]}});
+  }
   return out;
 }
 

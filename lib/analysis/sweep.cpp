@@ -5,6 +5,7 @@
 //   sweep_accuracy   a set's accuracy at the worst (or best) grid value in [from, to], with the
 //                    whole curve in its details (Figure 3)
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 
@@ -37,6 +38,24 @@ nlohmann::json curve(const SweepSeries& s, const std::string& set) {
   return out;
 }
 
+// Figure 3: final accuracy along the axis, one line per seed, the level and the paper's value marked.
+// threshold kind: the level as a horizontal line, the paper's threshold as a vertical one;
+// accuracy kind: the paper's accuracy bar as a horizontal line.
+nlohmann::json curve_figure(const SweepSeries& s, const std::string& set, double level, const char* mark) {
+  nlohmann::json x = nlohmann::json::array(), y = nlohmann::json::array();
+  for (const auto& p : s.points) {
+    x.push_back(p.x);
+    y.push_back(counts_at(p, set, s).accuracy());
+  }
+  char lv[32];
+  std::snprintf(lv, sizeof lv, "%.3g", level);
+  return {{"id", "sweep_curve"}, {"paper_figure", "Figure 3"}, {"type", "lines"}, {"merge_seeds", true},
+          {"title", set + " at step " + std::to_string(s.points.empty() ? 0 : s.points.front().step) + " vs " + s.axis},
+          {"xlabel", s.axis}, {"ylabel", "accuracy (" + set + ")"}, {"yrange", {0, 1.02}}, {"mark_reported", mark},
+          {"hlines", std::isnan(level) ? nlohmann::json::array() : nlohmann::json::array({{{"at", level}, {"label", std::string("level ") + lv}}})},
+          {"series", nlohmann::json::array({{{"name", set}, {"x", x}, {"y", y}}})}};
+}
+
 void require_points(const SweepSeries& s) {
   if (s.points.empty())
     throw Error("sweep '" + s.sweep + "' has no collected point for seed " + std::to_string(s.seed));
@@ -67,6 +86,7 @@ Measurement measure_threshold(const SweepMeasureInput& in) {
   m.value = threshold;
   m.n = static_cast<int64_t>(s.points.size());
   m.details = {{"set", set},
+               {"figures", nlohmann::json::array({curve_figure(s, set, level, "vline")})},
                {"level", level},
                {"axis", s.axis},
                {"reached", std::isfinite(threshold)},
@@ -109,7 +129,8 @@ Measurement measure_accuracy(const SweepMeasureInput& in) {
   m.n = c.n;
   m.successes = c.correct;
   m.value = c.accuracy();
-  m.details = {{"set", set}, {"axis", s.axis}, {"pick", in.params["pick"]}, {"at", chosen->x}, {"curve", curve(s, set)}};
+  m.details = {{"set", set}, {"axis", s.axis}, {"pick", in.params["pick"]}, {"at", chosen->x}, {"curve", curve(s, set)},
+               {"figures", nlohmann::json::array({curve_figure(s, set, std::nan(""), "hline")})}};
   return m;
 }
 

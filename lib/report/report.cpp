@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "report/figures.h"
 #include "train/run_config.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -186,6 +187,16 @@ std::string report_markdown(const nlohmann::json& rep) {
       }
       md << "\n";
     }
+    // Figures drawn from the measurement's data (report/figures.h), captioned with the paper's figure.
+    if (c.contains("figures"))
+      for (const auto& f : c["figures"]) {
+        const std::string paper = f.value("paper_figure", "");
+        const std::string caption = f.value("caption", "") + (paper.empty() ? "" : " — cf. the paper's " + paper);
+        if (f.contains("file"))
+          md << "![" << md_escape(caption) << "](" << f["file"].get<std::string>() << ")\n\n*" << md_escape(caption) << ".*\n\n";
+        else
+          md << "Figure not rendered (" << md_escape(caption) << "): " << md_escape(f.value("error", "")) << "\n\n";
+      }
     // Numbers a claim reports without judging them (details.unthresholded: {label: value}).
     if (c.contains("seeds"))
       for (const auto& s : c["seeds"]) {
@@ -278,8 +289,9 @@ std::string summary_lines(const nlohmann::json& rep) {
   return s.str();
 }
 
-void write_reports(const std::string& dir, const nlohmann::json& rep) {
+void write_reports(const std::string& dir, nlohmann::json rep) {
   fs::create_directories(dir);
+  render_figures(dir, rep);
   write_file_atomic(dir + "/report.json", rep.dump(2) + "\n");
   write_file_atomic(dir + "/REPORT.md", report_markdown(rep));
   write_file_atomic(dir + "/junit.xml", report_junit(rep));

@@ -25,7 +25,8 @@ std::string report_markdown(const nlohmann::json& report);
 std::string report_junit(const nlohmann::json& report);
 
 // Writes DIR/REPORT.md, DIR/report.json, DIR/junit.xml (atomically, each) from one report_json().
-void write_reports(const std::string& dir, const nlohmann::json& report);
+// Renders the figures first (report/figures.h) and records them in the three files.
+void write_reports(const std::string& dir, nlohmann::json report);
 
 // One line per claim for the terminal: "PASS  G1  99.62% [99.50, 99.71]  (> 0.98)".
 std::string summary_lines(const nlohmann::json& report);

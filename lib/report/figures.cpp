@@ -1,0 +1,225 @@
+#include "report/figures.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace cc::report {
+namespace fs = std::filesystem;
+namespace {
+
+std::string num(double v) {
+  if (!std::isfinite(v)) return "NaN";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// gnuplot string literal: single quotes, doubled inside.
+std::string quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string text(const nlohmann::json& spec, const char* key) {
+  return spec.contains(key) && spec[key].is_string() ? spec[key].get<std::string>() : "";
+}
+
+void header(std::ostringstream& gp, const nlohmann::json& spec, const std::string& png, int w, int h) {
+  gp << "set terminal pngcairo size " << w << "," << h << " font 'DejaVu Sans,9' noenhanced\n"
+     << "set output " << quoted(png) << "\n"
+     << "set title " << quoted(text(spec, "title")) << "\n"
+     << "set xlabel " << quoted(text(spec, "xlabel")) << "\n"
+     << "set ylabel " << quoted(text(spec, "ylabel")) << "\n";
+}
+
+// Colour-blind-safe palette (Okabe-Ito), cycled.
+const char* colour(size_t i) {
+  static const char* c[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"};
+  return c[i % 8];
+}
+
+void heatmap(std::ostringstream& gp, const nlohmann::json& spec) {
+  const auto& m = spec.at("matrix");
+  const size_t rows = m.size(), cols = rows ? m[0].size() : 0;
+  gp << "set palette defined (0 '#f7fbff', 0.5 '#6baed6', 1 '#08306b')\nunset key\nset size ratio -1\n"
+     << "set xrange [-0.5:" << cols - 0.5 << "]\nset yrange [" << rows - 0.5 << ":-0.5]\n"
+     << "set cblabel " << quoted(text(spec, "cblabel")) << "\n";
+  for (const char* axis : {"xtics", "ytics"}) {
+    if (!spec.contains(axis)) continue;
+    gp << "set " << axis << " (";
+    for (size_t i = 0; i < spec[axis].size(); ++i) gp << (i ? ", " : "") << quoted(spec[axis][i].get<std::string>()) << " " << i;
+    gp << ") font ',7'\n";
+  }
+  gp << "$m << EOD\n";
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < cols; ++c) gp << (c ? " " : "") << num(m[r][c].get<double>());
+    gp << "\n";
+  }
+  gp << "EOD\nplot $m matrix with image\n";
+}
+
+void marks(std::ostringstream& gp, const nlohmann::json& spec) {
+  int k = 1;
+  for (const char* kind : {"vlines", "hlines"}) {
+    if (!spec.contains(kind)) continue;
+    for (const auto& l : spec[kind]) {
+      const std::string at = num(l.at("at").get<double>());
+      if (std::string(kind) == "vlines")
+        gp << "set arrow " << k << " from " << at << ", graph 0 to " << at << ", graph 1 nohead dt 2 lc rgb '#555555'\n"
+           << "set label " << k << " " << quoted(text(l, "label")) << " at " << at << ", graph 0.03 rotate by 90 left offset -0.6,0 font ',7'\n";
+      else
+        gp << "set arrow " << k << " from graph 0, first " << at << " to graph 1, first " << at << " nohead dt 3 lc rgb '#555555'\n"
+           << "set label " << k << " " << quoted(text(l, "label")) << " at graph 0.01, first " << at << " offset 0,0.5 font ',7'\n";
+      ++k;
+    }
+  }
+}
+
+void lines(std::ostringstream& gp, const nlohmann::json& spec) {
+  const auto& series = spec.at("series");
+  gp << "set key outside right top font ',7'\nset grid\n";
+  if (spec.contains("yrange")) gp << "set yrange [" << num(spec["yrange"][0]) << ":" << num(spec["yrange"][1]) << "]\n";
+  if (spec.value("logx", false)) gp << "set logscale x\n";
+  marks(gp, spec);
+  for (size_t s = 0; s < series.size(); ++s) {
+    gp << "$s" << s << " << EOD\n";
+    const auto &x = series[s].at("x"), &y = series[s].at("y");
+    for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) gp << num(x[i].get<double>()) << " " << num(y[i].get<double>()) << "\n";
+    gp << "EOD\n";
+  }
+  gp << "plot ";
+  for (size_t s = 0; s < series.size(); ++s)
+    gp << (s ? ", " : "") << "$s" << s << " using 1:2 with linespoints pt 7 ps 0.4 lw 1.2 lc rgb '" << colour(s)
+       << "' title " << quoted(text(series[s], "name"));
+  gp << "\n";
+}
+
+void histogram(std::ostringstream& gp, const nlohmann::json& spec) {
+  const auto& series = spec.at("series");
+  double lo = INFINITY, hi = -INFINITY;
+  if (spec.contains("range")) {
+    lo = spec["range"][0];
+    hi = spec["range"][1];
+  } else {
+    for (const auto& s : series)
+      for (const auto& v : s.at("values")) lo = std::min(lo, v.get<double>()), hi = std::max(hi, v.get<double>());
+  }
+  if (!(hi > lo)) hi = lo + 1;
+  const int bins = spec.value("bins", 40);
+  const double w = (hi - lo) / bins;
+  gp << "set key top left font ',8'\nset style fill transparent solid 0.45 noborder\nset xrange [" << num(lo) << ":" << num(hi) << "]\n";
+  for (size_t s = 0; s < series.size(); ++s) {
+    std::vector<double> count(static_cast<size_t>(bins), 0.0);
+    const auto& values = series[s].at("values");
+    for (const auto& v : values) {
+      const int b = std::clamp(static_cast<int>((v.get<double>() - lo) / w), 0, bins - 1);
+      count[static_cast<size_t>(b)] += 1.0;
+    }
+    gp << "$h" << s << " << EOD\n";
+    for (int b = 0; b < bins; ++b)
+      gp << num(lo + (b + 0.5) * w) << " " << num(values.empty() ? 0 : count[static_cast<size_t>(b)] / values.size()) << "\n";
+    gp << "EOD\n";
+  }
+  gp << "set boxwidth " << num(w) << " absolute\nplot ";
+  for (size_t s = 0; s < series.size(); ++s)
+    gp << (s ? ", " : "") << "$h" << s << " using 1:2 with boxes lc rgb '" << colour(s) << "' title " << quoted(text(series[s], "name"));
+  gp << "\n";
+}
+
+void bars(std::ostringstream& gp, const nlohmann::json& spec) {
+  const auto &labels = spec.at("labels"), &values = spec.at("values");
+  gp << "unset key\nset style fill solid 0.7 noborder\nset boxwidth 0.8\nset grid ytics\nset xtics (";
+  const size_t step = labels.size() > 30 ? 5 : 1;
+  bool first = true;
+  for (size_t i = 0; i < labels.size(); i += step) {
+    gp << (first ? "" : ", ") << quoted(labels[i].get<std::string>()) << " " << i;
+    first = false;
+  }
+  gp << ") font ',7'\n$b << EOD\n";
+  for (size_t i = 0; i < values.size(); ++i) gp << i << " " << num(values[i].get<double>()) << "\n";
+  gp << "EOD\nplot $b using 1:2 with boxes lc rgb '" << colour(0) << "'\n";
+}
+
+// One spec from the per-seed specs of a claim: merged across seeds, or the first seed's.
+nlohmann::json combine(const std::vector<std::pair<uint64_t, nlohmann::json>>& per_seed) {
+  nlohmann::json spec = per_seed.front().second;
+  if (!spec.value("merge_seeds", false) || per_seed.size() == 1) {
+    spec["title"] = text(spec, "title") + " (seed " + std::to_string(per_seed.front().first) + ")";
+    return spec;
+  }
+  nlohmann::json series = nlohmann::json::array();
+  for (const auto& [seed, s] : per_seed)
+    for (auto one : s.at("series")) {
+      const std::string name = text(one, "name");
+      one["name"] = "seed " + std::to_string(seed) + (name.empty() ? "" : ": " + name);
+      series.push_back(one);
+    }
+  spec["series"] = series;
+  return spec;
+}
+
+}  // namespace
+
+std::string gnuplot_script(const nlohmann::json& spec, const std::string& png_path) {
+  std::ostringstream gp;
+  const std::string type = text(spec, "type");
+  const bool square = type == "heatmap";
+  header(gp, spec, png_path, square ? 560 : 720, square ? 500 : 380);
+  if (type == "heatmap") heatmap(gp, spec);
+  else if (type == "lines") lines(gp, spec);
+  else if (type == "histogram") histogram(gp, spec);
+  else if (type == "bars") bars(gp, spec);
+  else throw Error("figure '" + text(spec, "id") + "': unknown type '" + type + "'");
+  return gp.str();
+}
+
+void render_figures(const std::string& dir, nlohmann::json& report) {
+  if (!report.contains("claims")) return;
+  for (auto& claim : report["claims"]) {
+    if (!claim.contains("seeds")) continue;
+    // figure id -> [(seed, spec)], in the order the kind declared them
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<std::pair<uint64_t, nlohmann::json>>> by_id;
+    for (const auto& s : claim["seeds"]) {
+      if (!s.contains("details") || !s["details"].contains("figures")) continue;
+      for (const auto& f : s["details"]["figures"]) {
+        const std::string id = text(f, "id");
+        if (!by_id.count(id)) order.push_back(id);
+        by_id[id].push_back({s["seed"].get<uint64_t>(), f});
+      }
+    }
+    for (const auto& id : order) {
+      nlohmann::json spec = combine(by_id[id]);
+      // The paper's number as a line, where the kind asks for it ("mark_reported": "vline"/"hline").
+      if (spec.contains("mark_reported") && claim.contains("reported") && claim["reported"]["value"].is_number()) {
+        const std::string kind = spec["mark_reported"] == "vline" ? "vlines" : "hlines";
+        spec[kind].push_back({{"at", claim["reported"]["value"]}, {"label", "paper: " + claim["reported"]["text"].get<std::string>()}});
+      }
+      const std::string rel = "figures/" + claim["id"].get<std::string>() + "-" + id + ".png";
+      const std::string caption = text(spec, "title");
+      nlohmann::json entry = {{"caption", caption}, {"paper_figure", text(spec, "paper_figure")}};
+      try {
+        fs::create_directories(dir + "/figures");
+        const std::string script = gnuplot_script(spec, dir + "/" + rel);
+        FILE* gp = ::popen("gnuplot 2>&1", "w");
+        if (!gp) throw Error("cannot start gnuplot");
+        std::fwrite(script.data(), 1, script.size(), gp);
+        const int rc = ::pclose(gp);
+        if (rc != 0 || !fs::exists(dir + "/" + rel) || fs::file_size(dir + "/" + rel) == 0)
+          throw Error("gnuplot failed (exit status " + std::to_string(rc) + "; is gnuplot-nox installed?)");
+        entry["file"] = rel;
+      } catch (const std::exception& e) {
+        entry["error"] = e.what();
+      }
+      claim["figures"].push_back(entry);
+    }
+  }
+}
+
+}  // namespace cc::report

@@ -1,0 +1,29 @@
+#pragma once
+// Figures: measurement kinds describe them as data in their details ("figures": [spec, ...]);
+// the report renders them with gnuplot (pngcairo) into <report dir>/figures/ and REPORT.md embeds
+// them under their claim, captioned with the paper's figure. No figure code in claim logic.
+//
+// A spec: {"id", "paper_figure" ("Figure 6"), "title", "xlabel", "ylabel", "type", ...}
+//   heatmap:   "matrix" [[row...]...], optional "xtics"/"ytics" (labels), "cblabel"
+//   lines:     "series" [{"name", "x": [...], "y": [...]}], optional "vlines"/"hlines"
+//              [{"at", "label"}], "yrange" [lo, hi], "logx"
+//   histogram: "series" [{"name", "values": [...]}], "bins", optional "range" [lo, hi]
+//   bars:      "labels" [...], "values" [...]
+//   "merge_seeds": true draws every seed's series in one figure ("seed k: name"); otherwise the
+//   first measured seed's figure is drawn.
+// The same data gives the same bytes (fixed size, font, formatting): committed reports do not churn.
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace cc::report {
+
+// The gnuplot script for one spec (its data inline), writing to `png_path`.
+std::string gnuplot_script(const nlohmann::json& spec, const std::string& png_path);
+
+// Renders every claim's figures into DIR/figures/ and records, per claim, "figures":
+// [{"file" (relative to DIR), "caption", "paper_figure"}] or [{"error", "caption"}] when one could
+// not be drawn (gnuplot missing or failing): the report says so, the verdicts do not change.
+void render_figures(const std::string& dir, nlohmann::json& report);
+
+}  // namespace cc::report

@@ -1,0 +1,66 @@
+// Report figures: gnuplot scripts from figure specs, rendering into the report directory, the
+// same bytes for the same data, and a figure that cannot be drawn reported without failing.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "report/figures.h"
+#include "util/error.h"
+
+using namespace cc;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+nlohmann::json report_with(const nlohmann::json& figures_seed0, const nlohmann::json& figures_seed1) {
+  nlohmann::json claim = {{"id", "X1"}, {"reported", {{"value", 0.25}, {"text", "f ≳ 0.25"}}}};
+  claim["seeds"] = {{{"seed", 0}, {"details", {{"figures", figures_seed0}}}}, {{"seed", 1}, {"details", {{"figures", figures_seed1}}}}};
+  return {{"claims", nlohmann::json::array({claim})}};
+}
+
+const nlohmann::json kLines = {{"id", "curve"}, {"type", "lines"}, {"merge_seeds", true}, {"title", "t"},
+                               {"mark_reported", "vline"}, {"series", nlohmann::json::array({{{"name", "test_0"}, {"x", {0.1, 0.25, 0.5}}, {"y", {0.2, 0.99, 1.0}}}})}};
+
+}  // namespace
+
+TEST(Figures, ScriptsCarryTheDataInline) {
+  const nlohmann::json heat = {{"id", "h"}, {"type", "heatmap"}, {"title", "it's"}, {"matrix", {{1, 2}, {3, NAN}}}, {"xtics", {"a", "b"}}};
+  const std::string gp = report::gnuplot_script(heat, "/tmp/x.png");
+  EXPECT_NE(gp.find("set title 'it''s'"), std::string::npos) << gp;  // quotes escaped
+  EXPECT_NE(gp.find("1 2\n3 NaN\n"), std::string::npos) << gp;       // masked cells stay missing
+  EXPECT_NE(gp.find("set xtics ('a' 0, 'b' 1)"), std::string::npos) << gp;
+  EXPECT_THROW(report::gnuplot_script({{"id", "z"}, {"type", "pie"}}, "/tmp/x.png"), Error);
+}
+
+TEST(Figures, RenderMergesSeedsMarksThePaperAndIsDeterministic) {
+  if (std::system("gnuplot --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string dir = (fs::path(::testing::TempDir()) / "figs").string();
+  fs::remove_all(dir);
+  nlohmann::json rep = report_with(nlohmann::json::array({kLines}), nlohmann::json::array({kLines}));
+  report::render_figures(dir, rep);
+  const auto& f = rep["claims"][0]["figures"];
+  ASSERT_EQ(f.size(), 1u);  // merged across the two seeds
+  ASSERT_TRUE(f[0].contains("file")) << f.dump();
+  const std::string png = slurp(dir + "/" + f[0]["file"].get<std::string>());
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+  nlohmann::json again = report_with(nlohmann::json::array({kLines}), nlohmann::json::array({kLines}));
+  report::render_figures(dir, again);
+  EXPECT_EQ(slurp(dir + "/" + f[0]["file"].get<std::string>()), png);  // same data, same bytes
+}
+
+TEST(Figures, AFigureThatCannotBeDrawnIsReportedNotThrown) {
+  const std::string dir = (fs::path(::testing::TempDir()) / "figs_bad").string();
+  nlohmann::json rep = report_with(nlohmann::json::array({{{"id", "z"}, {"type", "pie"}}}), nlohmann::json::array());
+  EXPECT_NO_THROW(report::render_figures(dir, rep));
+  ASSERT_EQ(rep["claims"][0]["figures"].size(), 1u);
+  EXPECT_NE(rep["claims"][0]["figures"][0]["error"].get<std::string>().find("unknown type 'pie'"), std::string::npos);
+}
