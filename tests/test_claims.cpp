@@ -2,6 +2,8 @@
 // control, the run cache, and the report writers.
 #include <gtest/gtest.h>
 
+#include "test_helpers.h"
+
 #include <filesystem>
 #include <fstream>
 
@@ -17,12 +19,7 @@ namespace {
 
 const std::string kData = CLAIMCHECK_TEST_DATA;
 
-std::string fresh_dir(const std::string& name) {
-  auto d = fs::path(::testing::TempDir()) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
+using cc::test::fresh_dir;
 
 const Runs& test_runs() {
   static const Runs runs = Runs::load(kData + "/claims/runs.yaml");
@@ -53,11 +50,7 @@ std::string load_error(const std::string& text) {
   return "(loaded)";
 }
 
-std::string replace(std::string s, const std::string& from, const std::string& to) {
-  const auto at = s.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return s.replace(at, from.size(), to);
-}
+using cc::test::replace;
 
 }  // namespace
 

@@ -3,6 +3,8 @@
 // constructed summary (verdicts, the negative control, a summary from another definition).
 #include <gtest/gtest.h>
 
+#include "test_helpers.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -16,12 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string fresh_dir(const std::string& name) {
-  auto d = fs::path(::testing::TempDir()) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
+using cc::test::fresh_dir;
 
 const std::string kRuns =
     "runs:\n"
@@ -54,11 +51,7 @@ std::string runs_error(const std::string& text) {
   return "(loaded)";
 }
 
-std::string replace(std::string s, const std::string& from, const std::string& to) {
-  const auto at = s.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return s.replace(at, from.size(), to);
-}
+using cc::test::replace;
 
 }  // namespace
 
