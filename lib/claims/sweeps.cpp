@@ -16,6 +16,13 @@ std::string pointer_of(const std::string& key) {  // "task.pair_fraction" -> "/t
   return "/" + key.substr(0, dot) + "/" + key.substr(dot + 1);
 }
 
+// Errors about `key`'s value, or about its whole section (a cross-field check), point at `pos`.
+void mark_value(std::map<std::string, SourcePos>& marks, const std::string& key, const SourcePos& pos) {
+  const std::string ptr = pointer_of(key);
+  marks[ptr] = pos;
+  marks[ptr.substr(0, ptr.rfind('/'))] = pos;
+}
+
 // Checks that `key` names a field of the run config ("task.pair_fraction"); fails at `where`.
 void check_key(const std::string& key, const nlohmann::json& base, const SourcePos& where) {
   const size_t dot = key.find('.');
@@ -102,8 +109,7 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
         check_key(kv.key(), base_json, pos);
         set.raw(kv.key());
         with_set[nlohmann::json::json_pointer(pointer_of(kv.key()))] = kv.value();
-        set_marks[pointer_of(kv.key())] = pos;
-        set_marks[pointer_of(kv.key()).substr(0, pointer_of(kv.key()).rfind('/'))] = pos;
+        mark_value(set_marks, kv.key(), pos);
         s.set[kv.key()] = kv.value();
       }
       set.finish();
@@ -133,8 +139,7 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
         nlohmann::json j = with_set;
         j[nlohmann::json::json_pointer(pointer_of(kv.key()))] = list[i];
         auto marks = set_marks;
-        marks[pointer_of(kv.key())] = pos;
-        marks[pointer_of(kv.key()).substr(0, pointer_of(kv.key()).rfind('/'))] = pos;
+        mark_value(marks, kv.key(), pos);
         try {
           config_from(j, doc.file, marks);
         } catch (const Error& e) {
