@@ -85,3 +85,34 @@ TEST(Safetensors, TrailingBytesAreRejected) {
   write_all(p, read_all(p) + "junk");
   EXPECT_NE(error_of(p).find("trailing bytes"), std::string::npos) << error_of(p);
 }
+
+namespace {
+// A file with the given header JSON and `data` bytes, parsed from memory; returns the error.
+std::string header_error(const std::string& header, size_t data = 0) {
+  std::string bytes;
+  for (int i = 0; i < 8; ++i) bytes += static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  bytes += header + std::string(data, '\0');
+  try {
+    parse_safetensors(bytes, "h.safetensors");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+// Found by fuzz.safetensors: a float where an integer belongs used to reach nlohmann's
+// double -> integer cast (undefined behaviour); a shape whose byte count wraps around 2^64
+// used to match a zero-byte span.
+TEST(Safetensors, NumbersMustBeIntegersInRange) {
+  EXPECT_NE(header_error(R"({"a":{"dtype":"F32","shape":[1e300],"data_offsets":[0,0]}})").find("shape: expected an integer"),
+            std::string::npos);
+  EXPECT_NE(header_error(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[-1.5e300,0]}})").find("data_offsets[0]"),
+            std::string::npos);
+  EXPECT_NE(header_error(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[-1,0]}})").find("is negative"), std::string::npos);
+  EXPECT_NE(header_error(R"({"a":{"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,0]}})").find("too large"),
+            std::string::npos);
+  EXPECT_NE(header_error(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0]}})").find("not a pair"), std::string::npos);
+  EXPECT_NE(header_error(R"({"a":[1,2]})").find("not an object"), std::string::npos);
+  EXPECT_EQ(header_error(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 8), "");
+}

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "util/error.h"
+#include "util/json_number.h"
 
 namespace cc::claims {
 
@@ -26,22 +27,22 @@ nlohmann::json PointResult::to_json() const {
 PointResult PointResult::from_json(const nlohmann::json& j) {
   try {
     PointResult p;
-    p.index = j.at("index").get<size_t>();
+    p.index = json_uint64(j.at("index"), "index");
     p.axes = j.at("axes");
     if (!p.axes.is_object()) throw Error("'axes' must be an object");
-    p.seed = j.at("seed").get<uint64_t>();
+    p.seed = json_uint64(j.at("seed"), "seed");
     p.config_hash = j.at("config_hash").get<std::string>();
     const auto& fin = j.at("final");
-    p.final_step = fin.at("step").get<int64_t>();
-    p.final_eval_seed = fin.at("eval_seed").get<uint64_t>();
+    p.final_step = json_int64(fin.at("step"), "final step");
+    p.final_eval_seed = json_uint64(fin.at("eval_seed"), "eval_seed");
     for (const auto& [name, c] : fin.at("sets").items()) {
-      analysis::SetCount sc{c.at("n").get<int64_t>(), c.at("correct").get<int64_t>()};
+      analysis::SetCount sc{json_int64(c.at("n"), "n"), json_int64(c.at("correct"), "correct")};
       if (sc.n < 0 || sc.correct < 0 || sc.correct > sc.n) throw Error("set '" + name + "': counts out of range");
       p.final_sets[name] = sc;
       if (c.contains("loss")) p.final_loss[name] = c["loss"].get<double>();
     }
     for (const auto& m : j.at("metrics")) {
-      m.at("step").get<int64_t>();
+      json_int64(m.at("step"), "metrics step");
       if (!m.at("acc").is_object() || !m.at("n").is_object()) throw Error("a metrics record lacks 'acc' or 'n'");
       p.metrics.push_back(m);
     }

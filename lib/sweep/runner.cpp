@@ -19,6 +19,7 @@
 #include "train/trainer.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/json_number.h"
 #include "util/sha256.h"
 
 namespace cc::sweep {
@@ -201,14 +202,15 @@ std::vector<claims::PointResult> gather(const SweepOptions& o, const claims::Swe
     r.seed = p.seed;
     r.config_hash = p.config_hash;
     const nlohmann::json fin = read_json(st.dir + "/" + kFinalEval);
-    r.final_step = fin.at("step").get<int64_t>();
-    r.final_eval_seed = fin.at("eval_seed").get<uint64_t>();
+    const std::string fin_path = st.dir + "/" + kFinalEval;
+    r.final_step = json_int64(fin.at("step"), fin_path + ": step");
+    r.final_eval_seed = json_uint64(fin.at("eval_seed"), fin_path + ": eval_seed");
     for (const auto& [name, c] : fin.at("sets").items()) {
-      r.final_sets[name] = {c.at("n").get<int64_t>(), c.at("correct").get<int64_t>()};
+      r.final_sets[name] = {json_int64(c.at("n"), fin_path + ": n"), json_int64(c.at("correct"), fin_path + ": correct")};
       r.final_loss[name] = c.at("loss").get<double>();
     }
     for (const auto& rec : train::MetricsLog::read(st.dir + "/metrics.jsonl")) {
-      const int64_t step = rec.at("step").get<int64_t>();
+      const int64_t step = json_int64(rec.at("step"), st.dir + "/metrics.jsonl: step");
       if (step % metrics_every != 0 && step != r.final_step) continue;
       nlohmann::json m = {{"step", step}, {"acc", rec.at("acc")}, {"n", rec.at("n")}};
       if (rec.contains("train_loss")) m["train_loss"] = rec["train_loss"];

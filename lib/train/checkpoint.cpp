@@ -11,6 +11,7 @@
 
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/json_number.h"
 #include "util/provenance.h"
 #include "util/safetensors.h"
 #include "util/sha256.h"
@@ -102,7 +103,7 @@ Checkpoint load_checkpoint(const std::string& weights_path, const torch::Device&
   }
   try {
     ck.config = RunConfig::from_json(ck.sidecar.at("config"));
-    ck.step = ck.sidecar.at("step").get<int64_t>();
+    ck.step = json_int64(ck.sidecar.at("step"), "step");
   } catch (const nlohmann::json::exception& e) {
     throw Error(side_path + ": sidecar lacks a valid config/step: " + e.what());
   } catch (const Error& e) {

@@ -9,6 +9,7 @@
 
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/json_number.h"
 
 namespace cc {
 namespace {
@@ -89,6 +90,7 @@ StFile parse_safetensors(const std::string& data, const std::string& path) {
   const uint64_t data_size = data.size() - 8 - n;
   StFile file;
   std::vector<std::pair<uint64_t, uint64_t>> spans;
+  std::vector<std::pair<uint64_t, std::pair<std::string, StTensor>>> placed;  // (offset, tensor)
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") {
       if (!entry.is_object()) throw bad("__metadata__ is not an object");
@@ -98,29 +100,40 @@ StFile parse_safetensors(const std::string& data, const std::string& path) {
       }
       continue;
     }
-    try {
-      StTensor t;
-      t.dtype = entry.at("dtype").get<std::string>();
-      t.shape = entry.at("shape").get<std::vector<int64_t>>();
-      auto off = entry.at("data_offsets").get<std::vector<uint64_t>>();
-      if (dtype_size(t.dtype) == 0) throw bad("tensor '" + name + "' has unknown dtype '" + t.dtype + "'");
-      if (off.size() != 2 || off[0] > off[1] || off[1] > data_size)
-        throw bad("tensor '" + name + "' data_offsets lie outside the " + std::to_string(data_size) +
-                  "-byte data section (truncated?)");
-      uint64_t count = 1;
-      for (int64_t d : t.shape) {
-        if (d < 0) throw bad("tensor '" + name + "' has a negative dimension");
-        count *= static_cast<uint64_t>(d);
-      }
-      if (count * dtype_size(t.dtype) != off[1] - off[0])
-        throw bad("tensor '" + name + "' shape and dtype need " + std::to_string(count * dtype_size(t.dtype)) +
-                  " bytes but its offsets span " + std::to_string(off[1] - off[0]));
-      t.bytes = data.substr(8 + n + off[0], off[1] - off[0]);
-      spans.emplace_back(off[0], off[1]);
-      file.tensors.emplace_back(name, std::move(t));
-    } catch (const nlohmann::json::exception& e) {
-      throw bad("entry for tensor '" + name + "' is malformed: " + e.what());
+    if (!entry.is_object()) throw bad("entry for tensor '" + name + "' is not an object");
+    for (const char* key : {"dtype", "shape", "data_offsets"})
+      if (!entry.contains(key)) throw bad("entry for tensor '" + name + "' lacks '" + key + "'");
+    const auto& dtype = entry["dtype"];
+    const auto& shape = entry["shape"];
+    const auto& offsets = entry["data_offsets"];
+    if (!dtype.is_string()) throw bad("tensor '" + name + "' dtype is not a string");
+    if (!shape.is_array()) throw bad("tensor '" + name + "' shape is not a list");
+    if (!offsets.is_array() || offsets.size() != 2) throw bad("tensor '" + name + "' data_offsets is not a pair");
+    StTensor t;
+    t.dtype = dtype.get<std::string>();
+    const uint64_t item = dtype_size(t.dtype);
+    if (item == 0) throw bad("tensor '" + name + "' has unknown dtype '" + t.dtype + "'");
+    const std::string where = "tensor '" + name + "'";
+    const uint64_t begin = json_uint64(offsets[0], path + ": " + where + " data_offsets[0]");
+    const uint64_t end = json_uint64(offsets[1], path + ": " + where + " data_offsets[1]");
+    if (begin > end || end > data_size)
+      throw bad(where + " data_offsets lie outside the " + std::to_string(data_size) + "-byte data section (truncated?)");
+    // The byte count is computed without wrapping: a shape whose product overflows cannot
+    // match any span, rather than matching a small one by accident.
+    uint64_t bytes = item;
+    for (const auto& d : shape) {
+      const int64_t dim = json_int64(d, path + ": " + where + " shape");
+      if (dim < 0) throw bad(where + " has a negative dimension");
+      if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes))
+        throw bad(where + " shape " + shape.dump() + " is too large");
+      t.shape.push_back(dim);
     }
+    if (bytes != end - begin)
+      throw bad(where + " shape and dtype need " + std::to_string(bytes) + " bytes but its offsets span " +
+                std::to_string(end - begin));
+    t.bytes = data.substr(8 + n + begin, end - begin);
+    spans.emplace_back(begin, end);
+    placed.push_back({begin, {name, std::move(t)}});
   }
   // The format requires the data section to be covered exactly, without holes or overlaps.
   std::sort(spans.begin(), spans.end());
@@ -131,9 +144,8 @@ StFile parse_safetensors(const std::string& data, const std::string& path) {
   }
   if (expect != data_size) throw bad("data section has " + std::to_string(data_size - expect) + " trailing bytes not owned by any tensor");
   // Keep a stable order: by offset, i.e. the order the writer used.
-  std::sort(file.tensors.begin(), file.tensors.end(), [&](const auto& a, const auto& b) {
-    return header[a.first]["data_offsets"][0].template get<uint64_t>() < header[b.first]["data_offsets"][0].template get<uint64_t>();
-  });
+  std::stable_sort(placed.begin(), placed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& p : placed) file.tensors.push_back(std::move(p.second));
   return file;
 }
 
