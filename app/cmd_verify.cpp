@@ -121,6 +121,11 @@ int cmd_list(const std::vector<std::string>& args) {
                     have ? "summary collected" : "summary missing", c.title.c_str());
         continue;
       }
+      if (!c.theory.empty()) {  // computed from the kind's own model: nothing to load
+        std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), claims::tier_name(c.tier).c_str(), "theory", "none (computed)",
+                    c.title.c_str());
+        continue;
+      }
       const auto& spec = *runs.find(c.run);
       int present = 0, needed = 0;
       for (uint64_t seed : c.seeds.empty() ? spec.seeds : c.seeds) {
@@ -166,12 +171,14 @@ int cmd_explain(const std::vector<std::string>& args) {
               << c.paper.section << (c.paper.figure.empty() ? "" : ", " + c.paper.figure) << "\n  quote: \"" << c.paper.quote
               << "\"\n  reported: " << c.reported_text
               << (c.reported ? " (" + std::to_string(*c.reported) + ")" : std::string()) << "\n  measures: " << c.kind
-              << " — " << c.measurement->description << "\n  parameters: " << c.params.dump() << "\n  on: " << (c.sweep.empty() ? "run " + c.run : "sweep " + c.sweep)
+              << " — " << c.measurement->description << "\n  parameters: " << c.params.dump() << "\n  on: " << (!c.theory.empty() ? "theory model " + c.theory : c.sweep.empty() ? "run " + c.run : "sweep " + c.sweep)
               << ", checkpoint " << c.checkpoint << ", seeds "
               << (c.seeds.empty() ? std::string("all") : std::to_string(c.seeds.size())) << "\n  rule: " << c.rule.describe()
               << (c.measurement->statistic == analysis::Statistic::Proportion ? " (Wilson 95% interval)" : "")
               << "\n  negative control: "
-              << (c.control_checkpoint ? "must FAIL at checkpoint " + *c.control_checkpoint : "none (" + c.control_none_reason + ")")
+              << (c.control_checkpoint ? "must FAIL at checkpoint " + *c.control_checkpoint
+                  : c.control_params ? "must FAIL with parameters " + c.control_params->dump()
+                                     : "none (" + c.control_none_reason + ")")
               << "\n  tier: " << claims::tier_name(c.tier) << "\n";
     if (!c.notes.empty()) std::cout << "  notes: " << c.notes << "\n";
     return kExitOk;

@@ -256,3 +256,41 @@ TEST(Engine, RunsFileErrorsAreLocated) {
     EXPECT_NE(std::string(e.what()).find("field 'runs.r.config.train.steps': -5 is outside [0, 1000000000]"), std::string::npos) << e.what();
   }
 }
+
+// A theory claim (§7): no run, Monte Carlo seeds, a control that overrides parameters.
+TEST(ClaimFile, TheorySubjectAndControlParameters) {
+  const std::string theory =
+      "id: T9\ntitle: t\npaper: {arxiv: 2605.31497v1, section: \"7\", quote: q}\nreported: {value: null, text: x}\n"
+      "subject: {theory: disentangled, seeds: [0, 5]}\n"
+      "measure: {kind: theory_one_step, sizes: [[5, 2, 6]], assignments: [1, 2], samples: 256, eval_size: 100}\n"
+      "expect: {op: \">=\", threshold: 0.9}\n"
+      "control: {params: {phi1: scrambled}}\n";
+  EXPECT_EQ(load_error(theory), "(loaded)");
+  const std::string path = fresh_dir("theory") + "/T9.yaml";
+  std::ofstream(path) << theory;
+  const Claim c = load_claim(path, analysis::builtin_registry(), test_runs());
+  EXPECT_EQ(c.seeds, (std::vector<uint64_t>{0, 5}));
+  ASSERT_TRUE(c.control_params.has_value());
+  EXPECT_EQ((*c.control_params)["phi1"], "scrambled");
+  EXPECT_EQ(c.params["phi1"], "identity");
+  // A theory kind on a run, a run kind on a theory, a bad override, a misnamed model.
+  EXPECT_NE(load_error(replace(theory, "theory: disentangled, seeds: [0, 5]", "run: tiny, checkpoint: final")).find("measures a theory model"),
+            std::string::npos);
+  EXPECT_NE(load_error(replace(replace(theory, "kind: theory_one_step, sizes: [[5, 2, 6]], assignments: [1, 2], samples: 256, eval_size: 100",
+                                       "kind: accuracy, set: test_0"), "threshold: 0.9", "threshold: 0.5"))
+                .find("measures a run's checkpoint"),
+            std::string::npos);
+  EXPECT_NE(load_error(replace(theory, "phi1: scrambled", "phi1: shuffled")).find("'shuffled' is not one of: identity, scrambled"),
+            std::string::npos);
+  EXPECT_NE(load_error(replace(theory, "theory: disentangled", "theory: tangled")).find("the subject names 'tangled'"),
+            std::string::npos);
+  EXPECT_NE(load_error(replace(theory, "sizes: [[5, 2, 6]]", "sizes: [[6, 2, 6]]")).find("claim.yaml:6:"), std::string::npos);
+  // Through the engine: both Monte Carlo seeds measured, the control run with the overrides.
+  RunStore store(test_runs(), StoreOptions{fresh_dir("theory-fx"), fresh_dir("theory-cache"), Tier::Fixture});
+  const auto r = run_claim(path, analysis::builtin_registry(), test_runs(), store, {});
+  EXPECT_TRUE(r.verdict == Verdict::Pass || r.verdict == Verdict::Fail || r.verdict == Verdict::Inconclusive ||
+              r.verdict == Verdict::Invalid) << verdict_name(r.verdict) << ": " << r.reason;
+  EXPECT_EQ(r.seeds.size(), 2u);
+  EXPECT_EQ(r.control.size(), 2u);
+  EXPECT_EQ(to_json(r)["subject"]["theory"], "disentangled");
+}

@@ -13,6 +13,8 @@ const Registry& builtin_registry() {
     register_probes(r);
     register_reproducibility(r);
     register_sweep(r);
+    register_theory(r);
+    register_dynamics(r);
     return r;
   }();
   return registry;

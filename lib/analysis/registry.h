@@ -4,23 +4,47 @@
 // in builtin_kinds.cpp, never a branch in the engine.
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "analysis/measurement.h"
 #include "analysis/sweep_series.h"
 #include "train/checkpoint.h"
+#include "util/error.h"
 #include "util/yaml_json.h"
 
 namespace cc::analysis {
 
+// A run's history up to the subject checkpoint, for kinds that read training dynamics: the
+// metrics log (records with step <= the checkpoint's step) and the run's checkpoints at other
+// steps, through the same store as every claim (fixtures, cache, or training if the budget
+// allows). `checkpoint_at` throws Unavailable when the budget does not allow it.
+struct RunHistory {
+  std::vector<nlohmann::json> metrics;  // metrics.jsonl records, ascending step
+  std::vector<int64_t> checkpoint_steps;  // steps the run's config keeps a checkpoint at, <= the subject step
+  std::function<std::shared_ptr<const train::Checkpoint>(int64_t step)> checkpoint_at;
+};
+
+// A seed's data is not available under the budget: the engine lists the seed as missing.
+struct Unavailable : Error {
+  using Error::Error;
+};
+
 struct MeasureInput {
   const train::Checkpoint& checkpoint;
   const nlohmann::json& params;  // as returned by the kind's parse_params
+  const RunHistory* history = nullptr;  // set for kinds with needs_history
 };
 
-// What a claim measures: one checkpoint of a run, or one seed's series across a sweep.
-enum class Subject { Checkpoint, Sweep };
+// What a claim measures: one checkpoint of a run, one seed's series across a sweep, or a
+// model defined by the kind itself (the §7 theory: no training, `subject: {theory: NAME}`).
+enum class Subject { Checkpoint, Sweep, Theory };
+
+struct TheoryMeasureInput {
+  const nlohmann::json& params;
+  uint64_t seed;  // the Monte Carlo seed
+};
 
 struct SweepMeasureInput {
   const SweepSeries& series;
@@ -38,6 +62,9 @@ struct MeasurementKind {
   std::string params_doc;  // one line per parameter, for `claimcheck explain` and claims/README.md
   Subject subject = Subject::Checkpoint;
   std::function<Measurement(const SweepMeasureInput&)> measure_sweep;  // Subject::Sweep
+  bool needs_history = false;  // Subject::Checkpoint kinds that read the run's history
+  std::string theory;          // Subject::Theory: the model's name, as the claim's subject names it
+  std::function<Measurement(const TheoryMeasureInput&)> measure_theory;  // Subject::Theory
 };
 
 class Registry {

@@ -110,7 +110,13 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   ObjectReader subject = r.object("subject");
   const RunSpec* spec = nullptr;
   const std::vector<uint64_t>* allowed_seeds = nullptr;
-  if (subject.has("sweep")) {
+  std::vector<uint64_t> any_seed;  // a theory claim's seeds are Monte Carlo seeds: any is allowed
+  const int subjects = subject.has("sweep") + subject.has("run") + subject.has("theory");
+  if (subjects > 1) subject.fail(subject.has("theory") ? "theory" : "run", "a claim's subject is one of: a run, a sweep, a theory model");
+  if (subject.has("theory")) {
+    c.theory = subject.string("theory");
+    c.checkpoint = "none";
+  } else if (subject.has("sweep")) {
     c.sweep = subject.string("sweep");
     const SweepSpec* sweep = runs.find_sweep(c.sweep);
     if (!sweep) {
@@ -118,7 +124,6 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
       for (const auto& s : runs.sweeps()) known += (known.empty() ? "" : ", ") + s.name;
       subject.fail("sweep", "unknown sweep '" + c.sweep + "' (runs.yaml defines: " + (known.empty() ? "none" : known) + ")");
     }
-    if (subject.has("run")) subject.fail("run", "a claim's subject is a run or a sweep, not both");
     c.checkpoint = subject.one_of("checkpoint", {"final", "init"}, "final");
     allowed_seeds = &sweep->seeds;
   } else {
@@ -141,8 +146,16 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   const std::string owner = c.sweep.empty() ? "run '" + c.run + "'" : "sweep '" + c.sweep + "'";
   if (subject.has("seeds") && subject.raw("seeds").is_string()) {
     if (subject.string("seeds") != "all") subject.fail("seeds", "expected 'all' or a list of seeds");
+    if (!c.theory.empty()) subject.fail("seeds", "a theory claim lists its Monte Carlo seeds");
   } else {
     for (int64_t s : subject.integers("seeds", {})) {
+      if (!c.theory.empty()) {
+        if (s < 0) subject.fail("seeds", "a seed is a non-negative integer");
+        if (std::find(c.seeds.begin(), c.seeds.end(), static_cast<uint64_t>(s)) != c.seeds.end())
+          subject.fail("seeds", "seed " + std::to_string(s) + " is listed twice");
+        c.seeds.push_back(static_cast<uint64_t>(s));
+        continue;
+      }
       if (std::find(allowed_seeds->begin(), allowed_seeds->end(), static_cast<uint64_t>(s)) == allowed_seeds->end())
         subject.fail("seeds", "seed " + std::to_string(s) + " is not a seed of " + owner);
       c.seeds.push_back(static_cast<uint64_t>(s));
@@ -159,10 +172,21 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
     measure.fail("kind", "unknown measurement kind '" + c.kind + "' (registered: " + known + ")");
   }
   c.params = c.measurement->parse_params(measure);
-  const bool sweep_kind = c.measurement->subject == analysis::Subject::Sweep;
-  if (sweep_kind != !c.sweep.empty())
-    measure.fail("kind", "kind '" + c.kind + "' measures " + (sweep_kind ? "a sweep (subject.sweep)" : "a run's checkpoint (subject.run)") +
-                             ", but the subject is a " + (c.sweep.empty() ? "run" : "sweep"));
+  const analysis::Subject wants = c.measurement->subject;
+  const analysis::Subject has = !c.theory.empty() ? analysis::Subject::Theory
+                                : !c.sweep.empty() ? analysis::Subject::Sweep
+                                                   : analysis::Subject::Checkpoint;
+  auto subject_name = [](analysis::Subject s) {
+    return s == analysis::Subject::Theory ? std::string("theory model (subject.theory)")
+           : s == analysis::Subject::Sweep ? std::string("sweep (subject.sweep)")
+                                           : std::string("run's checkpoint (subject.run)");
+  };
+  if (wants != has)
+    measure.fail("kind", "kind '" + c.kind + "' measures a " + subject_name(wants) + ", but the subject is a " + subject_name(has));
+  if (has == analysis::Subject::Theory && c.theory != c.measurement->theory)
+    measure.fail("kind", "kind '" + c.kind + "' computes on the theory model '" + c.measurement->theory + "', but the subject names '" +
+                             c.theory + "'");
+  if (has == analysis::Subject::Theory && c.seeds.empty()) c.seeds = {0};
 
   ObjectReader expect = r.object("expect");
   const std::string op = expect.one_of("op", {">", ">=", "<", "<=", "within"}, ">");
@@ -197,6 +221,17 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   ObjectReader control = r.object("control");
   if (control.has("none")) {
     c.control_none_reason = control.string("none");
+  } else if (!c.theory.empty()) {
+    // A theory model has no untrained checkpoint: its control is the same computation with
+    // the mechanism removed, e.g. {phi1: scrambled}. The overrides go through the kind's own
+    // parameter check, with their positions in this file.
+    ObjectReader overrides = control.object("params");
+    nlohmann::json merged = measure.json();
+    for (const auto& [k, v] : overrides.json().items()) merged[k] = v;
+    ObjectReader control_measure(doc, merged, measure.pointer());
+    control_measure.string("kind");
+    c.control_params = c.measurement->parse_params(control_measure);
+    for (const auto& [k, v] : overrides.json().items()) overrides.raw(k);
   } else {
     c.control_checkpoint = control.string("checkpoint");
     if (!c.sweep.empty()) {

@@ -37,6 +37,7 @@ struct Claim {
   std::string reported_text;       // the paper's words for it
   std::string run;                 // subject.run, or
   std::string sweep;               // subject.sweep: a sweep of runs.yaml (then checkpoint is final or init)
+  std::string theory;              // subject.theory: a model the kind defines (no run; seeds are Monte Carlo seeds)
   std::string checkpoint;          // "final", "init" or a step number
   std::vector<uint64_t> seeds;     // empty: every seed of the run
   std::string kind;
@@ -44,6 +45,7 @@ struct Claim {
   const analysis::MeasurementKind* measurement = nullptr;
   Rule rule;
   std::optional<std::string> control_checkpoint;  // "init" (step 0) unless `control: {none: reason}`
+  std::optional<nlohmann::json> control_params;   // theory claims: the same kind with these parameters
   std::string control_none_reason;
   Tier tier = Tier::Fixture;
   std::string notes;

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "claims/sweep_results.h"
+#include "train/metrics_log.h"
 #include "util/error.h"
 
 namespace cc::claims {
@@ -68,14 +69,55 @@ void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector
   }
 }
 
+// The run's history up to `ck` (its step): the metrics log beside it and the run's other
+// checkpoints through the store. Only kinds that ask for it get it.
+analysis::RunHistory run_history(const RunSpec& spec, uint64_t seed, const train::Checkpoint& ck, RunStore& store) {
+  analysis::RunHistory h;
+  const std::string log = (std::filesystem::path(ck.path).parent_path() / "metrics.jsonl").string();
+  if (!std::filesystem::exists(log)) throw analysis::Unavailable(ck.path + ": no metrics.jsonl beside the checkpoint");
+  for (auto& rec : train::MetricsLog::read(log))
+    if (rec.at("step").get<int64_t>() <= ck.step) h.metrics.push_back(std::move(rec));
+  const int64_t every = spec.config.train.checkpoint_every;
+  for (int64_t s = 0; s <= ck.step; s += every > 0 ? every : ck.step + 1) h.checkpoint_steps.push_back(s);
+  if (h.checkpoint_steps.back() != ck.step) h.checkpoint_steps.push_back(ck.step);
+  h.checkpoint_at = [&spec, seed, &store](int64_t step) {
+    std::string why;
+    auto at = store.get(spec, seed, step, why);
+    if (!at) throw analysis::Unavailable(why);
+    return at;
+  };
+  return h;
+}
+
 // A run's checkpoints, through the run store (fixtures, cache, training).
 SeedMeasure checkpoint_measure(const Claim& c, const RunSpec& spec, RunStore& store) {
   return [&c, &spec, &store](uint64_t seed, const std::string& checkpoint, std::string& why) -> std::optional<analysis::Measurement> {
     const int64_t step = resolve_step(checkpoint, spec);
     auto ck = store.get(spec, seed, step, why);
     if (!ck) return std::nullopt;
-    auto m = c.measurement->measure(analysis::MeasureInput{*ck, c.params});
+    analysis::Measurement m;
+    try {
+      if (c.measurement->needs_history) {
+        const analysis::RunHistory history = run_history(spec, seed, *ck, store);
+        m = c.measurement->measure(analysis::MeasureInput{*ck, c.params, &history});
+      } else {
+        m = c.measurement->measure(analysis::MeasureInput{*ck, c.params});
+      }
+    } catch (const analysis::Unavailable& e) {
+      why = e.what();
+      return std::nullopt;
+    }
     if (!m.details.contains("step")) m.details["step"] = step;
+    return m;
+  };
+}
+
+// A model the kind defines (§7): no checkpoint; the control stage runs the control parameters.
+SeedMeasure theory_measure(const Claim& c) {
+  return [&c](uint64_t seed, const std::string& stage, std::string&) -> std::optional<analysis::Measurement> {
+    const nlohmann::json& params = stage == "control" ? *c.control_params : c.params;
+    auto m = c.measurement->measure_theory(analysis::TheoryMeasureInput{params, seed});
+    if (!m.details.contains("step")) m.details["step"] = 0;
     return m;
   };
 }
@@ -167,12 +209,13 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
     r.claim = load_claim(file, registry, runs);
     r.loaded = true;
     r.id = r.claim.id;
-    if (!opts.run.empty() && r.claim.sweep.empty()) {  // --run re-targets run claims; a sweep claim keeps its sweep
+    if (!opts.run.empty() && r.claim.sweep.empty() && r.claim.theory.empty()) {  // --run re-targets run claims only
       if (!runs.find(opts.run)) throw Error("--run " + opts.run + ": no such run in runs.yaml");
       r.claim.run = opts.run;
     }
     const Claim& c = r.claim;
-    const RunSpec* spec = c.sweep.empty() ? runs.find(c.run) : nullptr;
+    const bool theory = !c.theory.empty();
+    const RunSpec* spec = c.sweep.empty() && !theory ? runs.find(c.run) : nullptr;
     const SweepSpec* sweep = c.sweep.empty() ? nullptr : runs.find_sweep(c.sweep);
     std::vector<uint64_t> seeds = !c.seeds.empty() ? c.seeds : spec ? spec->seeds : sweep->seeds;
     if (spec && !opts.run.empty()) {  // a claim's own seed list may name seeds the other run lacks
@@ -181,7 +224,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
         if (std::find(spec->seeds.begin(), spec->seeds.end(), s) != spec->seeds.end()) keep.push_back(s);
       seeds = keep;
     }
-    if (!opts.seeds.empty()) {
+    if (!opts.seeds.empty() && !theory) {  // a theory claim's seeds are Monte Carlo seeds, not runs
       std::vector<uint64_t> keep;
       for (uint64_t s : seeds)
         if (std::find(opts.seeds.begin(), opts.seeds.end(), s) != opts.seeds.end()) keep.push_back(s);
@@ -200,7 +243,9 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
       r.verdict = Verdict::Skipped;
       r.reason = why;
     } else {
-      const SeedMeasure measure = sweep ? sweep_measure(c, *sweep, sweep_points) : checkpoint_measure(c, *spec, store);
+      const SeedMeasure measure = theory ? theory_measure(c)
+                                  : sweep ? sweep_measure(c, *sweep, sweep_points)
+                                          : checkpoint_measure(c, *spec, store);
       std::vector<uint64_t> missing;
       measure_seeds(c, measure, seeds, c.checkpoint, r.seeds, missing, why);
       if (r.seeds.empty()) {
@@ -208,11 +253,12 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
         r.reason = why;
       } else {
         r.verdict = combine(c.rule, r.seeds, r.measured, r.measured_ci, r.reason);
-        if (c.control_checkpoint) {
+        if (c.control_checkpoint || c.control_params) {
+          const std::string control_stage = c.control_checkpoint ? *c.control_checkpoint : "control";
           std::vector<uint64_t> measured;
           for (const auto& sr : r.seeds) measured.push_back(sr.seed);
           std::vector<uint64_t> control_missing;
-          measure_seeds(c, measure, measured, *c.control_checkpoint, r.control, control_missing, why);
+          measure_seeds(c, measure, measured, control_stage, r.control, control_missing, why);
           if (!control_missing.empty()) {
             r.verdict = Verdict::Skipped;
             r.reason = "negative control unavailable for seed(s) " + seed_list(control_missing) + ": " + why;
@@ -220,7 +266,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
           for (const auto& sr : r.control) {
             if (sr.verdict == Verdict::Fail || r.verdict == Verdict::Skipped) continue;
             r.verdict = Verdict::Invalid;
-            r.reason = "negative control (" + *c.control_checkpoint + ", seed " + std::to_string(sr.seed) + ") gave " +
+            r.reason = "negative control (" + control_stage + ", seed " + std::to_string(sr.seed) + ") gave " +
                        std::to_string(sr.m.value) + ", which " +
                        (sr.verdict == Verdict::Pass ? "passes" : "does not clearly fail") +
                        " the rule: the measurement does not separate trained from untrained";
@@ -287,8 +333,10 @@ nlohmann::json to_json(const ClaimResult& r) {
   j["section"] = c.section;
   j["paper"] = {{"arxiv", c.paper.arxiv}, {"section", c.paper.section}, {"figure", c.paper.figure}, {"quote", c.paper.quote}};
   j["reported"] = {{"value", c.reported ? nlohmann::json(*c.reported) : nlohmann::json()}, {"text", c.reported_text}};
-  j["subject"] = c.sweep.empty() ? nlohmann::json{{"run", c.run}, {"checkpoint", c.checkpoint}}
-                                 : nlohmann::json{{"sweep", c.sweep}, {"checkpoint", c.checkpoint}};
+  j["subject"] = !c.theory.empty() ? nlohmann::json{{"theory", c.theory}, {"checkpoint", c.checkpoint}}
+                 : c.sweep.empty() ? nlohmann::json{{"run", c.run}, {"checkpoint", c.checkpoint}}
+                                   : nlohmann::json{{"sweep", c.sweep}, {"checkpoint", c.checkpoint}};
+  if (c.control_params) j["control_params"] = *c.control_params;
   j["measure"] = {{"kind", c.kind}, {"params", c.params}};
   j["rule"] = c.rule.describe();
   j["tier"] = tier_name(c.tier);

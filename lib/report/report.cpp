@@ -147,10 +147,13 @@ std::string report_markdown(const nlohmann::json& rep) {
     if (!c["paper"]["figure"].get<std::string>().empty()) md << ", " << c["paper"]["figure"].get<std::string>();
     md << "\n\n";
     md << "Measured: `" << c["measure"]["kind"].get<std::string>() << "` " << c["measure"]["params"].dump()
-       << (c["subject"].contains("sweep") ? " on sweep `" + c["subject"]["sweep"].get<std::string>()
-                                          : " on run `" + c["subject"]["run"].get<std::string>())
-       << "`, checkpoint `"
-       << c["subject"]["checkpoint"].get<std::string>() << "`. Rule: " << c["rule"].get<std::string>() << ".\n\n";
+       << (c["subject"].contains("theory") ? " on the theory model `" + c["subject"]["theory"].get<std::string>() + "` (no training)"
+           : c["subject"].contains("sweep") ? " on sweep `" + c["subject"]["sweep"].get<std::string>() + "`, checkpoint `" +
+                                                   c["subject"]["checkpoint"].get<std::string>() + "`"
+                                             : " on run `" + c["subject"]["run"].get<std::string>() + "`, checkpoint `" +
+                                                   c["subject"]["checkpoint"].get<std::string>() + "`")
+       << ". Rule: " << c["rule"].get<std::string>() << ".\n\n";
+    if (c.contains("control_params")) md << "Negative control: the same computation with " << c["control_params"].dump() << ".\n\n";
     if (!c["reason"].get<std::string>().empty()) md << "Why: " << md_escape(c["reason"]) << "\n\n";
     const bool prop = is_proportion(c);
     for (const char* part : {"seeds", "control"}) {

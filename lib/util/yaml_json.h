@@ -62,6 +62,7 @@ class ObjectReader {
   std::string path(const std::string& key) const;  // dotted path for messages: task.fraction
   const YamlDoc& doc() const { return *doc_; }
   const std::string& pointer() const { return pointer_; }
+  const nlohmann::json& json() const { return *obj_; }  // the object itself, as read
 
  private:
   const nlohmann::json& need(const std::string& key);

@@ -1,0 +1,138 @@
+#include "analysis/disentangled.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "task/rng.h"
+#include "util/error.h"
+
+namespace cc::analysis::theory {
+
+Model::Model(Sizes s) : s_(s) {
+  if (s_.N < 3 || s_.N % 2 == 0) throw Error("disentangled model: N must be an odd number >= 3");
+  if (s_.V < 1 || s_.T < 5 || s_.k_min < 1 || s_.k_max < s_.k_min || s_.k_max > s_.V || s_.k_max > s_.T - 3)
+    throw Error("disentangled model: need 1 <= k_min <= k_max <= min(V, T - 3) and T >= 5");
+  D_ = s_.N + s_.V + 1 + s_.T + s_.V;
+  beta_ = s_.beta > 0 ? s_.beta : std::log(static_cast<double>(s_.T));
+  const int F = (s_.N - 1) / 2;
+  auto opts = torch::TensorOptions().dtype(torch::kFloat64);
+  phi2_ = torch::zeros({D_, 2 * F}, opts);
+  cos_ = torch::zeros({F, s_.N}, opts);
+  sin_ = torch::zeros({F, s_.N}, opts);
+  auto p2 = phi2_.accessor<double, 2>();
+  auto c = cos_.accessor<double, 2>();
+  auto sn = sin_.accessor<double, 2>();
+  for (int f = 1; f <= F; ++f)
+    for (int n = 0; n < s_.N; ++n) {
+      const double a = 2 * M_PI * f * n / s_.N;
+      p2[num(n)][f - 1] = std::cos(a);
+      p2[num(n)][F + f - 1] = std::sin(a);
+      c[f - 1][n] = std::cos(a);   // the same angle read as f·k for the output class k = n
+      sn[f - 1][n] = std::sin(a);
+    }
+}
+
+torch::Tensor Model::W0() const {
+  auto W = torch::zeros({D_, D_}, torch::kFloat64);
+  const int eq = pos(s_.T - 1);
+  W.index_put_({pos(s_.T - 3), eq}, beta_);
+  W.index_put_({pos(s_.T - 2), eq}, beta_);
+  for (int n = 0; n < s_.N; ++n) W.index_put_({num(n), eq}, beta_);
+  return W;
+}
+
+torch::Tensor Model::G_star() const {
+  auto G = torch::zeros({D_, D_}, torch::kFloat64);
+  for (int v = 0; v < s_.V; ++v) {
+    G.index_put_({tag(v), tag(v)}, 1.0);
+    G.index_put_({tag(v), pos(s_.T - 1)}, 1.0);
+  }
+  return G;
+}
+
+Batch Model::sample(int64_t n, uint64_t seed, uint64_t index) const {
+  const int T = s_.T;
+  task::Rng rng(seed, task::stream_id("disentangled_s7"), index);
+  auto X = torch::zeros({n, T, D_}, torch::kFloat64);
+  auto y = torch::zeros({n}, torch::kLong), target = torch::zeros({n}, torch::kLong), k = torch::zeros({n}, torch::kLong);
+  auto slots = torch::zeros({n, T}, torch::kBool);
+  auto x = X.accessor<double, 3>();
+  auto ya = y.accessor<int64_t, 1>(), ta = target.accessor<int64_t, 1>(), ka = k.accessor<int64_t, 1>();
+  auto sa = slots.accessor<bool, 2>();
+  std::vector<int> vars(static_cast<size_t>(s_.V)), places(static_cast<size_t>(T - 3));
+  for (int64_t i = 0; i < n; ++i) {
+    const int kk = s_.k_min + static_cast<int>(rng.below(s_.k_max - s_.k_min + 1));
+    std::iota(vars.begin(), vars.end(), 0);
+    std::iota(places.begin(), places.end(), 0);
+    for (int j = 0; j < kk; ++j) {  // partial Fisher-Yates: kk distinct variables and slots
+      std::swap(vars[static_cast<size_t>(j)], vars[static_cast<size_t>(j + rng.below(s_.V - j))]);
+      std::swap(places[static_cast<size_t>(j)], places[static_cast<size_t>(j + rng.below(T - 3 - j))]);
+    }
+    const int which = static_cast<int>(rng.below(kk));  // the operand's assignment
+    const int v_star = vars[static_cast<size_t>(which)];
+    const int m = static_cast<int>(rng.below(s_.N));
+    for (int t = 0; t < T - 3; ++t) {
+      x[i][t][pos(t)] = 1;
+      x[i][t][pad()] = 1;
+    }
+    int n_star = 0;
+    for (int j = 0; j < kk; ++j) {
+      const int t = places[static_cast<size_t>(j)], v = vars[static_cast<size_t>(j)];
+      const int c = static_cast<int>(rng.below(s_.N));
+      const int carried = s_.scrambled ? static_cast<int>(rng.below(s_.V)) : v;
+      x[i][t][pad()] = 0;
+      x[i][t][num(c)] = 1;
+      x[i][t][tag(carried)] = 1;
+      sa[i][t] = true;
+      if (j == which) {
+        n_star = c;
+        ta[i] = t;
+      }
+    }
+    x[i][T - 3][pos(T - 3)] = 1;
+    x[i][T - 3][var(v_star)] = 1;
+    x[i][T - 2][pos(T - 2)] = 1;
+    x[i][T - 2][num(m)] = 1;
+    x[i][T - 1][pos(T - 1)] = 1;
+    x[i][T - 1][tag(v_star)] = 1;
+    ya[i] = (n_star + m) % s_.N;
+    ka[i] = kk;
+  }
+  return {X, y, target, slots, k};
+}
+
+torch::Tensor Model::scores(const Batch& b, const torch::Tensor& W) const {
+  auto query = b.X.select(1, s_.T - 1);                         // [B, D]: x_T
+  return torch::bmm(b.X, query.matmul(W.t()).unsqueeze(2)).squeeze(2);  // [B, T]: x_t^T W x_T
+}
+
+torch::Tensor Model::logits(const Batch& b, const torch::Tensor& W) const {
+  auto attn = torch::softmax(scores(b, W), 1);                           // [B, T]
+  auto mixed = torch::bmm(attn.unsqueeze(1), b.X).squeeze(1);            // [B, D]: X σ
+  auto z = mixed.matmul(phi2_);                                          // [B, 2F]
+  const int F = (s_.N - 1) / 2;
+  auto re = z.slice(1, 0, F), im = z.slice(1, F, 2 * F);                 // c_f = re + i im
+  auto M = ((re * re - im * im).matmul(cos_) + (2 * re * im).matmul(sin_)) / s_.N;  // [B, N]: Re[c_f² e^{-iθ}]
+  return s_.alpha * M;
+}
+
+torch::Tensor Model::loss(const Batch& b, const torch::Tensor& W) const {
+  return torch::nn::functional::cross_entropy(logits(b, W), b.y);
+}
+
+torch::Tensor Model::gradient(const Batch& b, const torch::Tensor& W) const {
+  auto w = W.detach().clone().set_requires_grad(true);
+  auto l = loss(b, w);
+  l.backward();
+  return w.grad().detach();
+}
+
+double cosine(const torch::Tensor& a, const torch::Tensor& b) {
+  const double na = a.norm().item<double>(), nb = b.norm().item<double>();
+  if (na == 0 || nb == 0) return 0;
+  return (a * b).sum().item<double>() / (na * nb);
+}
+
+}  // namespace cc::analysis::theory

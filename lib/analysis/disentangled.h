@@ -1,0 +1,74 @@
+#pragma once
+// The §7 "disentangled" model, as read in the paper's §7 and Appendix C: orthonormal embeddings,
+// layer 1 already done (each assignment constant carries its variable's tag Φ1 e_v, the '='
+// position carries Φ1 e_{v*}), one trainable matrix W = W_KQ² and an idealised MLP that adds
+// modulo N. No training: the kinds compute its population gradient at W_0 by Monte Carlo.
+//
+//   residual basis (one-hot, orthonormal), D = N + V + 1 + T + V:
+//     e_n (numbers) | e_v (variables) | e_pad | p_t (positions) | Φ1 e_v (variable tags)
+//   one-variable sequence, positions 0..T-1 (the paper's 1..T):
+//     t in τ (k assignment slots among 0..T-4): p_t + e_{n_t} + Φ1 e_{v_t}
+//     other t <= T-4: p_t + e_pad
+//     T-3: p + e_{v*} (the operand variable)   T-2: p + e_m (the constant)   T-1: p + Φ1 e_{v*} ('=')
+//     target y = (n_{t*} + m) mod N, t* the slot that assigns v*
+//   F(X) = α M(Φ2 X softmax(X^T W x_T)), Φ2 e_n = (cos 2πfn/N, sin 2πfn/N)_{f=1..(N-1)/2}, Φ2 = 0 on the rest
+//   M_k(z) = (1/N) Σ_f Re[c_f² e^{-2πi f k/N}], c_f = z_cos,f + i z_sin,f   ("fourier_square":
+//     quadratic; for z = Φ2 e_a + Φ2 e_b its cross term peaks at k = a + b mod N)
+//   W_0 = β (p_{T-3} + p_{T-2}) p_{T-1}^T + β Σ_n e_n p_{T-1}^T   (the 0-variable mechanism)
+//   G*  = Σ_v Φ1 e_v (Φ1 e_v + p_{T-1})^T                       (the associative memory)
+#include <torch/types.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace cc::analysis::theory {
+
+struct Sizes {
+  int N = 59, V = 12, T = 16;
+  int k_min = 1, k_max = 4;  // assignments per sequence (the task's assignments_min/max)
+  double beta = 0;           // W_0's scale; <= 0 means ln(T), which makes ρ2 = Θ(1/T) as the paper assumes
+  double alpha = 1e-3;       // the small output scale
+  bool scrambled = false;    // negative control: each constant carries a random variable's tag
+};
+
+struct Batch {
+  torch::Tensor X;       // [B, T, D] float64, the residual stream after layer 1
+  torch::Tensor y;       // [B] target class
+  torch::Tensor target;  // [B] t*, the position of the operand variable's assignment
+  torch::Tensor slots;   // [B, T] bool: assignment positions (τ)
+  torch::Tensor k;       // [B] number of assignments
+};
+
+class Model {
+ public:
+  explicit Model(Sizes s);
+  const Sizes& sizes() const { return s_; }
+  int dim() const { return D_; }
+  double beta() const { return beta_; }
+
+  torch::Tensor W0() const;      // [D, D]
+  torch::Tensor G_star() const;  // [D, D]
+  Batch sample(int64_t n, uint64_t seed, uint64_t index) const;  // one-variable sequences: Rng(seed, "disentangled_s7", index)
+
+  torch::Tensor scores(const Batch& b, const torch::Tensor& W) const;  // [B, T]: x_t^T W x_T
+  torch::Tensor logits(const Batch& b, const torch::Tensor& W) const;  // [B, N], differentiable in W
+  torch::Tensor loss(const Batch& b, const torch::Tensor& W) const;    // mean cross-entropy
+  torch::Tensor gradient(const Batch& b, const torch::Tensor& W) const;  // dL/dW at W, [D, D]
+
+ private:
+  Sizes s_;
+  int D_;
+  double beta_;
+  torch::Tensor phi2_;      // [D, N-1]
+  torch::Tensor cos_, sin_;  // [(N-1)/2, N]
+  int num(int n) const { return n; }
+  int var(int v) const { return s_.N + v; }
+  int pad() const { return s_.N + s_.V; }
+  int pos(int t) const { return s_.N + s_.V + 1 + t; }
+  int tag(int v) const { return s_.N + s_.V + 1 + s_.T + v; }
+};
+
+// cos(a, b) and the share of |a|^2 along b (cos^2), on flattened matrices.
+double cosine(const torch::Tensor& a, const torch::Tensor& b);
+
+}  // namespace cc::analysis::theory

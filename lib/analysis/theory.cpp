@@ -1,0 +1,316 @@
+// Kinds over the §7 disentangled model (analysis/disentangled.h): no checkpoint, no training.
+//   theory_gradient_alignment  T1a: how much of -∇L(W_0) lies along the associative memory G*:
+//                              share = cos²(-∇L(W_0), G*) at the first size, or the smallest
+//                              increase of that share from one size of the grid to the next
+//   theory_one_step            T1b: after W_1 = W_0 - η ∇L(W_0), η = VN / (2αρ1ρ2(N-1)), the share
+//                              of one-variable sequences whose '=' scores the operand's assignment
+//                              highest among the assignment slots, or the model's accuracy
+// The population gradient is a Monte Carlo mean over `samples` sequences in `batches` batches;
+// its standard error is the jackknife over the batches.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "analysis/disentangled.h"
+#include "analysis/kinds.h"
+
+namespace cc::analysis {
+namespace {
+
+using theory::Model;
+using theory::Sizes;
+
+nlohmann::json parse_common(ObjectReader& r) {
+  nlohmann::json p;
+  const nlohmann::json& sizes = r.raw("sizes");
+  if (!sizes.is_array() || sizes.empty() || sizes.size() > 16) r.fail("sizes", "expected a list of 1 to 16 [N, V, T] triples");
+  for (const auto& s : sizes) {
+    if (!s.is_array() || s.size() != 3 || !s[0].is_number_integer() || !s[1].is_number_integer() || !s[2].is_number_integer())
+      r.fail("sizes", "each size is [N, V, T], three integers");
+    const int64_t N = s[0].get<int64_t>(), V = s[1].get<int64_t>(), T = s[2].get<int64_t>();
+    if (N < 3 || N > 257 || N % 2 == 0) r.fail("sizes", "N must be odd, in [3, 257]");
+    if (V < 1 || V > 64) r.fail("sizes", "V must be in [1, 64]");
+    if (T < 5 || T > 128) r.fail("sizes", "T must be in [5, 128]");
+    p["sizes"].push_back({N, V, T});
+  }
+  const auto k = r.integers("assignments", {1, 4});
+  if (k.size() != 2 || k[0] < 1 || k[1] < k[0] || k[1] > 64) r.fail("assignments", "expected [min, max] with 1 <= min <= max");
+  for (const auto& s : p["sizes"])
+    if (k[1] > s[1].get<int64_t>() || k[1] > s[2].get<int64_t>() - 3)
+      r.fail("assignments", "max must be <= V and <= T - 3 at every size");
+  p["assignments"] = k;
+  p["beta"] = r.number("beta", 0);  // 0: ln T
+  if (!std::isfinite(p["beta"].get<double>()) || p["beta"].get<double>() < 0 || p["beta"].get<double>() > 50)
+    r.fail("beta", "must be in [0, 50] (0: ln T)");
+  p["alpha"] = r.number("alpha", 1e-3);
+  if (!(p["alpha"].get<double>() > 0 && p["alpha"].get<double>() <= 1)) r.fail("alpha", "must be in (0, 1]");
+  p["samples"] = r.integer_in("samples", 32768, 256, 1 << 20);
+  p["batches"] = r.integer_in("batches", 8, 2, 64);
+  p["phi1"] = r.one_of("phi1", {"identity", "scrambled"}, "identity");
+  return p;
+}
+
+Sizes sizes_at(const nlohmann::json& p, size_t i) {
+  Sizes s;
+  s.N = p["sizes"][i][0].get<int>();
+  s.V = p["sizes"][i][1].get<int>();
+  s.T = p["sizes"][i][2].get<int>();
+  s.k_min = p["assignments"][0].get<int>();
+  s.k_max = p["assignments"][1].get<int>();
+  s.beta = p["beta"].get<double>();
+  s.alpha = p["alpha"].get<double>();
+  s.scrambled = p["phi1"] == "scrambled";
+  return s;
+}
+
+std::string size_label(const Sizes& s) {
+  return "N=" + std::to_string(s.N) + " V=" + std::to_string(s.V) + " T=" + std::to_string(s.T);
+}
+
+int64_t chunk_for(const Model& model) {  // sequences per chunk: X stays near 8M doubles (64 MB)
+  return std::max<int64_t>(64, (int64_t{8} << 20) / (model.sizes().T * model.dim()));
+}
+
+// ∇L(W_0) per batch, chunk by chunk.
+std::vector<torch::Tensor> batch_gradients(const Model& model, const nlohmann::json& p, uint64_t seed) {
+  const int64_t batches = p["batches"], per_batch = p["samples"].get<int64_t>() / batches;
+  const int64_t chunk = chunk_for(model);
+  const auto W0 = model.W0();
+  std::vector<torch::Tensor> out;
+  for (int64_t b = 0; b < batches; ++b) {
+    auto g = torch::zeros_like(W0);
+    for (int64_t done = 0; done < per_batch; done += chunk) {
+      const int64_t n = std::min(chunk, per_batch - done);
+      const auto batch = model.sample(n, seed, static_cast<uint64_t>(b * 1000000 + done));
+      g += model.gradient(batch, W0) * (static_cast<double>(n) / static_cast<double>(per_batch));
+    }
+    out.push_back(g);
+  }
+  return out;
+}
+
+struct Share {
+  double share = 0, cos = 0, se = 0;
+  double cos_tag_rows = 0;  // the same cosine with -∇L restricted to the rows Φ1 e_v (the terms G* lives in)
+  nlohmann::json blocks;  // where the rest of |∇L|^2 sits
+};
+
+// |g|^2 by (row block, column block) of the residual basis, the blocks holding >= 1 %.
+nlohmann::json block_shares(const Model& model, const torch::Tensor& g) {
+  const Sizes& s = model.sizes();
+  const std::vector<std::pair<std::string, std::pair<int, int>>> blocks = {
+      {"num", {0, s.N}}, {"var", {s.N, s.N + s.V}}, {"pad", {s.N + s.V, s.N + s.V + 1}},
+      {"pos", {s.N + s.V + 1, s.N + s.V + 1 + s.T}}, {"tag", {s.N + s.V + 1 + s.T, model.dim()}}};
+  const double total = g.pow(2).sum().item<double>();
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [rn, rr] : blocks)
+    for (const auto& [cn, cr] : blocks) {
+      const double part = g.slice(0, rr.first, rr.second).slice(1, cr.first, cr.second).pow(2).sum().item<double>() / total;
+      if (part >= 0.01) out[rn + "×" + cn] = std::round(part * 1e4) / 1e4;
+    }
+  return out;
+}
+
+Share alignment(const Model& model, const std::vector<torch::Tensor>& gs) {
+  const auto G = model.G_star();
+  auto mean = torch::stack(gs).mean(0);
+  Share s;
+  s.cos = theory::cosine(-mean, G);
+  s.share = s.cos > 0 ? s.cos * s.cos : 0;  // a gradient pointing away from G* has no share along it
+  const double K = static_cast<double>(gs.size());
+  std::vector<double> loo;
+  for (size_t b = 0; b < gs.size(); ++b) {
+    auto without = (mean * K - gs[b]) / (K - 1);
+    const double c = theory::cosine(-without, G);
+    loo.push_back(c > 0 ? c * c : 0);
+  }
+  double avg = 0, ss = 0;
+  for (double v : loo) avg += v / K;
+  for (double v : loo) ss += (v - avg) * (v - avg);
+  s.se = std::sqrt((K - 1) / K * ss);
+  s.blocks = block_shares(model, -mean);
+  const int tag0 = model.dim() - model.sizes().V;
+  auto rows = torch::zeros_like(mean);
+  rows.slice(0, tag0, model.dim()) = -mean.slice(0, tag0, model.dim());
+  s.cos_tag_rows = theory::cosine(rows, G);
+  return s;
+}
+
+nlohmann::json parse_alignment(ObjectReader r) {
+  nlohmann::json p = parse_common(r);
+  p["value"] = r.one_of("value", {"share", "min_increase"}, "share");
+  if (p["value"] == "min_increase" && p["sizes"].size() < 2) r.fail("value", "min_increase needs at least two sizes");
+  r.finish();
+  return p;
+}
+
+Measurement measure_alignment(const TheoryMeasureInput& in) {
+  torch::NoGradGuard outer;  // only Model::gradient records a graph
+  const auto& p = in.params;
+  std::vector<Share> shares;
+  nlohmann::json grid = nlohmann::json::array(), xs = nlohmann::json::array(), ys = nlohmann::json::array();
+  for (size_t i = 0; i < p["sizes"].size(); ++i) {
+    const Model model(sizes_at(p, i));
+    Share s;
+    {
+      torch::AutoGradMode enable(true);
+      s = alignment(model, batch_gradients(model, p, in.seed));
+    }
+    grid.push_back({{"size", size_label(model.sizes())}, {"share", s.share}, {"se", s.se}, {"cos", s.cos}, {"cos_within_tag_rows", s.cos_tag_rows}, {"beta", model.beta()},
+                    {"blocks", s.blocks}});
+    xs.push_back(static_cast<double>(i));
+    ys.push_back(s.share);
+    shares.push_back(s);
+  }
+  Measurement m;
+  m.n = p["samples"];
+  if (p["value"] == "share") {
+    m.value = shares[0].share;
+    m.ci_low = m.value - 1.96 * shares[0].se;
+    m.ci_high = m.value + 1.96 * shares[0].se;
+  } else {  // the smallest step along the grid, with the standard error of that difference
+    size_t worst = 0;
+    for (size_t i = 1; i + 1 < shares.size(); ++i)
+      if (shares[i + 1].share - shares[i].share < shares[worst + 1].share - shares[worst].share) worst = i;
+    m.value = shares[worst + 1].share - shares[worst].share;
+    const double se = std::hypot(shares[worst].se, shares[worst + 1].se);
+    m.ci_low = m.value - 1.96 * se;
+    m.ci_high = m.value + 1.96 * se;
+  }
+  nlohmann::json un = nlohmann::json::object();
+  for (const auto& g : grid) {
+    un["share at " + g["size"].get<std::string>()] = g["share"];
+    un["cos(-∇L restricted to the Φ1 e_v rows, G*) at " + g["size"].get<std::string>()] = g["cos_within_tag_rows"];
+  }
+  m.details = {{"grid", grid}, {"unthresholded", un},
+               {"figures", nlohmann::json::array({{{"id", "t1a_share"}, {"paper_figure", "§7"}, {"type", "lines"}, {"merge_seeds", true},
+                                                   {"title", "share of |∇L(W_0)|² along G* over the size grid"},
+                                                   {"xlabel", "grid index (sizes in the report)"}, {"ylabel", "cos²(−∇L, G*)"},
+                                                   {"yrange", {0, 1.02}},
+                                                   {"series", nlohmann::json::array({{{"name", "share"}, {"x", xs}, {"y", ys}}})}}})}};
+  return m;
+}
+
+nlohmann::json parse_one_step(ObjectReader r) {
+  nlohmann::json p = parse_common(r);
+  p["value"] = r.one_of("value", {"assigned_attention", "accuracy"}, "assigned_attention");
+  p["eval_size"] = r.integer_in("eval_size", 10000, 100, 1 << 20);
+  r.finish();
+  return p;
+}
+
+struct StepResult {
+  double rho1 = 0, rho2 = 0, eta = 0;
+  double rho1_after = 0, rho2_after = 0;  // the same attention weights at W_1
+  int64_t n = 0, attend = 0, correct_before = 0, correct_after = 0;
+  nlohmann::json attend_by_k = nlohmann::json::object();
+};
+
+StepResult one_step(const Model& model, const nlohmann::json& p, uint64_t seed) {
+  const Sizes& s = model.sizes();
+  torch::Tensor g;
+  {
+    torch::AutoGradMode enable(true);
+    g = torch::stack(batch_gradients(model, p, seed)).mean(0);
+  }
+  const auto W0 = model.W0();
+  const int64_t n = p["eval_size"], chunk = chunk_for(model);
+  // Fresh sequences (an index no gradient batch uses), judged chunk by chunk. ρ1 (attention on the
+  // constant m) and ρ2 (on t*) are their averages at W_0; η needs them before W_1 exists.
+  auto fresh = [&](int64_t done) { return model.sample(std::min(chunk, n - done), seed, (uint64_t{1} << 40) + static_cast<uint64_t>(done)); };
+  StepResult r;
+  for (int64_t done = 0; done < n; done += chunk) {
+    const auto b = fresh(done);
+    auto attn0 = torch::softmax(model.scores(b, W0), 1);
+    r.rho1 += attn0.select(1, s.T - 2).sum().item<double>() / static_cast<double>(n);
+    r.rho2 += attn0.gather(1, b.target.unsqueeze(1)).sum().item<double>() / static_cast<double>(n);
+  }
+  r.eta = s.V * s.N / (2 * s.alpha * r.rho1 * r.rho2 * (s.N - 1));
+  const auto W1 = W0 - r.eta * g;
+  for (int k = s.k_min; k <= s.k_max; ++k) r.attend_by_k[std::to_string(k)] = {{"n", 0}, {"attends_assigned", 0}};
+  for (int64_t done = 0; done < n; done += chunk) {
+    const auto b = fresh(done);
+    auto attn1 = torch::softmax(model.scores(b, W1), 1);
+    r.rho1_after += attn1.select(1, s.T - 2).sum().item<double>() / static_cast<double>(n);
+    r.rho2_after += attn1.gather(1, b.target.unsqueeze(1)).sum().item<double>() / static_cast<double>(n);
+    auto sc = model.scores(b, W1).masked_fill(~b.slots, -std::numeric_limits<double>::infinity());
+    auto hit = sc.argmax(1) == b.target;
+    r.n += b.y.size(0);
+    r.attend += hit.sum().item<int64_t>();
+    r.correct_before += (model.logits(b, W0).argmax(1) == b.y).sum().item<int64_t>();
+    r.correct_after += (model.logits(b, W1).argmax(1) == b.y).sum().item<int64_t>();
+    for (int k = s.k_min; k <= s.k_max; ++k) {
+      auto at = b.k == k;
+      auto& cell = r.attend_by_k[std::to_string(k)];
+      cell["n"] = cell["n"].get<int64_t>() + at.sum().item<int64_t>();
+      cell["attends_assigned"] = cell["attends_assigned"].get<int64_t>() + hit.masked_select(at).sum().item<int64_t>();
+    }
+  }
+  return r;
+}
+
+Measurement measure_one_step(const TheoryMeasureInput& in) {
+  torch::NoGradGuard outer;
+  const auto& p = in.params;
+  const bool attention = p["value"] == "assigned_attention";
+  Measurement m;
+  nlohmann::json grid = nlohmann::json::array(), un = nlohmann::json::object();
+  for (size_t i = 0; i < p["sizes"].size(); ++i) {
+    const Model model(sizes_at(p, i));
+    const StepResult r = one_step(model, p, in.seed);
+    const std::string label = size_label(model.sizes());
+    grid.push_back({{"size", label}, {"rho1", r.rho1}, {"rho2", r.rho2}, {"eta", r.eta}, {"n", r.n},
+                    {"rho1_after", r.rho1_after}, {"rho2_after", r.rho2_after},
+                    {"assigned_attention", static_cast<double>(r.attend) / r.n},
+                    {"accuracy_before", static_cast<double>(r.correct_before) / r.n},
+                    {"accuracy_after", static_cast<double>(r.correct_after) / r.n}, {"by_assignments", r.attend_by_k}});
+    un["accuracy before the step at " + label] = static_cast<double>(r.correct_before) / r.n;
+    un[(attention ? "accuracy after the step at " : "assigned attention after the step at ") + label] =
+        static_cast<double>(attention ? r.correct_after : r.attend) / r.n;
+    if (i == 0) {
+      m.n = r.n;
+      m.successes = attention ? r.attend : r.correct_after;
+      m.value = static_cast<double>(m.successes) / static_cast<double>(m.n);
+    } else {
+      un[(attention ? "assigned attention at " : "accuracy after the step at ") + label] =
+          static_cast<double>(attention ? r.attend : r.correct_after) / r.n;
+    }
+  }
+  m.details = {{"grid", grid}, {"unthresholded", un}};
+  return m;
+}
+
+}  // namespace
+
+void register_theory(Registry& r) {
+  const std::string common =
+      "sizes: [[N, V, T], ...], the first is the one judged (the paper's: [59, 12, 16])\n"
+      "assignments: [min, max] assignments per sequence (default [1, 4])\n"
+      "beta: W_0's scale (default 0: ln T, so that ρ2 = Θ(1/T))\nalpha: output scale (default 1e-3)\n"
+      "samples: Monte Carlo sequences per size (default 32768)\nbatches: jackknife batches (default 8)\n"
+      "phi1: identity | scrambled (the control: constants carry a random variable's tag)\n";
+  MeasurementKind alignment{"theory_gradient_alignment",
+                            "§7 disentangled model: share of |∇L(W_0)|² along the associative memory G* (cos²), or its "
+                            "smallest increase along the size grid",
+                            Statistic::Scalar, parse_alignment, nullptr, common + "value: share | min_increase (default share)"};
+  alignment.subject = Subject::Theory;
+  alignment.theory = "disentangled";
+  alignment.measure_theory = measure_alignment;
+  r.add(std::move(alignment));
+  MeasurementKind step{"theory_one_step",
+                       "§7 disentangled model after one gradient step with the paper's η: share of one-variable sequences "
+                       "whose '=' scores the operand's assignment highest, or the model's accuracy",
+                       Statistic::Proportion, parse_one_step, nullptr,
+                       common + "value: assigned_attention | accuracy (default assigned_attention)\n"
+                                "eval_size: fresh sequences judged (default 10000)"};
+  step.subject = Subject::Theory;
+  step.theory = "disentangled";
+  step.measure_theory = measure_one_step;
+  r.add(std::move(step));
+}
+
+}  // namespace cc::analysis
