@@ -7,17 +7,14 @@
 
 #include "train/checkpoint.h"
 #include "util/error.h"
+#include "test_helpers.h"
 
 using namespace cc;
 namespace fs = std::filesystem;
 
-namespace {
+using cc::test::fresh_dir;
 
-std::string fresh_dir(const std::string& name) {
-  auto d = fs::path(::testing::TempDir()) / name;
-  fs::remove_all(d);
-  return d.string();
-}
+namespace {
 
 train::RunConfig small_config() {
   train::RunConfig c;

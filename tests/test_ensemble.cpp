@@ -11,29 +11,16 @@
 #include "train/evaluate.h"
 #include "train/metrics_log.h"
 #include "train/trainer.h"
+#include "test_helpers.h"
+#include "train_helpers.h"
 
 using namespace cc;
 namespace fs = std::filesystem;
 
+using cc::test::fresh_dir;
+using cc::test::tiny_run;
+
 namespace {
-
-train::RunConfig tiny_run(int64_t steps, uint64_t seed) {
-  train::RunConfig c;
-  c.seed = seed;
-  c.train.steps = steps;
-  c.train.batch_size = 64;
-  c.train.eval_every = 10;
-  c.train.eval_size = 50;
-  c.train.resume_every = 10;
-  c.model.derive(c.task);
-  return c;
-}
-
-std::string fresh_dir(const std::string& name) {
-  auto d = fs::path(::testing::TempDir()) / name;
-  fs::remove_all(d);
-  return d.string();
-}
 
 train::TrainOptions quiet() {
   train::TrainOptions o;

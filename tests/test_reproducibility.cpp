@@ -10,22 +10,15 @@
 #include "train/checkpoint.h"
 #include "train/trainer.h"
 #include "util/sha256.h"
+#include "train_helpers.h"
 
 using namespace cc;
 namespace fs = std::filesystem;
 
 namespace {
 
-train::RunConfig tiny_run(int64_t steps) {
-  train::RunConfig c;
-  c.train.steps = steps;
-  c.train.batch_size = 32;
-  c.train.eval_every = 10;
-  c.train.eval_size = 20;
-  c.train.resume_every = 10;
-  c.model.derive(c.task);
-  return c;
-}
+// Batch 32, 20 sequences per evaluation set: R1/R2 train twice.
+train::RunConfig tiny32(int64_t steps) { return cc::test::tiny_run(steps, 0, 32, 20); }
 
 analysis::Measurement measure(const std::string& kind, const train::Checkpoint& ck, const std::string& yaml = "{}") {
   const auto* k = analysis::builtin_registry().find(kind);
@@ -34,13 +27,13 @@ analysis::Measurement measure(const std::string& kind, const train::Checkpoint& 
   return k->measure(analysis::MeasureInput{ck, k->parse_params(ObjectReader(doc, ""))});
 }
 
-// A checkpoint of tiny_run(steps) trained into `dir`, loaded back.
+// A checkpoint of tiny32(steps) trained into `dir`, loaded back.
 train::Checkpoint trained(const std::string& dir, int64_t steps) {
   fs::remove_all(dir);
   train::TrainOptions o;
   o.out_dir = dir;
   o.progress = false;
-  train::Trainer(tiny_run(steps), o).run();
+  train::Trainer(tiny32(steps), o).run();
   return train::load_checkpoint(train::checkpoint_path(dir, steps));
 }
 

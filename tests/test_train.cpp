@@ -8,32 +8,21 @@
 #include "train/metrics_log.h"
 #include "train/runtime.h"
 #include "train/trainer.h"
+#include "test_helpers.h"
+#include "train_helpers.h"
 
 using namespace cc;
 namespace fs = std::filesystem;
 
-namespace {
+using cc::test::fresh_dir;
+using cc::test::tiny_run;
 
-train::RunConfig tiny_run(int64_t steps) {
-  train::RunConfig c;
-  c.train.steps = steps;
-  c.train.batch_size = 64;
-  c.train.eval_every = 10;
-  c.train.eval_size = 50;
-  c.train.resume_every = 10;
-  c.model.derive(c.task);
-  return c;
-}
+namespace {
 
 void expect_same_weights(const model::Transformer& a, const model::Transformer& b) {
   for (const auto& [name, t] : a.named_parameters()) EXPECT_TRUE(torch::equal(t, b.param(name))) << name;
 }
 
-std::string fresh_dir(const std::string& name) {
-  auto d = fs::path(::testing::TempDir()) / name;
-  fs::remove_all(d);
-  return d.string();
-}
 
 struct Threads : ::testing::Environment {
   void SetUp() override { train::apply_threads(train::default_threads()); }

@@ -7,8 +7,8 @@
 
 #include "train/checkpoint.h"
 #include "train/metrics_log.h"
-#include "train/progress.h"
 #include "train/runtime.h"
+#include "train/schedule.h"
 #include "util/error.h"
 
 namespace cc::train {
@@ -148,12 +148,10 @@ void EnsembleTrainer::log_eval(int64_t step, const std::vector<double>& train_lo
   }
 }
 
-// The loop of Trainer::run, once for all members.
 int64_t EnsembleTrainer::run() {
   wall_start_ = now_s();
   const TrainConfig& tc = cfgs_[0].train;
   const int64_t K = members();
-  const int64_t end = (opts_.stop_after >= 0 && opts_.stop_after < tc.steps) ? opts_.stop_after : tc.steps;
   metrics_.resize(static_cast<size_t>(K));
   eval_sets_.resize(static_cast<size_t>(K));
   if (opts_.log_metrics)
@@ -161,40 +159,15 @@ int64_t EnsembleTrainer::run() {
       eval_sets_[k] = task::make_eval_sets(samplers_[k], tc.eval_size, tc.eval_seed);
       if (!dirs_[k].empty()) metrics_[k] = std::make_unique<MetricsLog>(dirs_[k] + "/metrics.jsonl", start_step_);
     }
-  Progress progress(start_step_, end, opts_.progress);
-  torch::Tensor loss_sum = torch::zeros({K}, torch::TensorOptions().device(opts_.device));
-  int64_t loss_count = 0;
-  double last_loss = 0.0;
-  int64_t last_resume_point = start_step_;
-
-  for (int64_t step = start_step_;; ++step) {
-    if (opts_.log_metrics && (step % tc.eval_every == 0 || step == end)) {
-      std::vector<double> mean(static_cast<size_t>(K), -1.0);
-      if (loss_count > 0) {
-        auto m = (loss_sum / static_cast<double>(loss_count)).to(torch::kCPU, torch::kDouble);
-        for (int64_t k = 0; k < K; ++k) mean[k] = m[k].item<double>();
-        last_loss = m.mean().item<double>();
-      }
-      log_eval(step, mean);
-      loss_sum.zero_();
-      loss_count = 0;
-    }
-    const bool resume_point = step > start_step_ && (step % tc.resume_every == 0 || step == end);
-    if ((tc.keeps_checkpoint(step) && (step > start_step_ || step == 0)) || resume_point) {
-      save(step, resume_point);
-      if (resume_point && last_resume_point > 0 && last_resume_point != step)
-        for (int64_t k = 0; k < K; ++k)
-          if (!dirs_[k].empty()) drop_resume_point(dirs_[k], last_resume_point, cfgs_[k]);
-      if (resume_point) last_resume_point = step;
-    }
-    if (step >= end) {
-      progress.finish(step, last_loss);
-      return step;
-    }
-    loss_sum += train_step(step);
-    ++loss_count;
-    progress.update(step + 1, last_loss);
-  }
+  ScheduleHooks hooks;
+  hooks.train_step = [this](int64_t step) { return train_step(step); };
+  hooks.log_eval = [this](int64_t step, const std::vector<double>& mean_loss) { log_eval(step, mean_loss); };
+  hooks.save = [this](int64_t step, bool resume_point) { save(step, resume_point); };
+  hooks.drop_resume_point = [this](int64_t step) {
+    for (int64_t k = 0; k < members(); ++k)
+      if (!dirs_[k].empty()) drop_resume_point(dirs_[k], step, cfgs_[k]);
+  };
+  return run_schedule(tc, opts_, start_step_, K, hooks);
 }
 
 }  // namespace cc::train

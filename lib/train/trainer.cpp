@@ -8,8 +8,8 @@
 
 #include "train/checkpoint.h"
 #include "train/metrics_log.h"
-#include "train/progress.h"
 #include "train/runtime.h"
+#include "train/schedule.h"
 #include "util/error.h"
 
 namespace cc::train {
@@ -90,43 +90,19 @@ torch::Tensor Trainer::train_step(int64_t step) {
 
 int64_t Trainer::run() {
   wall_start_ = now_s();
-  const int64_t end = (opts_.stop_after >= 0 && opts_.stop_after < cfg_.train.steps) ? opts_.stop_after : cfg_.train.steps;
   std::vector<task::EvalSet> sets;
   if (opts_.log_metrics) {
     sets = task::make_eval_sets(sampler_, cfg_.train.eval_size, cfg_.train.eval_seed);
     if (!opts_.out_dir.empty()) metrics_ = std::make_unique<MetricsLog>(opts_.out_dir + "/metrics.jsonl", start_step_);
   }
-  Progress progress(start_step_, end, opts_.progress);
-  torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().device(opts_.device));
-  int64_t loss_count = 0;
-  double last_loss = 0.0;
-  int64_t last_resume_point = start_step_;
-
-  for (int64_t step = start_step_;; ++step) {
-    if (opts_.log_metrics && (step % cfg_.train.eval_every == 0 || step == end)) {
-      const double mean_loss = loss_count > 0 ? loss_sum.item<double>() / static_cast<double>(loss_count) : -1.0;
-      if (loss_count > 0) last_loss = mean_loss;
-      log_eval(step, sets, mean_loss);
-      loss_sum.zero_();
-      loss_count = 0;
-    }
-    const bool resume_point = step > start_step_ && (step % cfg_.train.resume_every == 0 || step == end);
-    if ((cfg_.train.keeps_checkpoint(step) && (step > start_step_ || step == 0)) || resume_point) {
-      save(step, resume_point);
-      // Keep one resume point: drop the previous one's optimizer state (and its weights if
-      // that step is not a checkpoint the config keeps).
-      if (resume_point && !opts_.out_dir.empty() && last_resume_point > 0 && last_resume_point != step)
-        drop_resume_point(opts_.out_dir, last_resume_point, cfg_);
-      if (resume_point) last_resume_point = step;
-    }
-    if (step >= end) {
-      progress.finish(step, last_loss);
-      return step;
-    }
-    loss_sum += train_step(step);
-    ++loss_count;
-    progress.update(step + 1, last_loss);
-  }
+  ScheduleHooks hooks;
+  hooks.train_step = [this](int64_t step) { return train_step(step).reshape({1}); };
+  hooks.log_eval = [this, &sets](int64_t step, const std::vector<double>& mean_loss) { log_eval(step, sets, mean_loss[0]); };
+  hooks.save = [this](int64_t step, bool resume_point) { save(step, resume_point); };
+  hooks.drop_resume_point = [this](int64_t step) {
+    if (!opts_.out_dir.empty()) drop_resume_point(opts_.out_dir, step, cfg_);
+  };
+  return run_schedule(cfg_.train, opts_, start_step_, 1, hooks);
 }
 
 }  // namespace cc::train
