@@ -294,3 +294,31 @@ TEST(ClaimFile, TheorySubjectAndControlParameters) {
   EXPECT_EQ(r.control.size(), 2u);
   EXPECT_EQ(to_json(r)["subject"]["theory"], "disentangled");
 }
+
+// expect.seeds: fraction — k of n seeds pass, judged by the Wilson interval of k/n against q.
+TEST(Engine, FractionRuleJudgesTheShareOfPassingSeeds) {
+  const std::string base =
+      "id: F1\ntitle: t\npaper: {arxiv: 2605.31497v1, section: \"7\", quote: q}\nreported: {value: null, text: x}\n"
+      "subject: {theory: disentangled, seeds: [0, 1, 2, 3, 4]}\n"
+      "measure: {kind: theory_one_step, sizes: [[5, 2, 6]], assignments: [1, 2], samples: 256, eval_size: 100}\n"
+      "expect: {op: \">=\", threshold: 0, seeds: fraction, fraction: 0.3}\n"
+      "control: {none: a rule every model passes}\n";
+  auto verdict_of = [&](const std::string& text, std::string* reason = nullptr) {
+    const std::string path = fresh_dir("fraction") + "/F1.yaml";
+    std::ofstream(path) << text;
+    RunStore store(test_runs(), StoreOptions{fresh_dir("fraction-fx"), fresh_dir("fraction-cache"), Tier::Fixture});
+    const auto r = run_claim(path, analysis::builtin_registry(), test_runs(), store, {});
+    if (reason) *reason = r.reason;
+    return r.verdict;
+  };
+  std::string reason;
+  EXPECT_EQ(verdict_of(base, &reason), Verdict::Pass);  // 5 of 5: Wilson [0.57, 1] >= 0.3
+  EXPECT_EQ(reason, "5 of 5 seeds pass");
+  EXPECT_EQ(verdict_of(replace(base, "fraction: 0.3", "fraction: 0.9")), Verdict::Inconclusive);  // 0.57 < 0.9 <= 1
+  const std::string none_pass = replace(base, "op: \">=\", threshold: 0,", "op: \">\", threshold: 1,");
+  EXPECT_EQ(verdict_of(none_pass), Verdict::Inconclusive);                                       // 0 of 5: [0, 0.43] holds 0.3
+  EXPECT_EQ(verdict_of(replace(none_pass, "fraction: 0.3", "fraction: 0.9")), Verdict::Fail);  // [0, 0.43] < 0.9
+  EXPECT_NE(load_error(replace(base, "fraction: 0.3", "fraction: 1.5")).find("must be in (0, 1]"), std::string::npos);
+  EXPECT_NE(load_error(replace(base, "seeds: fraction, fraction: 0.3", "seeds: each, fraction: 0.3")).find("only with seeds: fraction"),
+            std::string::npos);
+}

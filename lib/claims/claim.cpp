@@ -23,10 +23,11 @@ std::string comparison_symbol(Comparison c) {
 
 std::string Rule::describe() const {
   std::ostringstream s;
-  s << (seeds == SeedRule::Each ? "each seed" : seeds == SeedRule::Mean ? "mean over seeds" : "median over seeds") << " "
+  s << (seeds == SeedRule::Mean ? "mean over seeds" : seeds == SeedRule::Median ? "median over seeds" : "each seed") << " "
     << comparison_symbol(op) << " ";
   if (op == Comparison::Within) s << "[" << threshold << ", " << high << "]";
   else s << threshold;
+  if (seeds == SeedRule::Fraction) s << ", on a share >= " << fraction << " of seeds (Wilson 95% CI)";
   if (min_seeds > 1) s << " (>= " << min_seeds << " seeds)";
   return s.str();
 }
@@ -212,8 +213,17 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
     if (proportion && (c.rule.threshold < 0 || c.rule.threshold > 1))
       expect.fail("threshold", "must be in [0, 1] for a proportion (kind '" + c.kind + "')");
   }
-  const std::string seeds_rule = expect.one_of("seeds", {"each", "mean", "median"}, "each");
-  c.rule.seeds = seeds_rule == "each" ? SeedRule::Each : seeds_rule == "mean" ? SeedRule::Mean : SeedRule::Median;
+  const std::string seeds_rule = expect.one_of("seeds", {"each", "mean", "median", "fraction"}, "each");
+  c.rule.seeds = seeds_rule == "each"   ? SeedRule::Each
+                 : seeds_rule == "mean" ? SeedRule::Mean
+                 : seeds_rule == "median" ? SeedRule::Median
+                                          : SeedRule::Fraction;
+  if (c.rule.seeds == SeedRule::Fraction) {
+    c.rule.fraction = expect.number("fraction");
+    if (!(c.rule.fraction > 0 && c.rule.fraction <= 1)) expect.fail("fraction", "must be in (0, 1]");
+  } else if (expect.has("fraction")) {
+    expect.fail("fraction", "only with seeds: fraction");
+  }
   const int64_t min_seeds = expect.integer_in("min_seeds", 1, 1, 1000);
   c.rule.min_seeds = static_cast<int>(min_seeds);
   expect.finish();

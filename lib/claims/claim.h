@@ -16,13 +16,16 @@ namespace cc::claims {
 enum class Comparison { Greater, GreaterEq, Less, LessEq, Within };  // Within: low <= x <= high
 std::string comparison_symbol(Comparison c);
 
-enum class SeedRule { Each, Mean, Median };
+// Each: every seed must pass. Mean / Median: the mean or median over seeds (bootstrap CI).
+// Fraction: at least a fraction q of the seeds pass, judged by the Wilson interval of k of n.
+enum class SeedRule { Each, Mean, Median, Fraction };
 
 struct Rule {
   Comparison op = Comparison::Greater;
   double threshold = 0;
   double high = 0;        // Within: the range is [threshold, high]
-  SeedRule seeds = SeedRule::Each;  // every seed must pass; or the mean / median over seeds (bootstrap CI)
+  SeedRule seeds = SeedRule::Each;
+  double fraction = 0;    // Fraction: the q that the share of passing seeds must reach
   int min_seeds = 1;
   std::string describe() const;  // "each seed: Wilson 95% CI > 0.98 (>= 3 seeds)"
 };

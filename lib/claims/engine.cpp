@@ -165,6 +165,19 @@ std::string seed_list(const std::vector<uint64_t>& seeds) {
 
 // Combines per-seed verdicts under the rule: every seed, or the mean with a bootstrap CI.
 Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, double& measured, Interval& ci, std::string& reason) {
+  if (rule.seeds == SeedRule::Fraction) {  // k of n seeds pass: the Wilson interval of k/n against q
+    int64_t k = 0;
+    for (const auto& s : seeds) k += s.verdict == Verdict::Pass;
+    const int64_t n = static_cast<int64_t>(seeds.size());
+    measured = static_cast<double>(k) / static_cast<double>(n);
+    ci = wilson(k, n);
+    reason = std::to_string(k) + " of " + std::to_string(n) + " seeds pass";
+    if (n < rule.min_seeds) {
+      reason += "; the rule needs " + std::to_string(rule.min_seeds) + " seeds";
+      return Verdict::Inconclusive;
+    }
+    return decide(Comparison::GreaterEq, rule.fraction, ci);
+  }
   std::vector<double> values;
   for (const auto& s : seeds) values.push_back(s.m.value);
   const bool use_median = rule.seeds == SeedRule::Median;
