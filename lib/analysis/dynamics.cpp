@@ -94,6 +94,14 @@ std::optional<Spike> find_spike(const RunHistory& h, const nlohmann::json& p, st
   return best;
 }
 
+// 0, "the account does not hold", until the measurement shows it does; n = the logged steps read.
+Measurement not_yet_shown(const RunHistory& h) {
+  Measurement m;
+  m.value = 0;
+  m.n = static_cast<int64_t>(h.metrics.size());
+  return m;
+}
+
 // The checkpoint at or after `step` (or before it, with `down`), among those the run keeps.
 int64_t on_grid(const RunHistory& h, int64_t step, bool down) {
   const auto& g = h.checkpoint_steps;
@@ -181,9 +189,7 @@ nlohmann::json parse_transition_circuit(ObjectReader r) {
 Measurement measure_transition_circuit(const MeasureInput& in) {
   const RunHistory& h = *in.history;
   const auto& p = in.params;
-  Measurement m;
-  m.value = 0;
-  m.n = static_cast<int64_t>(h.metrics.size());
+  Measurement m = not_yet_shown(h);
   std::string why;
   const auto spike = find_spike(h, p, why);
   if (!spike) {
@@ -263,9 +269,7 @@ double restricted_gap(const train::Checkpoint& ck, nlohmann::json& scores) {
 Measurement measure_late_refinement(const MeasureInput& in) {
   const RunHistory& h = *in.history;
   const auto& p = in.params;
-  Measurement m;
-  m.value = 0;
-  m.n = static_cast<int64_t>(h.metrics.size());
+  Measurement m = not_yet_shown(h);
   std::string why;
   const auto spike = find_spike(h, p, why);
   const auto refined = first_reaching(series(h, p["set"]), p["level"].get<double>());
