@@ -47,7 +47,10 @@ std::pair<size_t, size_t> parse_shard(const std::string& text) {
 
 std::string axes_text(const nlohmann::json& axes) {
   std::string s;
-  for (const auto& kv : axes.items()) s += (s.empty() ? "" : " ") + kv.key() + "=" + kv.value().dump();
+  for (const auto& kv : axes.items()) {
+    const auto& v = kv.value();
+    s += (s.empty() ? "" : " ") + kv.key() + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+  }
   return s;
 }
 

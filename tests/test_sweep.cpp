@@ -104,6 +104,36 @@ TEST(SweepDefinition, ErrorsNameFileLineAndColumn) {
             std::string::npos);
 }
 
+// Variants: one named change to the base at a time (the robustness sweep), errors at the value.
+TEST(SweepDefinition, VariantsAreNamedChangesOneAtATime) {
+  const std::string variants = replace(kRuns, "    axes:\n      task.pair_fraction: [0.1, 0.25, 0.5]\n",
+                                       "    variants:\n"
+                                       "      base: {}\n"
+                                       "      big_batch: {train.batch_size: 256}\n"
+                                       "      swapped: {task.restricted_first: [g, h], task.restricted_second: [a, b]}\n");
+  const Runs runs = Runs::load(write(fresh_dir("sweep_var"), "runs.yaml", variants));
+  const SweepSpec* s = runs.find_sweep("frac");
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->points.size(), 6u);
+  EXPECT_EQ(s->points[0].label(), "variant=base seed=0");
+  EXPECT_EQ(s->points[3].label(), "variant=big_batch seed=1");
+  EXPECT_EQ(s->points[3].config.train.batch_size, 256);
+  EXPECT_EQ(s->points[0].config.train.batch_size, runs.find("base")->config.train.batch_size);
+  EXPECT_EQ(s->points[4].config.task.restricted_first, (std::vector<std::string>{"g", "h"}));
+  EXPECT_EQ(s->points[4].config.task.restricted_second, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(s->points[1].config_hash, runs.find("base")->for_seed(1).weights_hash());  // the base itself
+  EXPECT_EQ(s->definition()["variants"]["big_batch"]["train.batch_size"], 256);
+  // Errors: a variant's bad value at its position, both axes and variants, the same config twice.
+  const std::string bad = runs_error(replace(variants, "train.batch_size: 256", "train.batch_size: 0"));
+  EXPECT_EQ(bad.substr(0, 13), "runs.yaml:13:") << bad;
+  EXPECT_NE(bad.find("variant 'big_batch'"), std::string::npos) << bad;
+  EXPECT_NE(runs_error(variants + "    axes:\n      task.pair_fraction: [0.1]\n").find("either axes"), std::string::npos);
+  EXPECT_NE(runs_error(replace(variants, "train.batch_size: 256", "train.batch_sz: 256")).find("unknown config key"),
+            std::string::npos);
+  EXPECT_NE(runs_error(replace(variants, "big_batch: {train.batch_size: 256}", "big_batch: {}")).find("the same config"),
+            std::string::npos);
+}
+
 namespace {
 
 analysis::SweepSeries series(const std::vector<double>& xs, const std::vector<int64_t>& correct, int64_t n = 1000) {

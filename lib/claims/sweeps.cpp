@@ -60,12 +60,14 @@ std::string SweepPoint::label() const {
 nlohmann::json SweepSpec::definition() const {
   nlohmann::json axes_json = nlohmann::json::array();
   for (const auto& a : axes) axes_json.push_back({{"key", a.key}, {"values", a.values}});
-  return {{"name", name},
-          {"base", base},
-          {"seeds", seeds},
-          {"set", set},
-          {"axes", axes_json},
-          {"final_eval", {{"size", final_eval_size}, {"eval_seed", final_eval_seed}}}};
+  nlohmann::json d = {{"name", name},
+                      {"base", base},
+                      {"seeds", seeds},
+                      {"set", set},
+                      {"axes", axes_json},
+                      {"final_eval", {{"size", final_eval_size}, {"eval_seed", final_eval_seed}}}};
+  if (!variants.empty()) d["variants"] = variants;
+  return d;
 }
 
 std::vector<const SweepPoint*> SweepSpec::shard(size_t shard, size_t count) const {
@@ -118,41 +120,80 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
       r.object_or_empty("set");
     }
 
-    // axes: {key: [values]}, each value checked alone, at its own position.
-    ObjectReader axes = r.object("axes");
-    if (doc.value["sweeps"][name]["axes"].empty()) r.fail("axes", "needs at least one axis");
+    if (r.has("axes") == r.has("variants"))
+      r.fail(r.has("axes") ? "variants" : "axes", "a sweep has either axes (a grid) or variants (one named change at a time)");
     size_t combos = 1;
-    for (const auto& kv : doc.value["sweeps"][name]["axes"].items()) {
-      const std::string apath = at + "/axes/" + kv.key();
-      check_key(kv.key(), base_json, doc.at(apath));
-      if (s.set.contains(kv.key())) axes.fail(kv.key(), "is also fixed in 'set'");
-      const nlohmann::json& list = axes.raw(kv.key());
-      if (!list.is_array()) axes.fail(kv.key(), "expected a list of values");
-      if (list.empty()) axes.fail(kv.key(), "has no values");
+    if (r.has("variants")) {
+      // variants: {name: {key: value}}, each a config of its own, errors at the value's position.
+      ObjectReader vr = r.object("variants");
+      const nlohmann::json& all_variants = doc.value["sweeps"][name]["variants"];
+      if (all_variants.empty()) r.fail("variants", "needs at least one variant");
       SweepAxis axis;
-      axis.key = kv.key();
-      for (size_t i = 0; i < list.size(); ++i) {
-        const SourcePos pos = doc.at(apath + "/" + std::to_string(i));
-        for (const auto& seen : axis.values)
-          if (seen == list[i] || (seen.is_number() && list[i].is_number() && seen.get<double>() == list[i].get<double>()))
-            throw Error(pos, "axis '" + kv.key() + "': value " + value_text(list[i]) + " is listed twice");
+      axis.key = kVariantAxis;
+      for (const auto& [vname, overrides] : all_variants.items()) {
+        const std::string vpath = at + "/variants/" + vname;
+        if (!overrides.is_object()) vr.fail(vname, "expected {config key: value, ...} ({} for the base itself)");
+        ObjectReader ov = vr.object(vname);
         nlohmann::json j = with_set;
-        j[nlohmann::json::json_pointer(pointer_of(kv.key()))] = list[i];
         auto marks = set_marks;
-        mark_value(marks, kv.key(), pos);
+        for (const auto& [key, value] : overrides.items()) {
+          const SourcePos pos = doc.at(vpath + "/" + key);
+          check_key(key, base_json, pos);
+          if (s.set.contains(key)) ov.fail(key, "is also fixed in 'set'");
+          ov.raw(key);
+          j[nlohmann::json::json_pointer(pointer_of(key))] = value;
+          mark_value(marks, key, pos);
+        }
+        ov.finish();
         try {
           config_from(j, doc.file, marks);
         } catch (const Error& e) {
-          throw Error(std::string(e.what()) + " (axis '" + kv.key() + "' of sweep '" + name + "')");
+          throw Error(std::string(e.what()) + " (variant '" + vname + "' of sweep '" + name + "')");
         }
-        axis.values.push_back(list[i]);
+        axis.values.push_back(vname);
+        s.variants[vname] = overrides;
       }
-      combos *= axis.values.size();
+      vr.finish();
+      combos = axis.values.size();
       if (combos * s.seeds.size() > kMaxSweepPoints)
-        axes.fail(kv.key(), "the sweep would have more than " + std::to_string(kMaxSweepPoints) + " points");
+        r.fail("variants", "the sweep would have more than " + std::to_string(kMaxSweepPoints) + " points");
       s.axes.push_back(std::move(axis));
+    } else {
+      // axes: {key: [values]}, each value checked alone, at its own position.
+      ObjectReader axes = r.object("axes");
+      if (doc.value["sweeps"][name]["axes"].empty()) r.fail("axes", "needs at least one axis");
+      for (const auto& kv : doc.value["sweeps"][name]["axes"].items()) {
+        const std::string apath = at + "/axes/" + kv.key();
+        check_key(kv.key(), base_json, doc.at(apath));
+        if (s.set.contains(kv.key())) axes.fail(kv.key(), "is also fixed in 'set'");
+        const nlohmann::json& list = axes.raw(kv.key());
+        if (!list.is_array()) axes.fail(kv.key(), "expected a list of values");
+        if (list.empty()) axes.fail(kv.key(), "has no values");
+        SweepAxis axis;
+        axis.key = kv.key();
+        for (size_t i = 0; i < list.size(); ++i) {
+          const SourcePos pos = doc.at(apath + "/" + std::to_string(i));
+          for (const auto& seen : axis.values)
+            if (seen == list[i] || (seen.is_number() && list[i].is_number() && seen.get<double>() == list[i].get<double>()))
+              throw Error(pos, "axis '" + kv.key() + "': value " + value_text(list[i]) + " is listed twice");
+          nlohmann::json j = with_set;
+          j[nlohmann::json::json_pointer(pointer_of(kv.key()))] = list[i];
+          auto marks = set_marks;
+          mark_value(marks, kv.key(), pos);
+          try {
+            config_from(j, doc.file, marks);
+          } catch (const Error& e) {
+            throw Error(std::string(e.what()) + " (axis '" + kv.key() + "' of sweep '" + name + "')");
+          }
+          axis.values.push_back(list[i]);
+        }
+        combos *= axis.values.size();
+        if (combos * s.seeds.size() > kMaxSweepPoints)
+          axes.fail(kv.key(), "the sweep would have more than " + std::to_string(kMaxSweepPoints) + " points");
+        s.axes.push_back(std::move(axis));
+      }
+      axes.finish();
     }
-    axes.finish();
 
     ObjectReader fe = r.object_or_empty("final_eval");
     const int64_t size = fe.integer("size", s.final_eval_size);
@@ -173,7 +214,12 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
         const auto& v = axis.values[rest % axis.values.size()];
         rest /= axis.values.size();
         values[axis.key] = v;
-        j[nlohmann::json::json_pointer(pointer_of(axis.key))] = v;
+        if (axis.key == kVariantAxis) {
+          for (const auto& [key, value] : s.variants[v.get<std::string>()].items())
+            j[nlohmann::json::json_pointer(pointer_of(key))] = value;
+        } else {
+          j[nlohmann::json::json_pointer(pointer_of(axis.key))] = v;
+        }
       }
       for (uint64_t seed : s.seeds) {
         SweepPoint p;

@@ -8,6 +8,13 @@
 //       axes:
 //         task.pair_fraction: [0.1, 0.25, 0.5]
 //       final_eval: {size: 10000, eval_seed: 20260531}   # after training, on every named set
+// Instead of `axes` (a grid), a sweep may list `variants`: named changes to the base, one at a
+// time (the robustness sweep over the paper's unstated choices):
+//       variants:
+//         default: {}
+//         batch512: {train.batch_size: 512}
+//         sv_s6: {task.restricted_first: [g, h], task.restricted_second: [a, b]}
+// Its points have the one axis "variant" (the names, sorted).
 // A point is one combination of axis values and one seed: an ordinary run config with its own
 // config hash, trained by the ordinary trainer into the ordinary run cache.
 #include <nlohmann/json.hpp>
@@ -25,6 +32,7 @@ class Runs;
 struct RunSpec;
 
 constexpr size_t kMaxSweepPoints = 1000;  // a larger sweep is almost certainly a typo
+constexpr const char* kVariantAxis = "variant";
 
 struct SweepAxis {
   std::string key;                   // dotted config key: task.pair_fraction
@@ -44,7 +52,8 @@ struct SweepSpec {
   std::string name, base;
   std::vector<uint64_t> seeds;
   nlohmann::json set = nlohmann::json::object();  // dotted key -> value, every point
-  std::vector<SweepAxis> axes;
+  std::vector<SweepAxis> axes;       // with variants: the one axis kVariantAxis over their names
+  nlohmann::json variants = nlohmann::json::object();  // name -> {dotted key: value}
   int final_eval_size = 10000;
   uint64_t final_eval_seed = 20260531;  // the claims' accuracy seed: independent of the training log
   SourcePos where;
