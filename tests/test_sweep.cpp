@@ -123,6 +123,14 @@ TEST(SweepDefinition, VariantsAreNamedChangesOneAtATime) {
   EXPECT_EQ(s->points[4].config.task.restricted_second, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(s->points[1].config_hash, runs.find("base")->for_seed(1).weights_hash());  // the base itself
   EXPECT_EQ(s->definition()["variants"]["big_batch"]["train.batch_size"], 256);
+  // Each variant is also a run, SWEEP/VARIANT, whose cache folders are the sweep points' own.
+  const RunSpec* v = runs.find("frac/big_batch");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->seeds, (std::vector<uint64_t>{0, 1}));
+  EXPECT_EQ(v->config.train.batch_size, 256);
+  RunStore store(runs, StoreOptions{"fx", "cache", Tier::Fixture});
+  EXPECT_EQ(store.cache_dir(*v, 1), "cache/frac-" + s->points[3].config_hash + "/seed1");
+  EXPECT_EQ(store.fixture_dir(*v, 1), "fx/frac/big_batch/seed1");
   // Errors: a variant's bad value at its position, both axes and variants, the same config twice.
   const std::string bad = runs_error(replace(variants, "train.batch_size: 256", "train.batch_size: 0"));
   EXPECT_EQ(bad.substr(0, 13), "runs.yaml:13:") << bad;

@@ -15,7 +15,8 @@ std::string RunStore::fixture_dir(const RunSpec& spec, uint64_t seed) const {
 }
 
 std::string RunStore::cache_dir(const RunSpec& spec, uint64_t seed) const {
-  return opts_.cache_dir + "/" + spec.name + "-" + spec.for_seed(seed).weights_hash() + "/seed" + std::to_string(seed);
+  const std::string& prefix = spec.cache_name.empty() ? spec.name : spec.cache_name;
+  return opts_.cache_dir + "/" + prefix + "-" + spec.for_seed(seed).weights_hash() + "/seed" + std::to_string(seed);
 }
 
 std::shared_ptr<const train::Checkpoint> RunStore::load(const std::string& path, const RunSpec& spec) {

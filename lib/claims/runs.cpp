@@ -53,6 +53,19 @@ Runs Runs::load(const std::string& path) {
   }
   all.finish();
   runs.sweeps_ = load_sweeps(doc, runs);
+  for (const auto& sweep : runs.sweeps_)
+    for (const auto& p : sweep.points) {
+      if (!p.axes.contains(kVariantAxis) || p.seed != sweep.seeds.front()) continue;
+      RunSpec spec;
+      spec.name = sweep.name + "/" + p.axes[kVariantAxis].get<std::string>();
+      spec.cache_name = sweep.name;
+      spec.seeds = sweep.seeds;
+      spec.tier = runs.runs_.at(sweep.base).tier;
+      spec.config = p.config;
+      spec.config.name = spec.name;
+      spec.where = sweep.where;
+      runs.runs_[spec.name] = std::move(spec);
+    }
   return runs;
 }
 

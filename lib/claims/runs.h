@@ -21,7 +21,8 @@ Tier parse_tier(const std::string& s);  // throws cc::Error
 std::string tier_name(Tier t);
 
 struct RunSpec {
-  std::string name;
+  std::string name;         // a run of `runs:`, or SWEEP/VARIANT for a variant of a sweep
+  std::string cache_name;   // the run cache's folder prefix when it is not `name` (a variant: its sweep's)
   std::vector<uint64_t> seeds;
   Tier tier = Tier::Cpu;
   train::RunConfig config;  // config.seed is a placeholder; the seed comes from `seeds`
@@ -37,6 +38,9 @@ class Runs {
   const std::string& path() const { return path_; }
   // The file's `sweeps:` (claims/sweeps.h): named families of runs over a base run.
   const SweepSpec* find_sweep(const std::string& name) const;
+  // A sweep with variants also defines one run per variant, SWEEP/VARIANT (the sweep's seeds,
+  // trained into the same cache folders as its points), so every run claim can be measured on
+  // it: `claimcheck verify claims --run robustness/batch512`.
   const std::vector<SweepSpec>& sweeps() const { return sweeps_; }
 
  private:
