@@ -36,7 +36,7 @@ command -v /usr/bin/time >/dev/null || { echo "SKIP: GNU time (package 'time') i
 fail=0
 expect long_id "long_id.yaml: [0-9]+ bytes; a claim or run file is at most" || fail=1
 expect laughs "laughs.yaml:[0-9]+:[0-9]+: the document expands to more than 100000 values" || fail=1
-expect two_docs "two_docs.yaml:28:1: a second YAML document" || fail=1
+expect two_docs "two_docs.yaml:27:1: a second YAML document" || fail=1
 expect tag "tag.yaml:21:14: explicit YAML tag '!!str' is not accepted" || fail=1
 expect bigint "bigint.yaml:23:14: field 'expect.min_seeds': 1000000000000 is outside \[1, 1000\]" || fail=1
 exit $fail

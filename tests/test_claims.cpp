@@ -154,7 +154,7 @@ TEST(ClaimFile, MalformedFilesNameFileLineColumnAndProblem) {
       // 22 a tag that contradicts the expected type (or any explicit tag)
       {replace(kValid, "threshold: 0.98}", "threshold: !!str 0.98}"), "claim.yaml:7:30: explicit YAML tag '!!str' is not accepted"},
       // 23 a second document after a valid claim
-      {kValid + "---\nid: X2\n", "claim.yaml:11:1: a second YAML document"},
+      {kValid + "---\nid: X2\n", "claim.yaml:10:1: a second YAML document"},  // at the ---
       // 24 "billion laughs": nested aliases
       {"a: &a [x, x, x, x, x, x, x, x, x, x]\n"
        "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"

@@ -1,5 +1,7 @@
 #include "util/yaml_json.h"
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -30,6 +32,20 @@ constexpr size_t kMaxNodes = 100000;
 constexpr int kMaxDepth = 64;
 constexpr size_t kMaxFileBytes = 1 << 20;
 constexpr size_t kMaxStringChars = 65536;
+
+// Records where each document starts; parses nothing else.
+struct DocumentStarts : YAML::EventHandler {
+  std::vector<YAML::Mark> marks;
+  void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
 
 struct Budget {
   size_t nodes = 0;
@@ -117,16 +133,32 @@ YamlDoc parse(const std::string& text, const std::string& name) {
   if (text.size() > kMaxFileBytes)
     throw Error(name + ": " + std::to_string(text.size()) + " bytes; a claim or run file is at most " +
                 std::to_string(kMaxFileBytes) + " bytes");
-  std::vector<YAML::Node> docs;
+  YAML::Node root;
+  bool any_document = false;
   try {
-    docs = YAML::LoadAll(text);
+    // Not YAML::LoadAll: yaml-cpp 0.7 loops forever on some malformed input (a lone ',': its
+    // issue #1040, fixed upstream in PR #1319 after 0.8). Count the documents with the event
+    // parser instead, stopping at the second; a "document" that starts where the previous one
+    // did means the parser is stuck on input it cannot read.
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentStarts starts;
+    while (starts.marks.size() < 2 && parser.HandleNextDocument(starts)) {
+    }
+    if (starts.marks.size() == 2) {
+      const YAML::Mark& a = starts.marks[0];
+      const YAML::Mark& b = starts.marks[1];
+      if (a.pos == b.pos) throw Error(pos_of(name, b), "YAML syntax error: unexpected token");
+      // the rest would be dropped without a word
+      throw Error(pos_of(name, b), "a second YAML document ('---'): a file holds exactly one");
+    }
+    any_document = !starts.marks.empty();
+    if (any_document) root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw Error(pos_of(name, e.mark), "YAML syntax error: " + e.msg);
   }
-  if (docs.size() > 1)  // the rest would be dropped without a word
-    throw Error(pos_of(name, docs[1].Mark()), "a second YAML document ('---'): a file holds exactly one");
   Budget budget;
-  doc.value = docs.empty() ? nlohmann::json(nullptr) : convert(docs[0], "", doc, budget, 0);
+  doc.value = any_document ? convert(root, "", doc, budget, 0) : nlohmann::json(nullptr);
   return doc;
 }
 
