@@ -111,7 +111,6 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   ObjectReader subject = r.object("subject");
   const RunSpec* spec = nullptr;
   const std::vector<uint64_t>* allowed_seeds = nullptr;
-  std::vector<uint64_t> any_seed;  // a theory claim's seeds are Monte Carlo seeds: any is allowed
   const int subjects = subject.has("sweep") + subject.has("run") + subject.has("theory");
   if (subjects > 1) subject.fail(subject.has("theory") ? "theory" : "run", "a claim's subject is one of: a run, a sweep, a theory model");
   if (subject.has("theory")) {
@@ -234,7 +233,7 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   } else if (!c.theory.empty()) {
     // A theory model has no untrained checkpoint: its control is the same computation with
     // the mechanism removed, e.g. {phi1: scrambled}. The overrides go through the kind's own
-    // parameter check, with their positions in this file.
+    // parameter check (an error there points at the measure block).
     ObjectReader overrides = control.object("params");
     nlohmann::json merged = measure.json();
     for (const auto& [k, v] : overrides.json().items()) merged[k] = v;
