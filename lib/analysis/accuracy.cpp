@@ -15,10 +15,8 @@ namespace {
 constexpr int64_t kDefaultClaimEvalSeed = 20260531;
 
 nlohmann::json parse(ObjectReader r) {
-  std::vector<std::string> sets;
-  for (const auto& info : task::eval_set_catalog()) sets.push_back(info.name);
   nlohmann::json p;
-  p["set"] = r.one_of("set", sets, "test_0");
+  p["set"] = r.one_of("set", task::eval_set_names(), "test_0");
   const int64_t size = r.integer("size", 10000);
   if (size < 1 || size > 10000000) r.fail("size", "must be in [1, 10000000]");
   p["size"] = size;

@@ -54,16 +54,10 @@ std::optional<double> at_step(const Series& s, int64_t step) {
   return s.acc[static_cast<size_t>(it - s.steps.begin())];
 }
 
-std::vector<std::string> set_names() {
-  std::vector<std::string> sets;
-  for (const auto& info : task::eval_set_catalog()) sets.push_back(info.name);
-  return sets;
-}
-
 // The binding spike's parameters, shared by D2 and D3.
 void parse_spike(ObjectReader& r, nlohmann::json& p) {
-  p["rise_set"] = r.one_of("rise_set", set_names(), "test_1");
-  p["after_set"] = r.one_of("after_set", set_names(), "test_0");
+  p["rise_set"] = r.one_of("rise_set", task::eval_set_names(), "test_1");
+  p["after_set"] = r.one_of("after_set", task::eval_set_names(), "test_0");
   p["after_level"] = r.number("after_level", 0.98);
   p["window"] = r.integer_in("window", 500, 1, 100000);
 }
@@ -117,11 +111,11 @@ int64_t on_grid(const RunHistory& h, int64_t step, bool down) {
 
 nlohmann::json parse_phase_order(ObjectReader r) {
   nlohmann::json p;
-  p["early_set"] = r.one_of("early_set", set_names(), "test_0");
+  p["early_set"] = r.one_of("early_set", task::eval_set_names(), "test_0");
   p["early_level"] = r.number("early_level", 0.98);
   p["late_sets"] = r.strings("late_sets", {"test_1", "test_2"});
   for (const auto& s : p["late_sets"])
-    if (std::find(set_names().begin(), set_names().end(), s.get<std::string>()) == set_names().end())
+    if (!task::is_eval_set(s.get<std::string>()))
       r.fail("late_sets", "unknown evaluation set '" + s.get<std::string>() + "'");
   if (p["late_sets"].empty()) r.fail("late_sets", "name at least one set");
   p["late_level"] = r.number("late_level", 0.9);
@@ -236,7 +230,7 @@ Measurement measure_transition_circuit(const MeasureInput& in) {
 nlohmann::json parse_late_refinement(ObjectReader r) {
   nlohmann::json p;
   parse_spike(r, p);
-  p["set"] = r.one_of("set", set_names(), "var_restricted_2");
+  p["set"] = r.one_of("set", task::eval_set_names(), "var_restricted_2");
   p["level"] = r.number("level", 0.9);
   r.finish();
   return p;

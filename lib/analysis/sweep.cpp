@@ -15,12 +15,6 @@
 namespace cc::analysis {
 namespace {
 
-std::vector<std::string> set_names() {
-  std::vector<std::string> sets;
-  for (const auto& info : task::eval_set_catalog()) sets.push_back(info.name);
-  return sets;
-}
-
 const SetCount& counts_at(const SweepSeriesPoint& p, const std::string& set, const SweepSeries& s) {
   auto it = p.sets.find(set);
   if (it == p.sets.end() || it->second.n == 0)
@@ -63,7 +57,7 @@ void require_points(const SweepSeries& s) {
 
 nlohmann::json parse_threshold(ObjectReader r) {
   nlohmann::json p;
-  p["set"] = r.one_of("set", set_names(), "test_0");
+  p["set"] = r.one_of("set", task::eval_set_names(), "test_0");
   const double level = r.number("level", 0.98);
   if (!(level > 0 && level <= 1)) r.fail("level", "must be in (0, 1]");
   p["level"] = level;
@@ -97,7 +91,7 @@ Measurement measure_threshold(const SweepMeasureInput& in) {
 
 nlohmann::json parse_accuracy(ObjectReader r) {
   nlohmann::json p;
-  p["set"] = r.one_of("set", set_names(), "test_0");
+  p["set"] = r.one_of("set", task::eval_set_names(), "test_0");
   const double lo = r.number("from", -std::numeric_limits<double>::max());
   const double hi = r.number("to", std::numeric_limits<double>::max());
   if (lo > hi) r.fail("to", "must be >= from");

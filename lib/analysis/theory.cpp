@@ -21,6 +21,7 @@
 namespace cc::analysis {
 namespace {
 
+using theory::Batch;
 using theory::Model;
 using theory::Sizes;
 
@@ -210,6 +211,12 @@ struct StepResult {
   nlohmann::json attend_by_k = nlohmann::json::object();
 };
 
+// The attention '=' puts on the constant m and on t*, summed over the chunk, from its scores [B, T].
+std::pair<double, double> attention_on_operands(const Model& model, const Batch& b, const torch::Tensor& scores) {
+  auto attn = torch::softmax(scores, 1);
+  return {attn.select(1, model.sizes().T - 2).sum().item<double>(), attn.gather(1, b.target.unsqueeze(1)).sum().item<double>()};
+}
+
 StepResult one_step(const Model& model, const nlohmann::json& p, uint64_t seed) {
   const Sizes& s = model.sizes();
   torch::Tensor g;
@@ -220,24 +227,26 @@ StepResult one_step(const Model& model, const nlohmann::json& p, uint64_t seed) 
   const auto W0 = model.W0();
   const int64_t n = p["eval_size"], chunk = chunk_for(model);
   // Fresh sequences (an index no gradient batch uses), judged chunk by chunk. ρ1 (attention on the
-  // constant m) and ρ2 (on t*) are their averages at W_0; η needs them before W_1 exists.
+  // constant m) and ρ2 (on t*) are their averages at W_0; η needs them before W_1 exists, so each
+  // chunk is drawn again for the second pass rather than held (at T = 64 all of them would be ~1 GB).
   auto fresh = [&](int64_t done) { return model.sample(std::min(chunk, n - done), seed, (uint64_t{1} << 40) + static_cast<uint64_t>(done)); };
   StepResult r;
   for (int64_t done = 0; done < n; done += chunk) {
     const auto b = fresh(done);
-    auto attn0 = torch::softmax(model.scores(b, W0), 1);
-    r.rho1 += attn0.select(1, s.T - 2).sum().item<double>() / static_cast<double>(n);
-    r.rho2 += attn0.gather(1, b.target.unsqueeze(1)).sum().item<double>() / static_cast<double>(n);
+    const auto [on_m, on_target] = attention_on_operands(model, b, model.scores(b, W0));
+    r.rho1 += on_m / static_cast<double>(n);
+    r.rho2 += on_target / static_cast<double>(n);
   }
   r.eta = s.V * s.N / (2 * s.alpha * r.rho1 * r.rho2 * (s.N - 1));
   const auto W1 = W0 - r.eta * g;
   for (int k = s.k_min; k <= s.k_max; ++k) r.attend_by_k[std::to_string(k)] = {{"n", 0}, {"attends_assigned", 0}};
   for (int64_t done = 0; done < n; done += chunk) {
     const auto b = fresh(done);
-    auto attn1 = torch::softmax(model.scores(b, W1), 1);
-    r.rho1_after += attn1.select(1, s.T - 2).sum().item<double>() / static_cast<double>(n);
-    r.rho2_after += attn1.gather(1, b.target.unsqueeze(1)).sum().item<double>() / static_cast<double>(n);
-    auto sc = model.scores(b, W1).masked_fill(~b.slots, -std::numeric_limits<double>::infinity());
+    const auto scores1 = model.scores(b, W1);  // [B, T]
+    const auto [on_m, on_target] = attention_on_operands(model, b, scores1);
+    r.rho1_after += on_m / static_cast<double>(n);
+    r.rho2_after += on_target / static_cast<double>(n);
+    auto sc = scores1.masked_fill(~b.slots, -std::numeric_limits<double>::infinity());
     auto hit = sc.argmax(1) == b.target;
     r.n += b.y.size(0);
     r.attend += hit.sum().item<int64_t>();

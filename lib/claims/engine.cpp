@@ -77,9 +77,8 @@ analysis::RunHistory run_history(const RunSpec& spec, uint64_t seed, const train
   if (!std::filesystem::exists(log)) throw analysis::Unavailable(ck.path + ": no metrics.jsonl beside the checkpoint");
   for (auto& rec : train::MetricsLog::read(log))
     if (rec.at("step").get<int64_t>() <= ck.step) h.metrics.push_back(std::move(rec));
-  const int64_t every = spec.config.train.checkpoint_every;
-  for (int64_t s = 0; s <= ck.step; s += every > 0 ? every : ck.step + 1) h.checkpoint_steps.push_back(s);
-  if (h.checkpoint_steps.back() != ck.step) h.checkpoint_steps.push_back(ck.step);
+  for (int64_t s = 0; s <= ck.step; ++s)  // the steps the trainer keeps (the same rule), and the subject's own
+    if (spec.config.train.keeps_checkpoint(s) || s == ck.step) h.checkpoint_steps.push_back(s);
   h.checkpoint_at = [&spec, seed, &store](int64_t step) {
     std::string why;
     auto at = store.get(spec, seed, step, why);

@@ -210,7 +210,7 @@ std::vector<claims::PointResult> gather(const SweepOptions& o, const claims::Swe
       r.final_loss[name] = c.at("loss").get<double>();
     }
     for (const auto& rec : train::MetricsLog::read(st.dir + "/metrics.jsonl")) {
-      const int64_t step = json_int64(rec.at("step"), st.dir + "/metrics.jsonl: step");
+      const int64_t step = rec.at("step").get<int64_t>();  // MetricsLog::read checked it
       if (step % metrics_every != 0 && step != r.final_step) continue;
       nlohmann::json m = {{"step", step}, {"acc", rec.at("acc")}, {"n", rec.at("n")}};
       if (rec.contains("train_loss")) m["train_loss"] = rec["train_loss"];

@@ -42,6 +42,12 @@ bool is_eval_set(const std::string& name) {
   return std::any_of(c.begin(), c.end(), [&](const EvalSetInfo& i) { return i.name == name; });
 }
 
+std::vector<std::string> eval_set_names() {
+  std::vector<std::string> names;
+  for (const auto& info : eval_set_catalog()) names.push_back(info.name);
+  return names;
+}
+
 EvalSet make_eval_set(const Sampler& sampler, const std::string& name, int size, uint64_t eval_seed) {
   const Definition* def = nullptr;
   for (const auto& d : kDefinitions)

@@ -27,6 +27,7 @@ struct EvalSetInfo {
 // All set names, in report order.
 const std::vector<EvalSetInfo>& eval_set_catalog();
 bool is_eval_set(const std::string& name);
+std::vector<std::string> eval_set_names();  // the catalog's names, in its order
 
 // Builds one set. `size` is ignored for exhaustive sets; an empty set (e.g. heldout pairs
 // with f = 1) has no examples. Throws cc::Error for an unknown name.

@@ -5,6 +5,7 @@
 
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/json_number.h"
 
 namespace cc::train {
 
@@ -35,11 +36,16 @@ std::vector<nlohmann::json> MetricsLog::read(const std::string& path) {
   while (std::getline(in, line)) {
     ++lineno;
     if (line.empty()) continue;
+    nlohmann::json rec;
     try {
-      out.push_back(nlohmann::json::parse(line));
+      rec = nlohmann::json::parse(line);
     } catch (const nlohmann::json::exception& e) {
       throw Error(SourcePos{path, lineno, 0}, std::string("metrics record is not valid JSON: ") + e.what());
     }
+    // Every reader orders and selects records by step: checked once here, an integer in range.
+    if (!rec.is_object() || !rec.contains("step")) throw Error(SourcePos{path, lineno, 0}, "metrics record has no 'step'");
+    json_int64(rec["step"], SourcePos{path, lineno, 0}.str() + ": step");
+    out.push_back(std::move(rec));
   }
   return out;
 }
