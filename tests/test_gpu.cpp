@@ -10,6 +10,7 @@ using namespace cc;
 
 TEST(Gpu, CudaTrainingMatchesCpu) {
   if (!train::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  train::make_cuda_deterministic();
   train::RunConfig c;
   c.train.steps = 5;
   c.train.batch_size = 64;
@@ -24,4 +25,24 @@ TEST(Gpu, CudaTrainingMatchesCpu) {
   gpu.run();
   for (const auto& [name, t] : cpu.model().named_parameters())
     EXPECT_LT((t - gpu.model().param(name).cpu()).abs().max().item<double>(), 1e-3) << name;
+}
+
+// With deterministic kernels (the default for cuda), two identical runs agree bitwise, as on CPU.
+TEST(Gpu, CudaTrainingRepeatsBitwise) {
+  if (!train::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  train::make_cuda_deterministic();
+  train::RunConfig c;
+  c.train.steps = 50;
+  c.train.batch_size = 64;
+  c.model.derive(c.task);
+  train::TrainOptions o;
+  o.progress = false;
+  o.log_metrics = false;
+  o.device = torch::Device("cuda");
+  train::Trainer a(c, o);
+  a.run();
+  train::Trainer b(c, o);
+  b.run();
+  for (const auto& [name, t] : a.model().named_parameters())
+    EXPECT_TRUE(torch::equal(t, b.model().param(name))) << name;
 }

@@ -1,27 +1,76 @@
 #!/usr/bin/env bash
 # Run on a GPU machine, from the repo root: builds claimcheck against the CUDA libtorch of the pip
 # torch there (Debian's -dev packages from .gpu-debs/, see ci/gpu/fetch-debs.sh, when the machine
-# has no package mirror), runs the gpu-labelled tests, then times a 30000-step default run and a
-# K = 32 ensemble on cuda, writing everything under $OUT.
-# Not yet run on real hardware: reports/perf.md has no GPU figures so far.
-set -euo pipefail
+# has no package mirror), runs the gpu-labelled tests, checks that CUDA training repeats bitwise,
+# times deterministic against free kernels (BENCH_QUICK=1 stops there),
+# trains a 30000-step default run on cuda (timed, then evaluated: does the same seed learn the task
+# on the GPU?) and times a K = 32 ensemble. At most 8 flat files under $OUT (the device tool's limit).
+# Each stage has its own time limit so that one slow stage still leaves the others' results.
+set -uo pipefail
 OUT=${OUT:-/tmp/claimcheck-gpu}
 mkdir -p "$OUT"
-nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || true
-ci/gpu/setup > "$OUT/build.txt" 2>&1
-ctest --test-dir build/cuda -L gpu --output-on-failure > "$OUT/gpu-tests.txt" 2>&1 || true
-start=$(date +%s.%N)
-build/cuda/app/claimcheck train --config claims/runs.yaml --run default --seed 0 --device cuda \
-  --out "$OUT/default-seed0" --no-progress > "$OUT/train.txt" 2>&1
-end=$(date +%s.%N)
-echo "30000-step default run on cuda: $(echo "$end - $start" | bc) s" | tee "$OUT/summary.txt"
-rm -f "$OUT"/default-seed0/*.optim.safetensors
-# A K = 32 ensemble of seeds 0..31 (one stacked model), 2000 steps, checkpoints off the clock:
-# the ensemble's GPU throughput, scaled to 30000 steps in the summary.
-seeds=$(seq -s, 0 31)
-start=$(date +%s.%N)
-build/cuda/app/claimcheck train --config claims/runs.yaml --run default --seeds "$seeds" --ensemble --steps 2000 \
-  --device cuda --out "$OUT/ensemble32" --no-progress > "$OUT/ensemble.txt" 2>&1
-end=$(date +%s.%N)
-echo "K=32 ensemble, 2000 steps on cuda: $(echo "$end - $start" | bc) s (x15 for 30000 steps)" | tee -a "$OUT/summary.txt"
-rm -rf "$OUT/ensemble32"
+S="$OUT/summary.txt"
+now() { date +%s.%N; }
+secs() { python3 -c "print(round($2 - $1, 1))"; }
+{
+  nvidia-smi; echo; uname -a; nproc
+  for t in g++ c++ cmake make ninja ccache nvcc python3; do echo "$t: $(command -v $t) $($t --version 2>/dev/null | head -1)"; done
+  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name(0))'
+} > "$OUT/env.txt" 2>&1
+t0=$(now)
+if ! ci/gpu/setup claimcheck gpu_tests > "$OUT/build.txt" 2>&1; then
+  echo "build failed after $(secs "$t0" "$(now)") s: see build.txt" | tee "$S"; exit 1
+fi
+echo "build (claimcheck, gpu_tests; $(nproc) cores): $(secs "$t0" "$(now)") s" | tee "$S"
+cc=build/cuda/app/claimcheck
+timeout 120 ctest --test-dir build/cuda -L gpu --output-on-failure > "$OUT/gpu-tests.txt" 2>&1
+echo "ctest -L gpu: exit $?" | tee -a "$S"
+
+# Determinism: the same 1000 steps twice on cuda (deterministic kernels, the default), every
+# checkpoint's sha256 compared; then 2000 steps timed with and without deterministic kernels.
+D="$OUT/determinism.txt"
+for k in 1 2; do
+  timeout 90 $cc train --config claims/runs.yaml --run default --seed 0 --steps 1000 --device cuda \
+    --out /tmp/det$k --no-progress >> "$D" 2>&1 || echo "determinism run $k: exit $?" | tee -a "$S"
+done
+(cd /tmp/det1 && sha256sum step*[0-9].safetensors) > /tmp/det1.sha 2>> "$D"
+(cd /tmp/det2 && sha256sum step*[0-9].safetensors) > /tmp/det2.sha 2>> "$D"
+cat /tmp/det1.sha /tmp/det2.sha >> "$D"
+if [ -s /tmp/det1.sha ] && diff /tmp/det1.sha /tmp/det2.sha > /dev/null; then
+  echo "cuda determinism: 1000 steps twice, $(wc -l < /tmp/det1.sha) checkpoints bitwise equal" | tee -a "$S"
+else
+  echo "cuda determinism: checkpoints DIFFER (or missing) between two identical 1000-step runs" | tee -a "$S"
+fi
+for det in 1 0; do
+  t0=$(now)
+  CLAIMCHECK_CUDA_DETERMINISTIC=$det timeout 120 $cc train --config claims/runs.yaml --run default --seed 1 \
+    --steps 2000 --device cuda --out /tmp/timing$det --no-progress >> "$D" 2>&1
+  echo "default seed 1, 2000 steps on cuda, CLAIMCHECK_CUDA_DETERMINISTIC=$det: exit $? after $(secs "$t0" "$(now)") s" | tee -a "$S"
+done
+[ "${BENCH_QUICK:-0}" = 1 ] && exit 0
+
+# The 30000-step default run, seed 0, as the fixtures' CPU run but on cuda.
+t0=$(now)
+timeout 270 $cc train --config claims/runs.yaml --run default --seed 0 --device cuda \
+  --out /tmp/gpu-seed0 --no-progress >> "$D" 2>&1
+rc=$?
+last=$(ls /tmp/gpu-seed0/step*[0-9].safetensors 2>/dev/null | sort | tail -1)
+echo "default seed 0 on cuda: exit $rc after $(secs "$t0" "$(now)") s, last checkpoint $last" | tee -a "$S"
+cp /tmp/gpu-seed0/metrics.jsonl "$OUT/metrics-cuda-seed0.jsonl" 2>/dev/null
+if [ -n "$last" ]; then
+  timeout 60 $cc eval "$last" --device cuda > "$OUT/eval-cuda-seed0.txt" 2>&1
+  echo "eval of $last: exit $?" | tee -a "$S"
+fi
+
+# A K = 32 ensemble of seeds 0..31 (one stacked model), 2000 steps: GPU throughput for many seeds.
+t0=$(now)
+timeout 120 $cc train --config claims/runs.yaml --run default --seeds "$(seq -s, 0 31)" --ensemble --steps 2000 \
+  --device cuda --out /tmp/ensemble32 --no-progress > /dev/null 2>&1
+echo "K=32 ensemble, 2000 steps on cuda: exit $? after $(secs "$t0" "$(now)") s" | tee -a "$S"
+
+# The committed CPU checkpoint of seed 0, evaluated on cuda (when copied beside the debs): the GPU's
+# evaluation path against the CPU figures in reports/fixtures/REPORT.md.
+if [ -f .gpu-debs/cpu-seed0/step030000.safetensors ]; then
+  timeout 60 $cc eval .gpu-debs/cpu-seed0/step030000.safetensors --device cuda > "$OUT/eval-cpu-checkpoint-on-cuda.txt" 2>&1
+  echo "eval of the CPU seed-0 checkpoint on cuda: exit $?" | tee -a "$S"
+fi

@@ -43,7 +43,9 @@ template <typename Map>
 typename Map::key_type state_key(const Map&, const torch::Tensor& p) {
   using Key = typename Map::key_type;
   if constexpr (std::is_same_v<Key, std::string>) {
-    return c10::guts::to_string(p.unsafeGetTensorImpl());
+    std::ostringstream key;  // what 1.13's c10::guts::to_string does (gone from later releases)
+    key << p.unsafeGetTensorImpl();
+    return key.str();
   } else {
     return reinterpret_cast<Key>(p.unsafeGetTensorImpl());
   }

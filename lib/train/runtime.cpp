@@ -45,10 +45,18 @@ ThreadSetup recorded_threads(const nlohmann::json& sidecar, ThreadSetup fallback
 
 bool cuda_available() { return torch::cuda::is_available(); }
 
+void make_cuda_deterministic() {
+  if (const char* off = std::getenv("CLAIMCHECK_CUDA_DETERMINISTIC"); off && std::string(off) == "0") return;
+  // cuBLAS reads this when its first handle is made; a value the user set wins.
+  ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", 0);
+  at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
+}
+
 torch::Device parse_device(const std::string& name) {
   if (name == "cpu") return torch::Device(torch::kCPU);
   if (name.rfind("cuda", 0) == 0) {
     if (!cuda_available()) throw Error("--device " + name + ": this build of libtorch has no usable CUDA device");
+    make_cuda_deterministic();
     try {
       return torch::Device(name);
     } catch (const c10::Error&) {
@@ -66,7 +74,8 @@ nlohmann::json runtime_info() {
           {"cpu", cpu_model()},
           {"torch_threads", torch::get_num_threads()},
           {"blas_threads", blas_threads()},
-          {"cuda_available", cuda_available()}};
+          {"cuda_available", cuda_available()},
+          {"deterministic_algorithms", at::globalContext().deterministicAlgorithms()}};
 }
 
 }  // namespace cc::train

@@ -20,7 +20,11 @@ void apply_threads(const ThreadSetup& t);
 // the sidecar does not say. CPU results are bitwise reproducible only with the same setup.
 ThreadSetup recorded_threads(const nlohmann::json& sidecar, ThreadSetup fallback);
 
-// "cpu" or "cuda[:N]"; throws cc::Error for an unknown name or for cuda without CUDA.
+// CUDA training repeats bitwise only with deterministic kernels (measured on an H200: two identical
+// 1000-step runs differed without them). On by default for cuda; CLAIMCHECK_CUDA_DETERMINISTIC=0 turns
+// it off for speed. Process-wide: call before the first CUDA operation.
+void make_cuda_deterministic();
+// "cpu" or "cuda[:N]" (cuda: also make_cuda_deterministic()); throws cc::Error for an unknown name or for cuda without CUDA.
 torch::Device parse_device(const std::string& name);
 bool cuda_available();
 
