@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "claims/engine.h"
+#include "claims/robustness.h"
 #include "claims/sweep_results.h"
 #include "cli.h"
 #include "report/report.h"
@@ -45,13 +46,15 @@ void add_common(po::options_description& desc, Common& c) {
 int cmd_verify(const std::vector<std::string>& args) {
   po::options_description desc("verify options");
   Common common;
-  std::string budget = "fixture", device = "cpu", seeds, run, report_dir = "reports/latest", fail_on = "any";
+  std::string budget = "fixture", device = "cpu", seeds, run, robustness, report_dir = "reports/latest", fail_on = "any";
   add_common(desc, common);
   desc.add_options()
       ("budget", po::value(&budget), "fixture (committed checkpoints only) | cpu (may train on CPU) | gpu")
       ("device", po::value(&device), "cpu | cuda | cuda:N, for measuring and training")
       ("seeds", po::value(&seeds), "only these seeds, e.g. 0,1")
       ("run", po::value(&run), "measure every claim on this run of runs.yaml instead of its own (e.g. b512)")
+      ("robustness", po::value(&robustness),
+       "also measure every run claim on each variant of this sweep (e.g. robustness): k/n seeds pass per claim and variant")
       ("report", po::value(&report_dir), "report directory (default reports/latest)")
       ("fail-on", po::value(&fail_on), "any: exit 1 unless every claim passes or skips; error: only on ERROR/INVALID")
       ("progress", "show training progress");
@@ -77,6 +80,13 @@ int cmd_verify(const std::vector<std::string>& args) {
   if (files.empty()) throw Error("no claim files under the given paths");
   const claims::Runs runs = claims::Runs::load(find_runs_file(common.runs_file, common.paths));
   if (!run.empty() && !runs.find(run)) throw po::error("--run " + run + ": no such run in the runs file");
+  const claims::SweepSpec* robustness_sweep = nullptr;
+  if (vm.count("robustness")) {
+    robustness_sweep = runs.find_sweep(robustness);
+    if (!robustness_sweep) throw po::error("--robustness " + robustness + ": no such sweep in the runs file");
+    if (robustness_sweep->variants.empty())
+      throw po::error("--robustness " + robustness + ": the sweep has axes, not variants (see claims/runs.yaml `robustness`)");
+  }
   claims::RunStore store(runs, so);
   const auto& registry = analysis::builtin_registry();
 
@@ -89,6 +99,10 @@ int cmd_verify(const std::vector<std::string>& args) {
   ctx.runtime["device"] = device;
   ctx.runs = &runs;
   ctx.store = &store;
+  if (robustness_sweep) {
+    const auto outcomes = claims::run_robustness(files, *robustness_sweep, registry, runs, store, eo);
+    ctx.robustness = claims::robustness_json(*robustness_sweep, outcomes);
+  }
   ctx.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto rep = report::report_json(results, ctx);  // once: the files and the terminal agree
   report::write_reports(report_dir, rep);
@@ -133,8 +147,9 @@ int cmd_list(const std::vector<std::string>& args) {
           if (!cp) continue;
           ++needed;
           const auto step = claims::resolve_step(*cp, spec);
-          present += fs::exists(train::checkpoint_path(store.fixture_dir(spec, seed), step)) ||
-                     fs::exists(train::checkpoint_path(store.cache_dir(spec, seed), step));
+          bool found = false;
+          for (const auto& dir : store.dirs(spec, seed)) found = found || fs::exists(train::checkpoint_path(dir, step));
+          present += found;
         }
       }
       const std::string inputs = std::to_string(present) + "/" + std::to_string(needed) + " checkpoints";

@@ -1,5 +1,6 @@
 #include "claims/run_store.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "train/trainer.h"
@@ -31,8 +32,23 @@ std::shared_ptr<const train::Checkpoint> RunStore::load(const std::string& path,
   return ck;
 }
 
+std::vector<std::string> RunStore::dirs(const RunSpec& spec, uint64_t seed) const {
+  std::vector<std::string> out = {fixture_dir(spec, seed), cache_dir(spec, seed)};
+  // Another run with the same weights for this seed (e.g. robustness/default and default): its
+  // fixtures and cache hold the same checkpoints, so reuse them instead of training again.
+  const std::string hash = spec.for_seed(seed).weights_hash();
+  for (const auto& name : runs_.names()) {
+    const RunSpec& other = *runs_.find(name);
+    if (other.name == spec.name || std::find(other.seeds.begin(), other.seeds.end(), seed) == other.seeds.end()) continue;
+    if (other.for_seed(seed).weights_hash() != hash) continue;
+    out.push_back(fixture_dir(other, seed));
+    out.push_back(cache_dir(other, seed));
+  }
+  return out;
+}
+
 std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint64_t seed, int64_t step, std::string& why) {
-  for (const auto& dir : {fixture_dir(spec, seed), cache_dir(spec, seed)}) {
+  for (const auto& dir : dirs(spec, seed)) {
     const std::string path = train::checkpoint_path(dir, step);
     if (fs::exists(path)) {
       auto ck = load(path, spec);

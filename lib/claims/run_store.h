@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "claims/runs.h"
 #include "train/checkpoint.h"
@@ -30,6 +31,9 @@ class RunStore {
   std::shared_ptr<const train::Checkpoint> get(const RunSpec& spec, uint64_t seed, int64_t step, std::string& why);
 
   std::string fixture_dir(const RunSpec& spec, uint64_t seed) const;
+  // Where get() looks, in order: the run's fixtures, its cache, then those of any other run whose
+  // config for `seed` has the same weights hash.
+  std::vector<std::string> dirs(const RunSpec& spec, uint64_t seed) const;
   std::string cache_dir(const RunSpec& spec, uint64_t seed) const;
   int trainings() const { return trainings_; }
   const StoreOptions& options() const { return opts_; }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "report/figures.h"
+#include "report/robustness_md.h"
 #include "train/run_config.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -105,6 +106,7 @@ nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, cons
     }
   }
   if (ctx.store) j["provenance"] = ctx.store->provenance();
+  if (!ctx.robustness.is_null()) j["robustness"] = ctx.robustness;
   return j;
 }
 
@@ -134,6 +136,8 @@ std::string report_markdown(const nlohmann::json& rep) {
            << " " << sd["verdict"].get<std::string>() << "<br>";
     md << " | " << (loaded ? md_escape(c["rule"]) : "") << " | **" << c["verdict"].get<std::string>() << "** |\n";
   }
+
+  if (rep.contains("robustness")) md << robustness_markdown(rep["robustness"]);
 
   md << "\n## Details\n";
   for (const auto& c : rep["claims"]) {

@@ -18,6 +18,7 @@ struct ReportContext {
   nlohmann::json runtime;                      // train::runtime_info()
   const claims::Runs* runs = nullptr;          // for the unstated-choices table
   const claims::RunStore* store = nullptr;     // for per-run provenance
+  nlohmann::json robustness;                   // claims::robustness_json(), or null
 };
 
 nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, const ReportContext& ctx);

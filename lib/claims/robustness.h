@@ -1,0 +1,42 @@
+#pragma once
+// Robustness: the paper reports one run, so each claim is also measured on every variant of a
+// sweep with `variants:` (claims/runs.yaml `robustness`: the default run and one unstated choice
+// changed at a time, several seeds each). Per claim and variant: k of n seeds pass, with a Wilson
+// interval on the rate; per variant: the phase steps over its seeds (analysis/phases.h); and the
+// rule, fixed before any per-claim result was seen, that names the default configuration.
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/phases.h"
+#include "claims/engine.h"
+#include "claims/sweeps.h"
+
+namespace cc::claims {
+
+struct VariantOutcome {
+  std::string variant;                              // its name in the sweep
+  std::string run;                                  // the run SWEEP/VARIANT
+  std::vector<uint64_t> seeds;                      // the sweep's seeds
+  std::vector<ClaimResult> results;                 // every claim, re-targeted to the run
+  std::map<uint64_t, analysis::PhaseSteps> phases;  // seeds whose final checkpoint and metrics log exist
+  std::map<uint64_t, std::string> unavailable;      // seed -> why not
+};
+
+// Measures every claim file on every variant run of `sweep` (which must have variants).
+std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files, const SweepSpec& sweep,
+                                           const analysis::Registry& registry, const Runs& runs, RunStore& store,
+                                           const EngineOptions& base);
+
+// The paper's phase steps the default rule breaks ties by (§6, Figures 8 and 9).
+constexpr int64_t kPaperBinding[2] = {5300, 5400};
+constexpr int64_t kPaperRefinement[2] = {14500, 16000};
+
+// {"sweep", "seeds", "variants": [...phases, distributions, learned k/n...], "claims": [{id, title,
+//  cells: {variant: {verdict, k, n, low, high}}}], "default_rule": {rule, complete, ranking, chosen}}.
+// Claims on a sweep or a theory model are left out: they do not depend on a run.
+nlohmann::json robustness_json(const SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes);
+
+}  // namespace cc::claims

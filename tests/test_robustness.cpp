@@ -1,0 +1,173 @@
+// Robustness: phase steps read off a metrics log, and every run claim measured on each variant of a
+// sweep (k of n seeds pass, Wilson interval), the default rule's ranking, and the reuse of another
+// run's checkpoints when its config for a seed has the same weights.
+#include <gtest/gtest.h>
+
+#include "test_helpers.h"
+
+#include <fstream>
+
+#include "analysis/phases.h"
+#include "claims/robustness.h"
+#include "claims/run_store.h"
+#include "claims/runs.h"
+
+using namespace cc;
+using namespace cc::claims;
+using cc::test::fresh_dir;
+
+namespace {
+
+nlohmann::json rec(int64_t step, double t0, double t1, double t2, double vr1, double vr2) {
+  return {{"step", step},
+          {"acc", {{"test_0", t0}, {"test_1", t1}, {"test_2", t2}, {"var_restricted_1", vr1}, {"var_restricted_2", vr2}}}};
+}
+
+std::string write(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Two variants of a tiny base run, two seeds each; `default` has the base run's weights.
+const std::string kRuns =
+    "runs:\n"
+    "  base:\n"
+    "    seeds: [0, 1]\n"
+    "    tier: cpu\n"
+    "    config:\n"
+    "      train: {steps: 20, batch_size: 16, eval_every: 10, eval_size: 50}\n"
+    "sweeps:\n"
+    "  rob:\n"
+    "    base: base\n"
+    "    seeds: [0, 1]\n"
+    "    variants:\n"
+    "      default: {}\n"
+    "      small_batch: {train.batch_size: 8}\n";
+
+// Passes on an untrained-looking model (loss of chance accuracy), so every seed passes; its
+// control is none, since this test is about counting, not about the claim.
+const std::string kClaim =
+    "id: C1\n"
+    "title: t\n"
+    "paper: {arxiv: 2605.31497v1, section: \"4\", quote: q}\n"
+    "reported: {value: null, text: t}\n"
+    "subject: {run: base, checkpoint: final, seeds: all}\n"
+    "measure: {kind: accuracy, set: test_0, size: 200}\n"
+    "expect: {op: \"<\", threshold: 0.9, seeds: each, min_seeds: 1}\n"
+    "control: {none: \"a counting test\"}\n";
+
+}  // namespace
+
+TEST(Phases, StepsFromTheMetricsLog) {
+  std::vector<nlohmann::json> log = {rec(0, 0.01, 0.01, 0.01, 0.01, 0.01), rec(100, 0.99, 0.3, 0.2, 0.1, 0.1),
+                                     rec(200, 0.99, 0.95, 0.5, 0.2, 0.1), rec(300, 0.97, 0.92, 0.91, 0.95, 0.5),
+                                     rec(400, 0.99, 0.96, 0.93, 0.96, 0.8)};
+  auto p = analysis::phase_steps(log);
+  EXPECT_EQ(p.zero_var, 100);
+  EXPECT_EQ(p.binding, 300);           // test_1 at 200, test_2 at 300: the later
+  EXPECT_EQ(p.var_restricted_1, 300);
+  EXPECT_FALSE(p.var_restricted.has_value());  // var_restricted_2 never reaches 0.9
+  EXPECT_TRUE(p.learned());
+  EXPECT_EQ(p.last_step, 400);
+  log.back() = rec(400, 0.99, 0.96, 0.89, 0.96, 0.8);
+  log[3] = rec(300, 0.97, 0.92, 0.89, 0.95, 0.5);
+  p = analysis::phase_steps(log);
+  EXPECT_FALSE(p.binding.has_value());
+  EXPECT_FALSE(p.learned());  // binding never reached
+  EXPECT_TRUE(analysis::to_json(p)["binding"].is_null());
+}
+
+TEST(Robustness, RankingCellsAndRunIndependentClaims) {
+  SweepSpec sweep;
+  sweep.name = "rob";
+  sweep.seeds = {0, 1, 2};
+  auto outcome = [](const std::string& name, std::vector<std::optional<int64_t>> bindings, std::vector<Verdict> seeds) {
+    VariantOutcome v;
+    v.variant = name;
+    v.run = "rob/" + name;
+    for (size_t s = 0; s < bindings.size(); ++s) {
+      analysis::PhaseSteps p;
+      p.binding = bindings[s];
+      p.var_restricted_1 = bindings[s] ? std::optional<int64_t>(*bindings[s] + 5000) : std::nullopt;
+      p.var_restricted = p.var_restricted_1;
+      v.phases[s] = p;
+    }
+    ClaimResult r;
+    r.loaded = true;
+    r.id = "G2";
+    r.verdict = Verdict::Fail;
+    for (size_t s = 0; s < seeds.size(); ++s) {
+      SeedResult sr;
+      sr.seed = s;
+      sr.verdict = seeds[s];
+      r.seeds.push_back(sr);
+    }
+    ClaimResult theory;  // does not depend on a run: left out of the table
+    theory.loaded = true;
+    theory.id = "T1";
+    theory.claim.theory = "disentangled";
+    v.results = {r, theory};
+    return v;
+  };
+  // a: 2 of 3 learn; b and c: 3 of 3. Distances: b 4600 + 0 (binding 10000, refinement 15000), c 0 + 4100.
+  std::vector<VariantOutcome> out = {outcome("a", {5300, 5350, std::nullopt}, {Verdict::Pass, Verdict::Pass, Verdict::Fail}),
+                                     outcome("b", {10000, 10000, 10000}, {Verdict::Pass, Verdict::Pass, Verdict::Pass}),
+                                     outcome("c", {5400, 5400, 5400}, {Verdict::Pass, Verdict::Fail, Verdict::Fail})};
+  out[2].unavailable[3] = "not trained";
+  const auto j = robustness_json(sweep, out);
+  EXPECT_EQ(j["default_rule"]["chosen"], "c");
+  EXPECT_EQ(j["default_rule"]["ranking"][1]["variant"], "b");
+  EXPECT_EQ(j["default_rule"]["ranking"][2]["variant"], "a");
+  EXPECT_FALSE(j["default_rule"]["complete"].get<bool>());  // c lacks a seed
+  ASSERT_EQ(j["claims"].size(), 1u);                        // T1 left out
+  const auto& a = j["claims"][0]["cells"]["a"];
+  EXPECT_EQ(a["k"], 2);
+  EXPECT_EQ(a["n"], 3);
+  EXPECT_NEAR(a["low"].get<double>(), 0.2077, 1e-3);  // Wilson 95% of 2/3
+  EXPECT_NEAR(a["high"].get<double>(), 0.9385, 1e-3);
+  EXPECT_EQ(j["variants"][0]["distribution"]["binding"]["reached"], 2);
+  EXPECT_EQ(j["variants"][0]["distribution"]["binding"]["median"], 5325);
+  EXPECT_EQ(j["variants"][0]["learned"]["k"], 2);
+}
+
+TEST(Robustness, EveryClaimOnEveryVariantReusingTheBaseRunsCheckpoints) {
+  const std::string dir = fresh_dir("robustness_e2e");
+  const Runs runs = Runs::load(write(dir, "runs.yaml", kRuns));
+  const std::string claim = write(dir, "c1.yaml", kClaim);
+  StoreOptions so;
+  so.fixtures_dir = dir + "/fixtures";
+  so.cache_dir = dir + "/cache";
+  so.budget = Tier::Cpu;
+  RunStore store(runs, so);
+  // The base run trained first: robustness/default must find its checkpoints, not train again.
+  auto base = run_claims({claim}, analysis::builtin_registry(), runs, store, {});
+  ASSERT_EQ(base[0].verdict, Verdict::Pass) << base[0].reason;
+  EXPECT_EQ(store.trainings(), 2);
+  const auto dirs = store.dirs(*runs.find("rob/default"), 1);
+  EXPECT_NE(std::find(dirs.begin(), dirs.end(), store.cache_dir(*runs.find("base"), 1)), dirs.end());
+  const auto small = store.dirs(*runs.find("rob/small_batch"), 1);
+  EXPECT_EQ(small.size(), 2u);  // other weights: only its own fixtures and cache
+
+  const auto out = run_robustness({claim}, *runs.find_sweep("rob"), analysis::builtin_registry(), runs, store, {});
+  EXPECT_EQ(store.trainings(), 4);  // only small_batch's two seeds were trained
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].variant, "default");
+  EXPECT_EQ(out[0].phases.size(), 2u);
+  EXPECT_TRUE(out[0].unavailable.empty());
+  EXPECT_FALSE(out[0].phases.at(0).binding.has_value());  // 20 steps learn nothing
+  const auto j = robustness_json(*runs.find_sweep("rob"), out);
+  EXPECT_EQ(j["claims"][0]["cells"]["small_batch"]["k"], 2);
+  EXPECT_EQ(j["claims"][0]["cells"]["small_batch"]["verdict"], "PASS");
+  EXPECT_EQ(j["variants"][1]["learned"]["k"], 0);
+
+  // At the fixture budget with nothing trained, a variant's seeds are unavailable, with why.
+  StoreOptions fixture_only = so;
+  fixture_only.budget = Tier::Fixture;
+  fixture_only.cache_dir = dir + "/empty-cache";
+  RunStore empty(runs, fixture_only);
+  const auto none = run_robustness({claim}, *runs.find_sweep("rob"), analysis::builtin_registry(), runs, empty, {});
+  EXPECT_EQ(none[1].unavailable.size(), 2u);
+  EXPECT_EQ(none[1].results[0].verdict, Verdict::Skipped);
+  EXPECT_EQ(robustness_json(*runs.find_sweep("rob"), none)["default_rule"]["chosen"], nullptr);
+}
