@@ -126,6 +126,10 @@ TEST(Robustness, RankingCellsAndRunIndependentClaims) {
   EXPECT_EQ(a["n"], 3);
   EXPECT_NEAR(a["low"].get<double>(), 0.2077, 1e-3);  // Wilson 95% of 2/3
   EXPECT_NEAR(a["high"].get<double>(), 0.9385, 1e-3);
+  EXPECT_EQ(a["each"], "FAIL");          // a seed fails
+  EXPECT_EQ(a["half"], "INCONCLUSIVE");  // 2/3: [0.21, 0.94] straddles 1/2
+  EXPECT_EQ(j["claims"][0]["cells"]["b"]["each"], "PASS");
+  EXPECT_EQ(j["claims"][0]["cells"]["c"]["half"], "INCONCLUSIVE");  // 1/3: [0.06, 0.79]
   EXPECT_EQ(j["variants"][0]["distribution"]["binding"]["reached"], 2);
   EXPECT_EQ(j["variants"][0]["distribution"]["binding"]["median"], 5325);
   EXPECT_EQ(j["variants"][0]["learned"]["k"], 2);

@@ -154,8 +154,18 @@ nlohmann::json robustness_json(const SweepSpec& sweep, const std::vector<Variant
       const ClaimResult& r = v.results.at(i);
       int64_t k = 0;
       for (const auto& s : r.seeds) k += s.verdict == Verdict::Pass;
-      nlohmann::json cell = rate(k, static_cast<int64_t>(r.seeds.size()));
+      const int64_t n = static_cast<int64_t>(r.seeds.size());
+      nlohmann::json cell = rate(k, n);
       cell["verdict"] = verdict_name(r.verdict);
+      // The two readings of a single-run statement (reports/assumptions.md): it holds on every
+      // seed, or on at least half of them (Wilson interval of k/n against 1/2).
+      if (n > 0) {
+        bool any_fail = false;
+        for (const auto& s : r.seeds) any_fail = any_fail || s.verdict == Verdict::Fail;
+        const int min_seeds = r.loaded ? r.claim.rule.min_seeds : 1;
+        cell["each"] = verdict_name(any_fail ? Verdict::Fail : k == n && n >= min_seeds ? Verdict::Pass : Verdict::Inconclusive);
+        cell["half"] = verdict_name(decide(Comparison::GreaterEq, 0.5, wilson(k, n)));
+      }
       if (r.verdict != Verdict::Pass && r.verdict != Verdict::Fail) cell["reason"] = r.reason;
       claim["cells"][v.variant] = cell;
     }

@@ -82,6 +82,22 @@ std::string robustness_markdown(const nlohmann::json& rob) {
     }
     md << "\n";
   }
+
+  md << "\n### Two readings of a single-run statement\n\nThe paper reports one run. Each cell: the verdict if the claim must "
+     << "hold on **every** seed / on **at least half** of the seeds (Wilson 95% interval of k/n against 1/2); which reading "
+     << "each claim family supports is argued in reports/assumptions.md.\n\n| claim |";
+  for (const auto& v : variants) md << " `" << v["variant"].get<std::string>() << "` |";
+  md << "\n| --- |";
+  for (size_t i = 0; i < variants.size(); ++i) md << " --- |";
+  md << "\n";
+  for (const auto& c : rob["claims"]) {
+    md << "| " << c["id"].get<std::string>() << " |";
+    for (const auto& v : variants) {
+      const auto& cell = c["cells"][v["variant"].get<std::string>()];
+      md << " " << (cell.contains("each") ? cell["each"].get<std::string>() + " / " + cell["half"].get<std::string>() : "–") << " |";
+    }
+    md << "\n";
+  }
   return md.str();
 }
 
