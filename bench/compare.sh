@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# claimcheck's training step (Google Benchmark BM_TrainStep) against the PyTorch reference
+# (bench/reference_step.py, Debian's python3-torch) in one run, so the ratio is a same-machine,
+# same-moment figure: batch 128 on 1 thread (1 libtorch + 1 BLAS) and batch 512 on 2 (1 + 2 BLAS
+# threads; the reference with 2 threads). Stop any training first. Prints a markdown table.
+#   bench/compare.sh                 # OpenBLAS as the environment sets it (OPENBLAS_CORETYPE, ...)
+#   bench/compare.sh --openblas-own  # both sides with OpenBLAS choosing its own kernel
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bench=build/release/bench/claimcheck_bench
+[ -x "$bench" ] || { echo "bench/compare.sh: build $bench first (cmake --build --preset release)" >&2; exit 1; }
+/usr/bin/python3 -c 'import torch' 2>/dev/null ||
+  { echo "bench/compare.sh: the reference needs Debian's python3-torch (apt-get install python3-torch)" >&2; exit 1; }
+kernel="as the environment sets it (OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset})"
+if [ "${1:-}" = --openblas-own ]; then
+  unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+  kernel="OpenBLAS's own choice"
+fi
+median_ms() {  # Google Benchmark JSON on stdin -> the median's real_time (ms)
+  python3 -c 'import json, sys; d = json.load(sys.stdin); print(next(b["real_time"] for b in d["benchmarks"] if b.get("aggregate_name") == "median"))'
+}
+echo "OpenBLAS kernel: $kernel; $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores"
+echo
+echo "| batch | threads | claimcheck (median of 3) | reference (median of 30 steps) | ratio |"
+echo "| --- | --- | --- | --- | --- |"
+for cfg in "128 1 1" "512 2 2"; do
+  read -r batch threads blas <<< "$cfg"
+  ours=$(CLAIMCHECK_TORCH_THREADS=1 CLAIMCHECK_BLAS_THREADS=$blas "$bench" --benchmark_filter="BM_TrainStep/$batch\$" \
+           --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_format=json 2>/dev/null | median_ms)
+  ref=$(OPENBLAS_NUM_THREADS=$blas /usr/bin/python3 bench/reference_step.py --batch "$batch" --threads "$threads" --steps 30 |
+          sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
+  ratio=$(python3 -c "print(f'{$ref / $ours:.2f}x')")
+  printf '| %s | %s | %.1f ms | %s ms | %s |\n' "$batch" "$threads" "$ours" "$ref" "$ratio"
+done
