@@ -11,6 +11,7 @@
 #include "claims/robustness.h"
 #include "claims/run_store.h"
 #include "claims/runs.h"
+#include "model/transformer.h"
 
 using namespace cc;
 using namespace cc::claims;
@@ -151,7 +152,7 @@ TEST(Robustness, EveryClaimOnEveryVariantReusingTheBaseRunsCheckpoints) {
   const auto dirs = store.dirs(*runs.find("rob/default"), 1);
   EXPECT_NE(std::find(dirs.begin(), dirs.end(), store.cache_dir(*runs.find("base"), 1)), dirs.end());
   const auto small = store.dirs(*runs.find("rob/small_batch"), 1);
-  EXPECT_EQ(small.size(), 2u);  // other weights: only its own fixtures and cache
+  EXPECT_EQ(small.size(), 3u);  // other weights: only its own fixtures, cache and init folder
 
   const auto out = run_robustness({claim}, *runs.find_sweep("rob"), analysis::builtin_registry(), runs, store, {});
   EXPECT_EQ(store.trainings(), 4);  // only small_batch's two seeds were trained
@@ -174,4 +175,30 @@ TEST(Robustness, EveryClaimOnEveryVariantReusingTheBaseRunsCheckpoints) {
   EXPECT_EQ(none[1].unavailable.size(), 2u);
   EXPECT_EQ(none[1].results[0].verdict, Verdict::Skipped);
   EXPECT_EQ(robustness_json(*runs.find_sweep("rob"), none)["default_rule"]["chosen"], nullptr);
+}
+
+// The step-0 checkpoint is the initialisation, made at any budget: bitwise the one training writes.
+TEST(RunStore, InitCheckpointIsMadeWithoutTrainingAndEqualsTheTrainedRunsStepZero) {
+  const std::string dir = fresh_dir("robustness_init");
+  const Runs runs = Runs::load(write(dir, "runs.yaml", kRuns));
+  const RunSpec& base = *runs.find("base");
+  StoreOptions so;
+  so.fixtures_dir = dir + "/fixtures";
+  so.cache_dir = dir + "/cache";
+  RunStore fixture_only(runs, so);  // budget fixture
+  std::string why;
+  EXPECT_EQ(fixture_only.get(base, 1, 20, why), nullptr);  // the final one needs training
+  auto init = fixture_only.get(base, 1, 0, why);
+  ASSERT_NE(init, nullptr) << why;
+  EXPECT_EQ(fixture_only.trainings(), 0);
+  EXPECT_TRUE(std::filesystem::exists(fixture_only.init_dir(base, 1) + "/metrics.jsonl"));  // the step-0 record
+
+  so.budget = Tier::Cpu;
+  so.cache_dir = dir + "/cache2";
+  RunStore trains(runs, so);
+  ASSERT_NE(trains.get(base, 1, 20, why), nullptr) << why;
+  auto trained_init = trains.get(base, 1, 0, why);  // written by the training run
+  ASSERT_NE(trained_init, nullptr);
+  EXPECT_EQ(trained_init->path, train::checkpoint_path(trains.cache_dir(base, 1), 0));
+  EXPECT_EQ(model::max_abs_diff(*trained_init->model, *init->model), 0.0);
 }

@@ -32,6 +32,11 @@ std::shared_ptr<const train::Checkpoint> RunStore::load(const std::string& path,
   return ck;
 }
 
+std::string RunStore::init_dir(const RunSpec& spec, uint64_t seed) const {
+  const std::string& prefix = spec.cache_name.empty() ? spec.name : spec.cache_name;
+  return opts_.cache_dir + "/init/" + prefix + "-" + spec.for_seed(seed).weights_hash() + "/seed" + std::to_string(seed);
+}
+
 std::vector<std::string> RunStore::dirs(const RunSpec& spec, uint64_t seed) const {
   std::vector<std::string> out = {fixture_dir(spec, seed), cache_dir(spec, seed)};
   // Another run with the same weights for this seed (e.g. robustness/default and default): its
@@ -44,6 +49,7 @@ std::vector<std::string> RunStore::dirs(const RunSpec& spec, uint64_t seed) cons
     out.push_back(fixture_dir(other, seed));
     out.push_back(cache_dir(other, seed));
   }
+  out.push_back(init_dir(spec, seed));
   return out;
 }
 
@@ -56,6 +62,21 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
           {"dir", dir}, {"train_wall_s", ck->sidecar.value("train_wall_s", 0.0)}, {"runtime", ck->sidecar.value("runtime", nlohmann::json())}};
       return ck;
     }
+  }
+  if (step == 0) {  // the initialisation only: no training, whatever the budget
+    train::TrainOptions t;
+    t.out_dir = init_dir(spec, seed);
+    t.device = opts_.device;
+    t.progress = false;
+    t.stop_after = 0;
+    t.command = "claimcheck train --config " + runs_.path() + " --run " + spec.name + " --seed " + std::to_string(seed) +
+                " --stop-after 0 --out " + t.out_dir;
+    fs::remove_all(t.out_dir);  // a half-written one from an interrupted process
+    train::Trainer(spec.for_seed(seed), t).run();
+    auto ck = load(train::checkpoint_path(t.out_dir, 0), spec);
+    provenance_[spec.name + "/seed" + std::to_string(seed) + " (init)"] = {
+        {"dir", t.out_dir}, {"train_wall_s", 0.0}, {"runtime", ck->sidecar.value("runtime", nlohmann::json())}};
+    return ck;
   }
   if (opts_.budget < spec.tier) {
     why = "run '" + spec.name + "' seed " + std::to_string(seed) + " step " + std::to_string(step) +

@@ -1,6 +1,8 @@
 #pragma once
 // Where checkpoints come from, in order: committed fixtures, the local cache (keyed by the
-// hash of the run's full config), then training, if the budget allows. Each checkpoint is
+// hash of the run's full config), then training, if the budget allows. The step-0 checkpoint (the
+// initialisation: the negative controls' "untrained model") is made at any budget when missing,
+// since it costs no training: CACHE/init/RUN-HASH/seedK, with the step-0 metrics record. Each checkpoint is
 // loaded once per process, and each run is trained at most once.
 #include <torch/types.h>
 
@@ -34,6 +36,7 @@ class RunStore {
   // Where get() looks, in order: the run's fixtures, its cache, then those of any other run whose
   // config for `seed` has the same weights hash.
   std::vector<std::string> dirs(const RunSpec& spec, uint64_t seed) const;
+  std::string init_dir(const RunSpec& spec, uint64_t seed) const;
   std::string cache_dir(const RunSpec& spec, uint64_t seed) const;
   int trainings() const { return trainings_; }
   const StoreOptions& options() const { return opts_; }
