@@ -1,6 +1,7 @@
 #include "report/robustness_md.h"
 
 #include <cstdio>
+#include <functional>
 #include <sstream>
 
 namespace cc::report {
@@ -26,6 +27,22 @@ std::string steps_text(const nlohmann::json& d) {
   if (reached == 0) return "never (0/" + std::to_string(n) + ")";
   return num(d["median"].get<double>(), "%.0f") + " (" + num(d["min"].get<double>(), "%.0f") + "–" +
          num(d["max"].get<double>(), "%.0f") + "), " + std::to_string(reached) + "/" + std::to_string(n);
+}
+
+// Rows = claims, columns = configurations, each cell rendered by `cell_text`.
+void claims_table(std::ostringstream& md, const nlohmann::json& rob,
+                  const std::function<std::string(const nlohmann::json&)>& cell_text) {
+  const auto& variants = rob["variants"];
+  md << "| claim |";
+  for (const auto& v : variants) md << " `" << v["variant"].get<std::string>() << "` |";
+  md << "\n| --- |";
+  for (size_t i = 0; i < variants.size(); ++i) md << " --- |";
+  md << "\n";
+  for (const auto& c : rob["claims"]) {
+    md << "| " << c["id"].get<std::string>() << " |";
+    for (const auto& v : variants) md << " " << cell_text(c["cells"][v["variant"].get<std::string>()]) << " |";
+    md << "\n";
+  }
 }
 
 }  // namespace
@@ -68,36 +85,18 @@ std::string robustness_markdown(const nlohmann::json& rob) {
     md << ".\n";
   }
 
-  md << "\n### Claims × configurations (k/n seeds pass, Wilson 95%)\n\n| claim |";
-  for (const auto& v : variants) md << " `" << v["variant"].get<std::string>() << "` |";
-  md << "\n| --- |";
-  for (size_t i = 0; i < variants.size(); ++i) md << " --- |";
-  md << "\n";
-  for (const auto& c : rob["claims"]) {
-    md << "| " << c["id"].get<std::string>() << " |";
-    for (const auto& v : variants) {
-      const auto& cell = c["cells"][v["variant"].get<std::string>()];
-      const std::string verdict = cell["verdict"].get<std::string>();
-      md << " " << rate_text(cell) << (verdict == "PASS" || verdict == "FAIL" ? "" : " " + verdict) << " |";
-    }
-    md << "\n";
-  }
+  md << "\n### Claims × configurations (k/n seeds pass, Wilson 95%)\n\n";
+  claims_table(md, rob, [](const nlohmann::json& cell) {
+    const std::string verdict = cell["verdict"].get<std::string>();
+    return rate_text(cell) + (verdict == "PASS" || verdict == "FAIL" ? "" : " " + verdict);
+  });
 
   md << "\n### Two readings of a single-run statement\n\nThe paper reports one run. Each cell: the verdict if the claim must "
      << "hold on **every** seed / on **at least half** of the seeds (Wilson 95% interval of k/n against 1/2); which reading "
-     << "each claim family supports is argued in reports/assumptions.md.\n\n| claim |";
-  for (const auto& v : variants) md << " `" << v["variant"].get<std::string>() << "` |";
-  md << "\n| --- |";
-  for (size_t i = 0; i < variants.size(); ++i) md << " --- |";
-  md << "\n";
-  for (const auto& c : rob["claims"]) {
-    md << "| " << c["id"].get<std::string>() << " |";
-    for (const auto& v : variants) {
-      const auto& cell = c["cells"][v["variant"].get<std::string>()];
-      md << " " << (cell.contains("each") ? cell["each"].get<std::string>() + " / " + cell["half"].get<std::string>() : "–") << " |";
-    }
-    md << "\n";
-  }
+     << "each claim family supports is argued in reports/assumptions.md.\n\n";
+  claims_table(md, rob, [](const nlohmann::json& cell) {
+    return cell.contains("each") ? cell["each"].get<std::string>() + " / " + cell["half"].get<std::string>() : std::string("–");
+  });
   return md.str();
 }
 
