@@ -22,6 +22,7 @@
 
 #include "analysis/common.h"
 #include "analysis/kinds.h"
+#include "analysis/phases.h"
 #include "task/eval_sets.h"
 
 namespace cc::analysis {
@@ -40,12 +41,6 @@ Series series(const RunHistory& h, const std::string& set) {
     s.acc.push_back(rec["acc"][set].get<double>());
   }
   return s;
-}
-
-std::optional<int64_t> first_reaching(const Series& s, double level, int64_t from = 0) {
-  for (size_t i = 0; i < s.steps.size(); ++i)
-    if (s.steps[i] >= from && s.acc[i] >= level) return s.steps[i];
-  return std::nullopt;
 }
 
 std::optional<double> at_step(const Series& s, int64_t step) {
@@ -69,8 +64,8 @@ struct Spike {
 };
 
 std::optional<Spike> find_spike(const RunHistory& h, const nlohmann::json& p, std::string& why) {
-  const Series after = series(h, p["after_set"]), rise = series(h, p["rise_set"]);
-  const auto learned = first_reaching(after, p["after_level"].get<double>());
+  const Series rise = series(h, p["rise_set"]);
+  const auto learned = first_reaching(h.metrics, p["after_set"], p["after_level"].get<double>());
   if (!learned) {
     why = p["after_set"].get<std::string>() + " never reaches " + p["after_level"].dump();
     return std::nullopt;
@@ -128,12 +123,12 @@ Measurement measure_phase_order(const MeasureInput& in) {
   const RunHistory& h = *in.history;
   const auto& p = in.params;
   const Series early = series(h, p["early_set"]);
-  const auto z = first_reaching(early, p["early_level"].get<double>());
+  const auto z = first_reaching(h.metrics, p["early_set"], p["early_level"].get<double>());
   std::optional<int64_t> late;  // every late set has reached the level (the latest of their first steps)
   nlohmann::json un = nlohmann::json::object();
   bool all_late = true;
   for (const auto& s : p["late_sets"]) {
-    const auto f = first_reaching(series(h, s), p["late_level"].get<double>());
+    const auto f = first_reaching(h.metrics, s, p["late_level"].get<double>());
     un["first step " + s.get<std::string>() + " >= " + p["late_level"].dump()] = f ? nlohmann::json(*f) : nlohmann::json("never");
     if (!f) all_late = false;
     else late = std::max(late.value_or(0), *f);
@@ -266,7 +261,7 @@ Measurement measure_late_refinement(const MeasureInput& in) {
   Measurement m = not_yet_shown(h);
   std::string why;
   const auto spike = find_spike(h, p, why);
-  const auto refined = first_reaching(series(h, p["set"]), p["level"].get<double>());
+  const auto refined = first_reaching(h.metrics, p["set"], p["level"].get<double>());
   nlohmann::json un = {{"paper's refinement spike", "14500-16000"}};
   un["first step " + p["set"].get<std::string>() + " >= " + p["level"].dump()] = refined ? nlohmann::json(*refined) : nlohmann::json("never");
   if (!spike) {

@@ -4,7 +4,6 @@
 #include <string>
 
 namespace cc::analysis {
-namespace {
 
 std::optional<int64_t> first_reaching(const std::vector<nlohmann::json>& metrics, const std::string& set, double level) {
   for (const auto& rec : metrics) {
@@ -14,6 +13,8 @@ std::optional<int64_t> first_reaching(const std::vector<nlohmann::json>& metrics
   }
   return std::nullopt;
 }
+
+namespace {
 
 // Both sets reached: the later of the two first steps.
 std::optional<int64_t> both_reaching(const std::vector<nlohmann::json>& metrics, const std::string& a, const std::string& b,

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace cc::analysis {
@@ -24,6 +25,10 @@ struct PhaseSteps {
   // both reached within the log.
   bool learned() const { return binding.has_value() && var_restricted_1.has_value(); }
 };
+
+// The first logged step at which `set`'s accuracy is >= level (records without it are skipped);
+// the one definition of "reaches" for the §6 kinds and the phase steps.
+std::optional<int64_t> first_reaching(const std::vector<nlohmann::json>& metrics, const std::string& set, double level);
 
 // `metrics`: metrics.jsonl records ({"step": s, "acc": {set: accuracy}}), ascending step.
 PhaseSteps phase_steps(const std::vector<nlohmann::json>& metrics);

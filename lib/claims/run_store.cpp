@@ -9,6 +9,16 @@
 namespace cc::claims {
 namespace fs = std::filesystem;
 
+namespace {
+
+// A run's folder under a cache root: PREFIX-HASH/seedK, PREFIX the run's (or its sweep's) name.
+std::string run_folder(const RunSpec& spec, uint64_t seed) {
+  const std::string& prefix = spec.cache_name.empty() ? spec.name : spec.cache_name;
+  return prefix + "-" + spec.for_seed(seed).weights_hash() + "/seed" + std::to_string(seed);
+}
+
+}  // namespace
+
 RunStore::RunStore(const Runs& runs, StoreOptions options) : runs_(runs), opts_(std::move(options)) {}
 
 std::string RunStore::fixture_dir(const RunSpec& spec, uint64_t seed) const {
@@ -16,8 +26,7 @@ std::string RunStore::fixture_dir(const RunSpec& spec, uint64_t seed) const {
 }
 
 std::string RunStore::cache_dir(const RunSpec& spec, uint64_t seed) const {
-  const std::string& prefix = spec.cache_name.empty() ? spec.name : spec.cache_name;
-  return opts_.cache_dir + "/" + prefix + "-" + spec.for_seed(seed).weights_hash() + "/seed" + std::to_string(seed);
+  return opts_.cache_dir + "/" + run_folder(spec, seed);
 }
 
 std::shared_ptr<const train::Checkpoint> RunStore::load(const std::string& path, const RunSpec& spec) {
@@ -33,8 +42,7 @@ std::shared_ptr<const train::Checkpoint> RunStore::load(const std::string& path,
 }
 
 std::string RunStore::init_dir(const RunSpec& spec, uint64_t seed) const {
-  const std::string& prefix = spec.cache_name.empty() ? spec.name : spec.cache_name;
-  return opts_.cache_dir + "/init/" + prefix + "-" + spec.for_seed(seed).weights_hash() + "/seed" + std::to_string(seed);
+  return opts_.cache_dir + "/init/" + run_folder(spec, seed);
 }
 
 std::vector<std::string> RunStore::dirs(const RunSpec& spec, uint64_t seed) const {
@@ -64,18 +72,12 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
     }
   }
   if (step == 0) {  // the initialisation only: no training, whatever the budget
-    train::TrainOptions t;
-    t.out_dir = init_dir(spec, seed);
-    t.device = opts_.device;
-    t.progress = false;
-    t.stop_after = 0;
-    t.command = "claimcheck train --config " + runs_.path() + " --run " + spec.name + " --seed " + std::to_string(seed) +
-                " --stop-after 0 --out " + t.out_dir;
-    fs::remove_all(t.out_dir);  // a half-written one from an interrupted process
-    train::Trainer(spec.for_seed(seed), t).run();
-    auto ck = load(train::checkpoint_path(t.out_dir, 0), spec);
+    const std::string dir = init_dir(spec, seed);
+    fs::remove_all(dir);  // a half-written one from an interrupted process
+    train_into(spec, seed, dir, /*stop_after=*/0);
+    auto ck = load(train::checkpoint_path(dir, 0), spec);
     provenance_[spec.name + "/seed" + std::to_string(seed) + " (init)"] = {
-        {"dir", t.out_dir}, {"train_wall_s", 0.0}, {"runtime", ck->sidecar.value("runtime", nlohmann::json())}};
+        {"dir", dir}, {"train_wall_s", 0.0}, {"runtime", ck->sidecar.value("runtime", nlohmann::json())}};
     return ck;
   }
   if (opts_.budget < spec.tier) {
@@ -87,22 +89,25 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
     why = "run '" + spec.name + "' needs a GPU to train (--device cuda)";
     return nullptr;
   }
-  const train::RunConfig cfg = spec.for_seed(seed);
-  if (!cfg.train.keeps_checkpoint(step)) {
+  if (!spec.for_seed(seed).train.keeps_checkpoint(step)) {
     why = "run '" + spec.name + "' does not keep a checkpoint at step " + std::to_string(step) +
           " (add it to train.checkpoint_steps in runs.yaml)";
     return nullptr;
   }
-  train::TrainOptions t;
-  t.out_dir = cache_dir(spec, seed);
-  t.device = opts_.device;
-  t.progress = opts_.progress;
-  t.command = "claimcheck train --config " + runs_.path() + " --run " + spec.name + " --seed " + std::to_string(seed) +
-              " --out " + t.out_dir;
-  train::Trainer trainer(cfg, t);
-  trainer.run();
+  train_into(spec, seed, cache_dir(spec, seed), /*stop_after=*/-1);
   ++trainings_;
   return get(spec, seed, step, why);
+}
+
+void RunStore::train_into(const RunSpec& spec, uint64_t seed, const std::string& dir, int64_t stop_after) const {
+  train::TrainOptions t;
+  t.out_dir = dir;
+  t.device = opts_.device;
+  t.progress = opts_.progress && stop_after != 0;
+  t.stop_after = stop_after;
+  t.command = "claimcheck train --config " + runs_.path() + " --run " + spec.name + " --seed " + std::to_string(seed) +
+              (stop_after >= 0 ? " --stop-after " + std::to_string(stop_after) : std::string()) + " --out " + dir;
+  train::Trainer(spec.for_seed(seed), t).run();
 }
 
 }  // namespace cc::claims

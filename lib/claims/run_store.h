@@ -45,6 +45,8 @@ class RunStore {
 
  private:
   std::shared_ptr<const train::Checkpoint> load(const std::string& path, const RunSpec& spec);
+  // Trains `spec` for `seed` into `dir` (to stop_after when >= 0), with the command that recreates it.
+  void train_into(const RunSpec& spec, uint64_t seed, const std::string& dir, int64_t stop_after) const;
   const Runs& runs_;
   StoreOptions opts_;
   std::map<std::string, std::shared_ptr<const train::Checkpoint>> loaded_;
