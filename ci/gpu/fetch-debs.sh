@@ -8,5 +8,6 @@ cd "$(dirname "$0")/../.."
 mkdir -p .gpu-debs
 cd .gpu-debs
 apt-get download libyaml-cpp-dev libyaml-cpp0.7 libboost-program-options-dev libboost-program-options1.74-dev \
-  libboost-program-options1.74.0 libboost1.74-dev nlohmann-json3-dev libgtest-dev googletest libssl-dev libssl3
+  libboost-program-options1.74.0 libboost1.74-dev nlohmann-json3-dev libgtest-dev googletest libssl-dev libssl3 \
+  libblas-dev libblas3
 ls -la

@@ -1,0 +1,56 @@
+#include "model/blas_bridge.h"
+
+#include <torch/torch.h>
+
+#include <cstring>
+
+#ifdef CLAIMCHECK_BLAS_ENGINE
+#include "model/blas_transformer.h"
+#endif
+#include "util/error.h"
+
+namespace cc::model {
+
+bool blas_engine_built() {
+#ifdef CLAIMCHECK_BLAS_ENGINE
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::vector<float> flat_parameters(const Transformer& model) {
+  std::vector<float> out;
+  for (const auto& [name, p] : model.named_parameters()) {
+    auto t = p.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+    out.insert(out.end(), t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+  }
+  return out;
+}
+
+void load_flat_parameters(Transformer& model, const float* flat) {
+  torch::NoGradGuard no_grad;
+  int64_t at = 0;
+  for (const auto& [name, p] : model.named_parameters()) {
+    auto src = torch::from_blob(const_cast<float*>(flat + at), p.sizes(), torch::kFloat32);
+    const_cast<torch::Tensor&>(p).copy_(src);  // the tensor's storage, not the handle, changes
+    at += p.numel();
+  }
+}
+
+torch::Tensor fast_forward_last(const Transformer& model, const torch::Tensor& tokens) {
+  torch::NoGradGuard no_grad;
+#ifdef CLAIMCHECK_BLAS_ENGINE
+  if (model.device().is_cpu()) {
+    BlasTransformer engine(model.config());
+    const auto w = flat_parameters(model);
+    auto ids = tokens.to(torch::kCPU, torch::kLong).contiguous();
+    auto out = torch::empty({ids.size(0), model.config().d_vocab_out}, torch::kFloat32);
+    engine.logits(w.data(), ids.data_ptr<int64_t>(), ids.size(0), ids.size(1), out.data_ptr<float>());
+    return out;
+  }
+#endif
+  return model.forward_last(tokens);
+}
+
+}  // namespace cc::model

@@ -1,0 +1,91 @@
+#pragma once
+// The training path of Transformer::forward_last (model/transformer.h) written on BLAS calls, with a
+// hand-written backward, the way karpathy/llm.c writes GPT-2: the CPU fast path for training
+// (train.engine: blas) and for evaluation. Float32, CPU only, torch-free (it compiles in seconds).
+//
+// Transformer, through libtorch autograd, stays the reference and the GPU path:
+// tests/test_blas_transformer.cpp checks this forward, its gradients and a few hundred training steps
+// against it. The arithmetic is the same function, rearranged the same way (tables W_E·W and W_pos·W,
+// layer-2 k/v from z1·(W_O1·W_K2 | W_O1·W_V2), layer 2 at the last position only), but the summation
+// order differs, so results agree to float rounding, not bitwise; the libtorch engine stays
+// selectable, and is the one every committed fixture was trained with.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/config.h"
+
+namespace cc::model {
+
+// Where each parameter lives in one flat float buffer: Transformer::named_parameters() order,
+// names and shapes, row-major, back to back.
+struct ParamLayout {
+  struct Entry {
+    std::string name;
+    std::vector<int64_t> shape;
+    int64_t offset = 0, size = 0;
+  };
+  explicit ParamLayout(const ModelConfig& cfg);
+  const Entry& at(const std::string& name) const;  // throws cc::Error for an unknown name
+  std::vector<Entry> entries;
+  int64_t total = 0;
+};
+
+class BlasTransformer {
+ public:
+  explicit BlasTransformer(const ModelConfig& cfg);
+  const ParamLayout& layout() const { return layout_; }
+  const ModelConfig& config() const { return cfg_; }
+
+  // tokens [B, T] (row-major, values < d_vocab, T <= n_ctx) -> logits [B, d_vocab_out], with
+  // parameters w (layout()). Keeps what backward() needs.
+  void forward(const float* w, const int64_t* tokens, int64_t B, int64_t T, float* logits);
+
+  // The mean cross-entropy of the last forward's logits against targets [B], and its gradient
+  // with respect to every parameter, written (not added) to grad (layout()).
+  double backward(const float* w, const int64_t* targets, float* grad);
+
+  // Forward only, in chunks of `chunk` sequences so memory stays bounded: tokens [N, T] -> logits
+  // [N, d_vocab_out].
+  void logits(const float* w, const int64_t* tokens, int64_t N, int64_t T, float* out, int64_t chunk = 256);
+
+ private:
+  void prepare(const float* w, int64_t T);  // the per-step weight products (tables, W_O1·W_kv2)
+  void resize(int64_t B, int64_t T);
+
+  ModelConfig cfg_;
+  ParamLayout layout_;
+  int64_t D_, H_, E_, HE_, M_, V_, Vo_;
+  int64_t B_ = 0, T_ = 0;
+  // Weight products, recomputed by every forward.
+  std::vector<float> w_all_;   // [D, 5HE]: W_Q1 | W_K1 | W_V1 | W_K2 | W_V2, heads side by side
+  std::vector<float> tab_e_;   // [V, 5HE] = W_E · w_all
+  std::vector<float> tab_p_;   // [T, 5HE] = W_pos[:T] · w_all
+  std::vector<float> w_q2_;    // [D, HE]
+  std::vector<float> w_okv_;   // [HE, 2HE] = W_O1 · (W_K2 | W_V2)
+  // Activations of the last forward (B sequences).
+  std::vector<int64_t> tokens_;  // [B, T]
+  std::vector<float> qkv1_;    // [B, T, 3HE] layer-1 q | k | v
+  std::vector<float> p1_;      // [B, H, T, T] layer-1 pattern
+  std::vector<float> z1_;      // [B, T, HE]
+  std::vector<float> kv2_;     // [B, T, 2HE] layer-2 k | v
+  std::vector<float> r1_;      // [B, D] blocks.1.hook_resid_pre at the last position
+  std::vector<float> q2_;      // [B, HE]
+  std::vector<float> p2_;      // [B, H, T] layer-2 pattern of the last query
+  std::vector<float> z2_;      // [B, HE]
+  std::vector<float> mid_;     // [B, D] blocks.1.hook_resid_mid
+  std::vector<float> pre_;     // [B, M] blocks.1.mlp.hook_pre
+  std::vector<float> post_;    // [B, M] blocks.1.mlp.hook_post
+  std::vector<float> r2_;      // [B, D] blocks.1.hook_resid_post
+  std::vector<float> logits_;  // [B, Vo]
+};
+
+// AdamW as torch::optim::AdamW computes it (decoupled weight decay, bias correction), over one
+// flat buffer: one pass instead of one per parameter tensor.
+struct AdamWConfig {
+  double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 1e-2;
+};
+void adamw_step(const AdamWConfig& c, int64_t step, int64_t n, float* w, const float* grad, float* exp_avg,
+                float* exp_avg_sq);
+
+}  // namespace cc::model
