@@ -33,6 +33,7 @@ int cmd_train(const std::vector<std::string>& args) {
       ("steps", po::value<int64_t>(), "override train.steps")
       ("batch", po::value<int>(), "override train.batch_size")
       ("device", po::value(&device), "cpu | cuda | cuda:N (default cpu)")
+      ("engine", po::value<std::string>(), "override train.engine: libtorch | blas (CPU fast path; see README)")
       ("stop-after", po::value<int64_t>(), "stop at this step (resume later by running the same command)")
       ("no-progress", "no progress output");
   po::variables_map vm;
@@ -47,6 +48,11 @@ int cmd_train(const std::vector<std::string>& args) {
   if (vm.count("batch")) {
     cfg.train.batch_size = vm["batch"].as<int>();
     if (cfg.train.batch_size < 1) throw Error("--batch must be >= 1");
+  }
+  if (vm.count("engine")) {
+    cfg.train.engine = vm["engine"].as<std::string>();
+    if (cfg.train.engine != "libtorch" && cfg.train.engine != "blas")
+      throw po::error("--engine must be libtorch or blas, not '" + cfg.train.engine + "'");
   }
   train::apply_threads(train::default_threads());
 

@@ -56,6 +56,24 @@ void BM_TrainStep(benchmark::State& state) {
 }
 BENCHMARK(BM_TrainStep)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The same step on the blas engine (train.engine: blas, model/blas_transformer.h).
+void BM_TrainStepBlas(benchmark::State& state) {
+  train::apply_threads(train::default_threads());
+  const int batch = static_cast<int>(state.range(0));
+  train::TrainOptions o;
+  o.progress = false;
+  o.log_metrics = false;
+  auto cfg = default_run(batch);
+  cfg.train.engine = "blas";
+  train::Trainer trainer(cfg, o);
+  int64_t step = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(trainer.train_step(step++));
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(train_step_flops(batch) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  state.counters["seq/s"] = benchmark::Counter(static_cast<double>(batch) * state.iterations(), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_TrainStepBlas)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // K models at once (stacked weights, batched matmuls) against the same K models stepped one
 // after another: one iteration = one step of all K, so the time ratio is the ensemble's gain.
 std::vector<train::RunConfig> k_seeds(int64_t k, int batch) {
@@ -138,6 +156,37 @@ void BM_Evaluate(benchmark::State& state) {
   state.counters["seq/s"] = benchmark::Counter(10000.0 * state.iterations(), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Evaluate)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Evaluation as it was before the blas engine: libtorch's forward_last, no autograd, chunks of
+// 512, argmax and summed cross-entropy (the ratio to BM_Evaluate is the engine's gain).
+void BM_EvaluateLibtorch(benchmark::State& state) {
+  train::apply_threads(train::default_threads());
+  auto cfg = default_run(512);
+  model::Transformer model(cfg.model);
+  model.init(0);
+  task::Sampler sampler(cfg.task);
+  const auto set = task::make_eval_set(sampler, "test_2", 10000, 1);
+  torch::NoGradGuard no_grad;
+  for (auto _ : state) {
+    int64_t correct = 0;
+    double loss = 0.0;
+    for (size_t start = 0; start < set.examples.size(); start += train::kEvalBatch) {
+      const auto end = std::min(set.examples.size(), start + train::kEvalBatch);
+      const std::vector<task::Example> chunk(set.examples.begin() + static_cast<std::ptrdiff_t>(start),
+                                             set.examples.begin() + static_cast<std::ptrdiff_t>(end));
+      auto logits = model.forward_last(train::tokens_tensor(chunk));
+      auto targets = train::targets_tensor(chunk);
+      correct += (logits.argmax(-1) == targets).sum().item<int64_t>();
+      loss += torch::nn::functional::cross_entropy(logits, targets,
+                                                   torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+                  .item<double>();
+    }
+    benchmark::DoNotOptimize(correct);
+    benchmark::DoNotOptimize(loss);
+  }
+  state.counters["seq/s"] = benchmark::Counter(10000.0 * state.iterations(), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_EvaluateLibtorch)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

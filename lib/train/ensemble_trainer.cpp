@@ -22,6 +22,9 @@ double now_s() {
 // Members must share what the stacked model and the shared optimizer fix: architecture and schedule.
 void check_compatible(const std::vector<RunConfig>& cfgs) {
   if (cfgs.empty()) throw Error("an ensemble needs at least one run");
+  if (cfgs[0].train.engine != "libtorch")
+    throw Error("an ensemble trains on the libtorch engine (stacked batched matmuls), not train.engine: " +
+                cfgs[0].train.engine);
   for (size_t k = 1; k < cfgs.size(); ++k) {
     if (cfgs[k].model.to_json() != cfgs[0].model.to_json())
       throw Error("ensemble member " + std::to_string(k) + " has another model config than member 0");

@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "model/blas_bridge.h"
+
 namespace cc::train {
 
 torch::Tensor tokens_tensor(const std::vector<task::Example>& examples) {
@@ -22,7 +24,8 @@ torch::Tensor targets_tensor(const std::vector<task::Example>& examples) {
 
 namespace {
 
-// Runs the training path over `examples` in chunks; calls fn(logits [b, V], targets [b], offset).
+// Runs the training path (through the blas engine on the CPU: model/blas_bridge.h) over `examples`
+// in chunks; calls fn(logits [b, V], targets [b], offset).
 template <typename Fn>
 void for_each_chunk(const model::Transformer& model, const std::vector<task::Example>& examples, int batch, Fn fn) {
   torch::NoGradGuard no_grad;
@@ -30,7 +33,7 @@ void for_each_chunk(const model::Transformer& model, const std::vector<task::Exa
     const size_t end = std::min(examples.size(), start + static_cast<size_t>(batch));
     std::vector<task::Example> chunk(examples.begin() + static_cast<std::ptrdiff_t>(start),
                                      examples.begin() + static_cast<std::ptrdiff_t>(end));
-    auto logits = model.forward_last(tokens_tensor(chunk)).to(torch::kCPU);
+    auto logits = model::fast_forward_last(model, tokens_tensor(chunk)).to(torch::kCPU);
     fn(logits, targets_tensor(chunk), start);
   }
 }

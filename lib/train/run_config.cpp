@@ -22,6 +22,7 @@ TrainConfig TrainConfig::from_yaml(ObjectReader r) {
   c.checkpoint_steps = r.integers("checkpoint_steps", c.checkpoint_steps);
   c.checkpoint_every = r.integer_in("checkpoint_every", c.checkpoint_every, 0, 1000000000);
   c.resume_every = r.integer_in("resume_every", c.resume_every, 1, 1000000000);
+  c.engine = r.one_of("engine", {"libtorch", "blas"}, c.engine);
   if (c.steps < 0) r.fail("steps", "must be >= 0");
   if (c.batch_size < 1) r.fail("batch_size", "must be >= 1");
   if (!(c.lr > 0)) r.fail("lr", "must be > 0");
@@ -45,7 +46,7 @@ bool TrainConfig::keeps_checkpoint(int64_t step) const {
 }
 
 nlohmann::json TrainConfig::to_json() const {
-  return {{"steps", steps},
+  nlohmann::json j = {{"steps", steps},
           {"batch_size", batch_size},
           {"lr", lr},
           {"weight_decay", weight_decay},
@@ -58,6 +59,9 @@ nlohmann::json TrainConfig::to_json() const {
           {"checkpoint_steps", checkpoint_steps},
           {"checkpoint_every", checkpoint_every},
           {"resume_every", resume_every}};
+  // Only when not the default: every run trained before the field existed keeps its hash.
+  if (engine != "libtorch") j["engine"] = engine;
+  return j;
 }
 
 RunConfig RunConfig::from_yaml(ObjectReader r) {

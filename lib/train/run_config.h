@@ -26,6 +26,11 @@ struct TrainConfig {
   std::vector<int64_t> checkpoint_steps;  // extra checkpoints (step 0 and the last are always kept)
   int64_t checkpoint_every = 0;     // 0: none beyond checkpoint_steps
   int64_t resume_every = 1000;      // optimizer state is saved this often, for resuming
+  // How a step is computed: "libtorch" (autograd; every committed fixture, the GPU path) or "blas"
+  // (model/blas_transformer.h: hand-written backward on direct BLAS calls, CPU only, ~2-3x faster;
+  // the same function to float rounding, so its weights differ from libtorch's in the last bits).
+  // It changes the trained weights, so it is part of the run's hash when it is not the default.
+  std::string engine = "libtorch";
 
   static TrainConfig from_yaml(ObjectReader r);
   nlohmann::json to_json() const;

@@ -3,9 +3,14 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
+#include "model/blas_bridge.h"
+#ifdef CLAIMCHECK_BLAS_ENGINE
+#include "model/blas_transformer.h"
+#endif
 #include "train/checkpoint.h"
 #include "train/metrics_log.h"
 #include "train/runtime.h"
@@ -22,6 +27,17 @@ double now_s() {
 
 }  // namespace
 
+// Engine "blas": the step runs on flat buffers (ParamLayout order); model_ and opt_ receive the
+// weights and moments only when they are read (evaluation, checkpoints, the end of run()).
+struct Trainer::BlasState {
+#ifdef CLAIMCHECK_BLAS_ENGINE
+  explicit BlasState(const model::ModelConfig& cfg) : engine(cfg) {}
+  model::BlasTransformer engine;
+#endif
+  std::vector<float> w, grad, exp_avg, exp_avg_sq, logits;
+  int64_t adam_step = 0;
+};
+
 Trainer::Trainer(RunConfig cfg, TrainOptions opts)
     : cfg_(std::move(cfg)), opts_(std::move(opts)), sampler_(cfg_.task), runtime_(runtime_info()) {
   model_ = std::make_unique<model::Transformer>(cfg_.model);
@@ -33,11 +49,15 @@ Trainer::Trainer(RunConfig cfg, TrainOptions opts)
                      .weight_decay(cfg_.train.weight_decay);
   opt_ = std::make_unique<torch::optim::AdamW>(model_->parameters(), options);
 
-  if (opts_.out_dir.empty()) return;
-  fs::create_directories(opts_.out_dir);
-  const int64_t resume = find_resume_point(opts_.out_dir, cfg_, opts_.resume);
+  if (!opts_.out_dir.empty()) resume_from(opts_.out_dir);
+  if (cfg_.train.engine == "blas") init_blas();
+}
+
+void Trainer::resume_from(const std::string& dir) {
+  fs::create_directories(dir);
+  const int64_t resume = find_resume_point(dir, cfg_, opts_.resume);
   if (resume > 0) {
-    const std::string path = checkpoint_path(opts_.out_dir, resume);
+    const std::string path = checkpoint_path(dir, resume);
     Checkpoint ck = load_checkpoint(path, opts_.device);
     std::map<std::string, torch::Tensor> values;
     for (const auto& kv : ck.model->named_parameters()) values[kv.first] = kv.second;
@@ -46,6 +66,46 @@ Trainer::Trainer(RunConfig cfg, TrainOptions opts)
     start_step_ = resume;
     wall_before_ = ck.sidecar.value("train_wall_s", 0.0);
   }
+}
+
+void Trainer::init_blas() {
+#ifdef CLAIMCHECK_BLAS_ENGINE
+  if (!opts_.device.is_cpu())
+    throw Error("train.engine: blas runs on the CPU; use engine libtorch with --device " + opts_.device.str());
+  blas_ = std::make_unique<BlasState>(cfg_.model);
+  blas_->w = model::flat_parameters(*model_);
+  const auto n = blas_->w.size();
+  blas_->grad.assign(n, 0.f);
+  blas_->exp_avg.assign(n, 0.f);
+  blas_->exp_avg_sq.assign(n, 0.f);
+  for (const auto& [name, p] : model_->named_parameters()) {  // a resumed run's moments
+    AdamMoment m;
+    if (!get_adam_state(*opt_, p, m)) continue;
+    const auto& e = blas_->engine.layout().at(name);
+    auto a = m.exp_avg.to(torch::kCPU).contiguous(), b = m.exp_avg_sq.to(torch::kCPU).contiguous();
+    std::memcpy(blas_->exp_avg.data() + e.offset, a.data_ptr<float>(), sizeof(float) * static_cast<size_t>(e.size));
+    std::memcpy(blas_->exp_avg_sq.data() + e.offset, b.data_ptr<float>(), sizeof(float) * static_cast<size_t>(e.size));
+    blas_->adam_step = m.step;
+  }
+#else
+  throw Error("train.engine: blas is not built into this claimcheck (no CBLAS found at configure time: "
+              "install libblas-dev and reconfigure)");
+#endif
+}
+
+void Trainer::sync_model() {
+#ifdef CLAIMCHECK_BLAS_ENGINE
+  if (!blas_) return;
+  model::load_flat_parameters(*model_, blas_->w.data());
+  if (blas_->adam_step == 0) return;
+  for (const auto& [name, p] : model_->named_parameters()) {
+    const auto& e = blas_->engine.layout().at(name);
+    auto view = [&](std::vector<float>& v) {
+      return torch::from_blob(v.data() + e.offset, p.sizes(), torch::kFloat32).clone();
+    };
+    set_adam_state(*opt_, p, {view(blas_->exp_avg), view(blas_->exp_avg_sq), blas_->adam_step});
+  }
+#endif
 }
 
 Trainer::~Trainer() = default;
@@ -59,11 +119,13 @@ nlohmann::json Trainer::sidecar_extra(int64_t) const {
 
 void Trainer::save(int64_t step, bool with_optimizer) {
   if (opts_.out_dir.empty()) return;
+  sync_model();
   save_checkpoint(opts_.out_dir, *model_, cfg_, step, sidecar_extra(step));
   if (with_optimizer) save_optimizer(checkpoint_path(opts_.out_dir, step), *opt_, *model_);
 }
 
 void Trainer::log_eval(int64_t step, const std::vector<task::EvalSet>& sets, double train_loss) {
+  sync_model();
   last_eval_ = evaluate(*model_, sets);
   if (!metrics_) return;
   nlohmann::json rec = {{"step", step}, {"wall_s", wall_before_ + (now_s() - wall_start_)}};
@@ -78,6 +140,19 @@ void Trainer::log_eval(int64_t step, const std::vector<task::EvalSet>& sets, dou
 
 torch::Tensor Trainer::train_step(int64_t step) {
   const auto batch = sampler_.train_batch(cfg_.seed, step, cfg_.train.batch_size);
+#ifdef CLAIMCHECK_BLAS_ENGINE
+  if (blas_) {  // the same step as below, on the blas engine
+    auto tokens = tokens_tensor(batch), targets = targets_tensor(batch);  // [B, T], [B]
+    auto& s = *blas_;
+    s.logits.resize(static_cast<size_t>(tokens.size(0) * cfg_.model.d_vocab_out));
+    s.engine.forward(s.w.data(), tokens.data_ptr<int64_t>(), tokens.size(0), tokens.size(1), s.logits.data());
+    const double loss = s.engine.backward(s.w.data(), targets.data_ptr<int64_t>(), s.grad.data());
+    const auto& tc = cfg_.train;
+    model::adamw_step({tc.lr, tc.beta1, tc.beta2, tc.eps, tc.weight_decay}, ++s.adam_step,
+                      static_cast<int64_t>(s.w.size()), s.w.data(), s.grad.data(), s.exp_avg.data(), s.exp_avg_sq.data());
+    return torch::tensor(static_cast<float>(loss));
+  }
+#endif
   auto tokens = tokens_tensor(batch).to(opts_.device);    // [B, T]
   auto targets = targets_tensor(batch).to(opts_.device);  // [B]
   auto logits = model_->forward_last(tokens);             // [B, d_vocab_out]
@@ -102,7 +177,9 @@ int64_t Trainer::run() {
   hooks.drop_resume_point = [this](int64_t step) {
     if (!opts_.out_dir.empty()) drop_resume_point(opts_.out_dir, step, cfg_);
   };
-  return run_schedule(cfg_.train, opts_, start_step_, 1, hooks);
+  const int64_t stopped = run_schedule(cfg_.train, opts_, start_step_, 1, hooks);
+  sync_model();  // model() is read after run()
+  return stopped;
 }
 
 }  // namespace cc::train

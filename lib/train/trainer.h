@@ -45,8 +45,14 @@ class Trainer {
 
   // One optimisation step on the batch of `step`; returns the loss (a 0-dim tensor).
   torch::Tensor train_step(int64_t step);
+  // Engine "blas": train_step updates flat buffers; this copies the weights and AdamW moments into
+  // model() and the optimizer. run() does it whenever they are read; call it after train_step.
+  void sync_model();
 
  private:
+  struct BlasState;  // engine "blas": flat weights, gradients and AdamW moments (trainer.cpp)
+  void resume_from(const std::string& dir);
+  void init_blas();
   void save(int64_t step, bool with_optimizer);
   void log_eval(int64_t step, const std::vector<task::EvalSet>& sets, double train_loss);
   nlohmann::json sidecar_extra(int64_t step) const;
@@ -62,6 +68,7 @@ class Trainer {
   double wall_start_ = 0.0;
   std::vector<SetResult> last_eval_;
   std::unique_ptr<MetricsLog> metrics_;
+  std::unique_ptr<BlasState> blas_;
 };
 
 }  // namespace cc::train
