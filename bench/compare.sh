@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# claimcheck's training step (Google Benchmark BM_TrainStep) against the PyTorch reference
+# claimcheck's training step (Google Benchmark BM_TrainStep: libtorch engine; BM_TrainStepBlas: blas engine) against the PyTorch reference
 # (bench/reference_step.py, Debian's python3-torch) in one run, so the ratio is a same-machine,
 # same-moment figure: batch 128 on 1 thread (1 libtorch + 1 BLAS) and batch 512 on 2 (1 + 2 BLAS
 # threads; the reference with 2 threads). Stop any training first. Prints a markdown table.
@@ -21,14 +21,18 @@ median_ms() {  # Google Benchmark JSON on stdin -> the median's real_time (ms)
 }
 echo "OpenBLAS kernel: $kernel; $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores"
 echo
-echo "| batch | threads | claimcheck (median of 3) | reference (median of 30 steps) | ratio |"
-echo "| --- | --- | --- | --- | --- |"
+echo "| batch | threads | claimcheck, libtorch engine | claimcheck, blas engine | reference (median of 30 steps) | ratio libtorch / blas |"
+echo "| --- | --- | --- | --- | --- | --- |"
+ours() {  # $1 benchmark name, $2 batch, $3 BLAS threads -> median ms
+  CLAIMCHECK_TORCH_THREADS=1 CLAIMCHECK_BLAS_THREADS=$3 "$bench" --benchmark_filter="^$1/$2/" \
+    --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_format=json 2>/dev/null | median_ms
+}
 for cfg in "128 1 1" "512 2 2"; do
   read -r batch threads blas <<< "$cfg"
-  ours=$(CLAIMCHECK_TORCH_THREADS=1 CLAIMCHECK_BLAS_THREADS=$blas "$bench" --benchmark_filter="BM_TrainStep/$batch\$" \
-           --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_format=json 2>/dev/null | median_ms)
+  lt=$(ours BM_TrainStep "$batch" "$blas")
+  fast=$(ours BM_TrainStepBlas "$batch" "$blas")
   ref=$(OPENBLAS_NUM_THREADS=$blas /usr/bin/python3 bench/reference_step.py --batch "$batch" --threads "$threads" --steps 30 |
           sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
-  ratio=$(python3 -c "print(f'{$ref / $ours:.2f}x')")
-  printf '| %s | %s | %.1f ms | %s ms | %s |\n' "$batch" "$threads" "$ours" "$ref" "$ratio"
+  ratios=$(python3 -c "print(f'{$ref / $lt:.2f}x / {$ref / $fast:.2f}x')")
+  printf '| %s | %s | %.1f ms | %.1f ms | %s ms | %s |\n' "$batch" "$threads" "$lt" "$fast" "$ref" "$ratios"
 done

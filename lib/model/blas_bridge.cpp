@@ -38,19 +38,29 @@ void load_flat_parameters(Transformer& model, const float* flat) {
   }
 }
 
-torch::Tensor fast_forward_last(const Transformer& model, const torch::Tensor& tokens) {
+FastLogits::FastLogits(const Transformer& model) : model_(model) {
+#ifdef CLAIMCHECK_BLAS_ENGINE
+  if (!model.device().is_cpu()) return;
+  engine_ = std::make_unique<BlasTransformer>(model.config());
+  w_ = flat_parameters(model);
+#endif
+}
+
+FastLogits::~FastLogits() = default;
+
+torch::Tensor FastLogits::operator()(const torch::Tensor& tokens) {
   torch::NoGradGuard no_grad;
 #ifdef CLAIMCHECK_BLAS_ENGINE
-  if (model.device().is_cpu()) {
-    BlasTransformer engine(model.config());
-    const auto w = flat_parameters(model);
+  if (engine_) {
     auto ids = tokens.to(torch::kCPU, torch::kLong).contiguous();
-    auto out = torch::empty({ids.size(0), model.config().d_vocab_out}, torch::kFloat32);
-    engine.logits(w.data(), ids.data_ptr<int64_t>(), ids.size(0), ids.size(1), out.data_ptr<float>());
+    auto out = torch::empty({ids.size(0), model_.config().d_vocab_out}, torch::kFloat32);
+    engine_->logits(w_.data(), ids.data_ptr<int64_t>(), ids.size(0), ids.size(1), out.data_ptr<float>());
     return out;
   }
 #endif
-  return model.forward_last(tokens);
+  return model_.forward_last(tokens);
 }
+
+torch::Tensor fast_forward_last(const Transformer& model, const torch::Tensor& tokens) { return FastLogits(model)(tokens); }
 
 }  // namespace cc::model

@@ -89,48 +89,83 @@ void BlasTransformer::resize(int64_t B, int64_t T) {
   if (B == B_ && T == T_) return;
   B_ = B;
   T_ = T;
+  auto size = [](std::vector<float>& v, int64_t n) { v.resize(static_cast<size_t>(n)); };
   tokens_.resize(static_cast<size_t>(B * T));
-  qkv1_.resize(static_cast<size_t>(B * T * 3 * HE_));
-  p1_.resize(static_cast<size_t>(B * H_ * T * T));
-  z1_.resize(static_cast<size_t>(B * T * HE_));
-  kv2_.resize(static_cast<size_t>(B * T * 2 * HE_));
-  r1_.resize(static_cast<size_t>(B * D_));
-  q2_.resize(static_cast<size_t>(B * HE_));
-  p2_.resize(static_cast<size_t>(B * H_ * T));
-  z2_.resize(static_cast<size_t>(B * HE_));
-  mid_.resize(static_cast<size_t>(B * D_));
-  pre_.resize(static_cast<size_t>(B * M_));
-  post_.resize(static_cast<size_t>(B * M_));
-  r2_.resize(static_cast<size_t>(B * D_));
-  logits_.resize(static_cast<size_t>(B * Vo_));
+  size(x_, B * T * D_);
+  size(qkv1_, B * T * 3 * HE_);
+  size(p1_, B * H_ * T * T);
+  size(z1_, B * T * HE_);
+  size(r1_, B * D_);
+  size(q2_, B * HE_);
+  size(a2_, B * H_ * D_);
+  size(c2_, B * H_ * HE_);
+  size(p2_, B * H_ * T);
+  size(xbar_, B * H_ * D_);
+  size(zbar_, B * H_ * HE_);
+  size(z2_, B * HE_);
+  size(mid_, B * D_);
+  size(pre_, B * M_);
+  size(post_, B * M_);
+  size(r2_, B * D_);
+  size(logits_, B * Vo_);
+  // Backward scratch: allocated once per shape, not per step (fresh large blocks cost page faults
+  // and zero-fills that were measured to exceed the arithmetic).
+  size(d_logits_, B * Vo_);
+  size(d_r2_, B * D_);
+  size(d_post_, B * M_);
+  size(d_z2_, B * HE_);
+  size(d_xbar_, B * H_ * D_);
+  size(d_zbar_, B * H_ * HE_);
+  size(d_a2_, B * H_ * D_);
+  size(d_c2_, B * H_ * HE_);
+  size(d_s_, T);
+  size(d_q2_, B * HE_);
+  size(d_r1_, B * D_);
+  size(d_x_, B * T * D_);
+  size(d_z1_, B * T * HE_);
+  size(d_qkv1_, B * T * 3 * HE_);
+  size(d_p_, T * T);
+  size(d_tab_e_, V_ * 3 * HE_);
+  size(d_tab_p_, T * 3 * HE_);
+  size(d_w_all_, D_ * 3 * HE_);
+  size(d_wq2_, D_ * HE_);
+  size(d_wokv_, HE_ * HE_);
+  size(d_wv2_, D_ * HE_);
 }
 
 void BlasTransformer::prepare(const float* w, int64_t T) {
-  const int64_t W5 = 5 * HE_;
-  w_all_.resize(static_cast<size_t>(D_ * W5));
-  w_q2_.resize(static_cast<size_t>(D_ * HE_));
+  const int64_t W3 = 3 * HE_;
+  size_t n = static_cast<size_t>(D_ * HE_);
+  w_all_.resize(3 * n);
+  w_q2_.resize(n);
+  w_v2_.resize(n);
   // [H, D, E] -> columns h*E.. of a [D, *] matrix: one matmul serves every head.
   auto place = [&](const char* name, float* dst, int64_t ld) {
     const float* src = w + layout_.at(name).offset;
     for (int64_t h = 0; h < H_; ++h)
       for (int64_t d = 0; d < D_; ++d) std::memcpy(dst + d * ld + h * E_, src + (h * D_ + d) * E_, sizeof(float) * E_);
   };
-  place("blocks.0.attn.W_Q", w_all_.data(), W5);
-  place("blocks.0.attn.W_K", w_all_.data() + HE_, W5);
-  place("blocks.0.attn.W_V", w_all_.data() + 2 * HE_, W5);
-  place("blocks.1.attn.W_K", w_all_.data() + 3 * HE_, W5);
-  place("blocks.1.attn.W_V", w_all_.data() + 4 * HE_, W5);
+  place("blocks.0.attn.W_Q", w_all_.data(), W3);
+  place("blocks.0.attn.W_K", w_all_.data() + HE_, W3);
+  place("blocks.0.attn.W_V", w_all_.data() + 2 * HE_, W3);
   place("blocks.1.attn.W_Q", w_q2_.data(), HE_);
+  place("blocks.1.attn.W_V", w_v2_.data(), HE_);
 
-  tab_e_.resize(static_cast<size_t>(V_ * W5));
-  tab_p_.resize(static_cast<size_t>(T * W5));
-  w_okv_.resize(static_cast<size_t>(HE_ * 2 * HE_));
-  gemm(false, false, V_, W5, D_, 1.f, w + layout_.at("embed.W_E").offset, D_, w_all_.data(), W5, 0.f, tab_e_.data(), W5);
-  gemm(false, false, T, W5, D_, 1.f, w + layout_.at("pos_embed.W_pos").offset, D_, w_all_.data(), W5, 0.f, tab_p_.data(), W5);
-  gemm(false, false, HE_, 2 * HE_, D_, 1.f, w + layout_.at("blocks.0.attn.W_O").offset, D_, w_all_.data() + 3 * HE_, W5, 0.f,
-       w_okv_.data(), 2 * HE_);
+  tab_e_.resize(static_cast<size_t>(V_ * W3));
+  tab_p_.resize(static_cast<size_t>(T * W3));
+  w_okv_.resize(static_cast<size_t>(HE_ * HE_));
+  gemm(false, false, V_, W3, D_, 1.f, w + layout_.at("embed.W_E").offset, D_, w_all_.data(), W3, 0.f, tab_e_.data(), W3);
+  gemm(false, false, T, W3, D_, 1.f, w + layout_.at("pos_embed.W_pos").offset, D_, w_all_.data(), W3, 0.f, tab_p_.data(), W3);
+  gemm(false, false, HE_, HE_, D_, 1.f, w + layout_.at("blocks.0.attn.W_O").offset, D_, w_v2_.data(), HE_, 0.f,
+       w_okv_.data(), HE_);
 }
 
+// Layer 2 at the last query, without its keys and values at every position. With x_t the
+// embedding (token + position) and z1_t layer 1's z, k2_t = x_t W_K + z1_t W_O1 W_K, so
+//   score_t = k2_t · q2 = x_t · a + z1_t · c,        a = W_K q2,  c = W_O1 a;
+//   z2 = Σ_t p_t v2_t = xbar W_V + zbar (W_O1 W_V),  xbar = Σ_t p_t x_t,  zbar = Σ_t p_t z1_t.
+// Per sequence that is O(T·D + D·E) instead of the O(T·HE·2HE) of materialising k2 and v2, the
+// largest term of the libtorch training path.
 void BlasTransformer::forward(const float* w, const int64_t* tokens, int64_t B, int64_t T, float* logits) {
   if (T < 1 || T > cfg_.n_ctx) throw Error("sequence length " + std::to_string(T) + " is outside [1, n_ctx]");
   for (int64_t i = 0; i < B * T; ++i)
@@ -138,59 +173,67 @@ void BlasTransformer::forward(const float* w, const int64_t* tokens, int64_t B, 
   resize(B, T);
   prepare(w, T);
   std::memcpy(tokens_.data(), tokens, sizeof(int64_t) * static_cast<size_t>(B * T));
-  const int64_t W5 = 5 * HE_, HE3 = 3 * HE_, HE2 = 2 * HE_;
+  const int64_t W3 = 3 * HE_, HD = H_ * D_, HHE = H_ * HE_;
+  const int iT = static_cast<int>(T), iD = static_cast<int>(D_), iHE = static_cast<int>(HE_);
   const float scale = 1.f / std::sqrt(static_cast<float>(E_));
+  const float* W_E = w + layout_.at("embed.W_E").offset;
+  const float* W_pos = w + layout_.at("pos_embed.W_pos").offset;
+  const float* W_O1 = w + layout_.at("blocks.0.attn.W_O").offset;
+  const float* W_K2 = w + layout_.at("blocks.1.attn.W_K").offset;
 
-  // Gather q1, k1, v1 and the x-part of k2, v2 from the tables: row (token, position).
+  // x = W_E[token] + W_pos[t]; layer-1 q, k, v gathered from the tables: row (token, position).
   for (int64_t b = 0; b < B; ++b)
     for (int64_t t = 0; t < T; ++t) {
-      const float* e = tab_e_.data() + tokens[b * T + t] * W5;
-      const float* p = tab_p_.data() + t * W5;
-      float* qkv = qkv1_.data() + (b * T + t) * HE3;
-      float* kv = kv2_.data() + (b * T + t) * HE2;
-      for (int64_t i = 0; i < HE3; ++i) qkv[i] = e[i] + p[i];
-      for (int64_t i = 0; i < HE2; ++i) kv[i] = e[HE3 + i] + p[HE3 + i];
+      const int64_t tok = tokens[b * T + t];
+      float* x = x_.data() + (b * T + t) * D_;
+      for (int64_t d = 0; d < D_; ++d) x[d] = W_E[tok * D_ + d] + W_pos[t * D_ + d];
+      const float* e = tab_e_.data() + tok * W3;
+      const float* p = tab_p_.data() + t * W3;
+      float* qkv = qkv1_.data() + (b * T + t) * W3;
+      for (int64_t i = 0; i < W3; ++i) qkv[i] = e[i] + p[i];
     }
 
   // Layer-1 causal attention, per sequence and head: P = softmax(mask(q k^T / sqrt(E))), z1 = P v.
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H_; ++h) {
-      const float* q = qkv1_.data() + b * T * HE3 + h * E_;
+      const float* q = qkv1_.data() + b * T * W3 + h * E_;
       float* P = p1_.data() + (b * H_ + h) * T * T;
-      gemm(false, true, T, T, E_, scale, q, HE3, q + HE_, HE3, 0.f, P, T);
+      gemm(false, true, T, T, E_, scale, q, W3, q + HE_, W3, 0.f, P, T);
       for (int64_t t = 0; t < T; ++t) {
         std::fill(P + t * T + t + 1, P + (t + 1) * T, 0.f);
         softmax(P + t * T, t + 1);
       }
-      gemm(false, false, T, E_, T, 1.f, P, T, q + 2 * HE_, HE3, 0.f, z1_.data() + b * T * HE_ + h * E_, HE_);
+      gemm(false, false, T, E_, T, 1.f, P, T, q + 2 * HE_, W3, 0.f, z1_.data() + b * T * HE_ + h * E_, HE_);
     }
 
-  // Layer-2 keys and values at every position: x-part (gathered above) + z1 · W_O1 · (W_K2 | W_V2).
-  gemm(false, false, B * T, HE2, HE_, 1.f, z1_.data(), HE_, w_okv_.data(), HE2, 1.f, kv2_.data(), HE2);
-
-  // The residual stream at the last position: x + z1 · W_O1.
-  const float* W_E = w + layout_.at("embed.W_E").offset;
-  const float* W_pos_last = w + layout_.at("pos_embed.W_pos").offset + (T - 1) * D_;
-  for (int64_t b = 0; b < B; ++b) {
-    const float* e = W_E + tokens[b * T + T - 1] * D_;
-    for (int64_t d = 0; d < D_; ++d) r1_[b * D_ + d] = e[d] + W_pos_last[d];
-  }
-  gemm(false, false, B, D_, HE_, 1.f, z1_.data() + (T - 1) * HE_, T * HE_, w + layout_.at("blocks.0.attn.W_O").offset, D_,
-       1.f, r1_.data(), D_);
-
-  // Layer-2 attention, last query only.
+  // The residual stream at the last position, r1 = x + z1 W_O1, and the layer-2 query.
+  for (int64_t b = 0; b < B; ++b) std::memcpy(r1_.data() + b * D_, x_.data() + (b * T + T - 1) * D_, sizeof(float) * D_);
+  gemm(false, false, B, D_, HE_, 1.f, z1_.data() + (T - 1) * HE_, T * HE_, W_O1, D_, 1.f, r1_.data(), D_);
   gemm(false, false, B, HE_, D_, 1.f, r1_.data(), D_, w_q2_.data(), HE_, 0.f, q2_.data(), HE_);
+
+  // Layer-2 attention of the last query (see above): a = W_K q2, c = W_O1 a, per head.
+  for (int64_t h = 0; h < H_; ++h) {
+    gemm(false, true, B, D_, E_, 1.f, q2_.data() + h * E_, HE_, W_K2 + h * D_ * E_, E_, 0.f, a2_.data() + h * D_, HD);
+    gemm(false, true, B, HE_, D_, 1.f, a2_.data() + h * D_, HD, W_O1, D_, 0.f, c2_.data() + h * HE_, HHE);
+  }
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H_; ++h) {
-      const float* k = kv2_.data() + b * T * HE2 + h * E_;
-      const float* q = q2_.data() + b * HE_ + h * E_;
-      float* p = p2_.data() + (b * H_ + h) * T;
-      cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(T), static_cast<int>(E_), scale, k, static_cast<int>(HE2), q, 1,
-                  0.f, p, 1);
+      const float* X = x_.data() + b * T * D_;
+      const float* Z = z1_.data() + b * T * HE_;
+      const int64_t bh = b * H_ + h;
+      float* p = p2_.data() + bh * T;
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, iT, iD, scale, X, iD, a2_.data() + bh * D_, 1, 0.f, p, 1);
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, iT, iHE, scale, Z, iHE, c2_.data() + bh * HE_, 1, 1.f, p, 1);
       softmax(p, T);
-      cblas_sgemv(CblasRowMajor, CblasTrans, static_cast<int>(T), static_cast<int>(E_), 1.f, k + HE_, static_cast<int>(HE2), p,
-                  1, 0.f, z2_.data() + b * HE_ + h * E_, 1);
+      cblas_sgemv(CblasRowMajor, CblasTrans, iT, iD, 1.f, X, iD, p, 1, 0.f, xbar_.data() + bh * D_, 1);
+      cblas_sgemv(CblasRowMajor, CblasTrans, iT, iHE, 1.f, Z, iHE, p, 1, 0.f, zbar_.data() + bh * HE_, 1);
     }
+  const float* W_V2 = w + layout_.at("blocks.1.attn.W_V").offset;
+  for (int64_t h = 0; h < H_; ++h) {  // z2 = xbar W_V + zbar W_O1 W_V
+    gemm(false, false, B, E_, D_, 1.f, xbar_.data() + h * D_, HD, W_V2 + h * D_ * E_, E_, 0.f, z2_.data() + h * E_, HE_);
+    gemm(false, false, B, E_, HE_, 1.f, zbar_.data() + h * HE_, HHE, w_okv_.data() + h * E_, HE_, 1.f, z2_.data() + h * E_,
+         HE_);
+  }
   std::memcpy(mid_.data(), r1_.data(), sizeof(float) * static_cast<size_t>(B * D_));
   gemm(false, false, B, D_, HE_, 1.f, z2_.data(), HE_, w + layout_.at("blocks.1.attn.W_O").offset, D_, 1.f, mid_.data(), D_);
 
@@ -208,14 +251,19 @@ void BlasTransformer::forward(const float* w, const int64_t* tokens, int64_t B, 
 }
 
 double BlasTransformer::backward(const float* w, const int64_t* targets, float* grad) {
-  const int64_t B = B_, T = T_, W5 = 5 * HE_, HE3 = 3 * HE_, HE2 = 2 * HE_;
+  const int64_t B = B_, T = T_, W3 = 3 * HE_, HD = H_ * D_, HHE = H_ * HE_;
   if (B == 0) throw Error("BlasTransformer::backward before forward");
+  const int iT = static_cast<int>(T), iD = static_cast<int>(D_), iHE = static_cast<int>(HE_);
   const float scale = 1.f / std::sqrt(static_cast<float>(E_));
   auto off = [&](const char* name) { return layout_.at(name).offset; };
-  std::fill(grad, grad + layout_.total, 0.f);
+  const float* W_O1 = w + off("blocks.0.attn.W_O");
+  const float* W_K2 = w + off("blocks.1.attn.W_K");
+  const float* W_V2 = w + off("blocks.1.attn.W_V");
+  std::fill(grad, grad + layout_.total, 0.f);  // every gemm below accumulates into grad (beta = 1)
 
   // Cross-entropy, mean over the batch: dlogits = (softmax − onehot) / B.
-  std::vector<float> dlogits(logits_);
+  std::vector<float>& dlogits = d_logits_;
+  dlogits.assign(logits_.begin(), logits_.end());
   double loss = 0.0;
   for (int64_t b = 0; b < B; ++b) {
     float* row = dlogits.data() + b * Vo_;
@@ -232,10 +280,10 @@ double BlasTransformer::backward(const float* w, const int64_t* targets, float* 
   loss /= static_cast<double>(B);
 
   // Unembedding and MLP: r2 = mid + act(mid W_in) W_out, logits = r2 W_U.
-  std::vector<float> dr2(static_cast<size_t>(B * D_)), dpost(static_cast<size_t>(B * M_));
-  gemm(true, false, D_, Vo_, B, 1.f, r2_.data(), D_, dlogits.data(), Vo_, 0.f, grad + off("unembed.W_U"), Vo_);
+  std::vector<float>&dr2 = d_r2_, &dpost = d_post_;
+  gemm(true, false, D_, Vo_, B, 1.f, r2_.data(), D_, dlogits.data(), Vo_, 1.f, grad + off("unembed.W_U"), Vo_);
   gemm(false, true, B, D_, Vo_, 1.f, dlogits.data(), Vo_, w + off("unembed.W_U"), Vo_, 0.f, dr2.data(), D_);
-  gemm(true, false, M_, D_, B, 1.f, post_.data(), M_, dr2.data(), D_, 0.f, grad + off("blocks.1.mlp.W_out"), D_);
+  gemm(true, false, M_, D_, B, 1.f, post_.data(), M_, dr2.data(), D_, 1.f, grad + off("blocks.1.mlp.W_out"), D_);
   gemm(false, true, B, M_, D_, 1.f, dr2.data(), D_, w + off("blocks.1.mlp.W_out"), D_, 0.f, dpost.data(), M_);
   const bool gelu = cfg_.activation == "gelu";
   for (int64_t i = 0; i < B * M_; ++i) {  // dpre, in place
@@ -244,99 +292,123 @@ double BlasTransformer::backward(const float* w, const int64_t* targets, float* 
                      : (x > 0.f ? 1.f : 0.f);
   }
   std::vector<float>& dmid = dr2;  // the residual passes dr2 through; the MLP adds its part
-  gemm(true, false, D_, M_, B, 1.f, mid_.data(), D_, dpost.data(), M_, 0.f, grad + off("blocks.1.mlp.W_in"), M_);
+  gemm(true, false, D_, M_, B, 1.f, mid_.data(), D_, dpost.data(), M_, 1.f, grad + off("blocks.1.mlp.W_in"), M_);
   gemm(false, true, B, D_, M_, 1.f, dpost.data(), M_, w + off("blocks.1.mlp.W_in"), M_, 1.f, dmid.data(), D_);
 
-  // Layer-2 attention: mid = r1 + z2 W_O2.
-  std::vector<float> dz2(static_cast<size_t>(B * HE_)), dq2(static_cast<size_t>(B * HE_));
-  std::vector<float> dkv2(static_cast<size_t>(B * T * HE2), 0.f), ds(static_cast<size_t>(T));
-  gemm(true, false, HE_, D_, B, 1.f, z2_.data(), HE_, dmid.data(), D_, 0.f, grad + off("blocks.1.attn.W_O"), D_);
+  // mid = r1 + z2 W_O2.
+  std::vector<float>& dz2 = d_z2_;
+  gemm(true, false, HE_, D_, B, 1.f, z2_.data(), HE_, dmid.data(), D_, 1.f, grad + off("blocks.1.attn.W_O"), D_);
   gemm(false, true, B, HE_, D_, 1.f, dmid.data(), D_, w + off("blocks.1.attn.W_O"), D_, 0.f, dz2.data(), HE_);
+
+  // z2 = xbar W_V + zbar W_okv (W_okv = W_O1 W_V), per head.
+  std::vector<float>&dxbar = d_xbar_, &dzbar = d_zbar_, &dwokv = d_wokv_;
+  float* dWV2 = grad + off("blocks.1.attn.W_V");
+  std::fill(dwokv.begin(), dwokv.end(), 0.f);
+  for (int64_t h = 0; h < H_; ++h) {
+    const float* dz = dz2.data() + h * E_;
+    gemm(true, false, D_, E_, B, 1.f, xbar_.data() + h * D_, HD, dz, HE_, 1.f, dWV2 + h * D_ * E_, E_);
+    gemm(true, false, HE_, E_, B, 1.f, zbar_.data() + h * HE_, HHE, dz, HE_, 0.f, dwokv.data() + h * E_, HE_);
+    gemm(false, true, B, D_, E_, 1.f, dz, HE_, W_V2 + h * D_ * E_, E_, 0.f, dxbar.data() + h * D_, HD);
+    gemm(false, true, B, HE_, E_, 1.f, dz, HE_, w_okv_.data() + h * E_, HE_, 0.f, dzbar.data() + h * HE_, HHE);
+  }
+
+  // The attention of the last query, per sequence and head: scores x·a + z1·c, pattern p, and the
+  // weighted sums xbar, zbar. dx and dz1 collect the gradient of every position's x and z1.
+  std::vector<float>&dx = d_x_, &dz1 = d_z1_, &da = d_a2_, &dc = d_c2_, &ds = d_s_;
+  std::fill(dx.begin(), dx.end(), 0.f);
+  std::fill(dz1.begin(), dz1.end(), 0.f);
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H_; ++h) {
-      const float* k = kv2_.data() + b * T * HE2 + h * E_;
-      const float* q = q2_.data() + b * HE_ + h * E_;
-      const float* p = p2_.data() + (b * H_ + h) * T;
-      const float* dz = dz2.data() + b * HE_ + h * E_;
-      float* dk = dkv2.data() + b * T * HE2 + h * E_;
-      const int iT = static_cast<int>(T), iE = static_cast<int>(E_), ld = static_cast<int>(HE2);
-      cblas_sgemv(CblasRowMajor, CblasNoTrans, iT, iE, 1.f, k + HE_, ld, dz, 1, 0.f, ds.data(), 1);  // dp = v dz
-      cblas_sger(CblasRowMajor, iT, iE, 1.f, p, 1, dz, 1, dk + HE_, ld);                             // dv = p ⊗ dz
-      softmax_backward(p, ds.data(), T);                                                             // ds
-      cblas_sgemv(CblasRowMajor, CblasTrans, iT, iE, scale, k, ld, ds.data(), 1, 0.f, dq2.data() + b * HE_ + h * E_, 1);
-      cblas_sger(CblasRowMajor, iT, iE, scale, ds.data(), 1, q, 1, dk, ld);  // dk = ds ⊗ q / sqrt(E)
+      const float* X = x_.data() + b * T * D_;
+      const float* Z = z1_.data() + b * T * HE_;
+      float* dX = dx.data() + b * T * D_;
+      float* dZ = dz1.data() + b * T * HE_;
+      const int64_t bh = b * H_ + h;
+      const float* p = p2_.data() + bh * T;
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, iT, iD, 1.f, X, iD, dxbar.data() + bh * D_, 1, 0.f, ds.data(), 1);
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, iT, iHE, 1.f, Z, iHE, dzbar.data() + bh * HE_, 1, 1.f, ds.data(), 1);
+      cblas_sger(CblasRowMajor, iT, iD, 1.f, p, 1, dxbar.data() + bh * D_, 1, dX, iD);
+      cblas_sger(CblasRowMajor, iT, iHE, 1.f, p, 1, dzbar.data() + bh * HE_, 1, dZ, iHE);
+      softmax_backward(p, ds.data(), T);
+      cblas_sgemv(CblasRowMajor, CblasTrans, iT, iD, scale, X, iD, ds.data(), 1, 0.f, da.data() + bh * D_, 1);
+      cblas_sgemv(CblasRowMajor, CblasTrans, iT, iHE, scale, Z, iHE, ds.data(), 1, 0.f, dc.data() + bh * HE_, 1);
+      cblas_sger(CblasRowMajor, iT, iD, scale, ds.data(), 1, a2_.data() + bh * D_, 1, dX, iD);
+      cblas_sger(CblasRowMajor, iT, iHE, scale, ds.data(), 1, c2_.data() + bh * HE_, 1, dZ, iHE);
     }
 
-  // q2 = r1 W_Q2; r1 = x_last + z1[:, T-1] W_O1. dr1 = dmid + dq2 W_Q2^T.
-  std::vector<float> dwq2(static_cast<size_t>(D_ * HE_)), dr1(dmid);
+  // c = W_O1 a, a = W_K q2 (per head); W_okv = W_O1 W_V.
+  float* dWO1 = grad + off("blocks.0.attn.W_O");
+  std::vector<float>& dq2 = d_q2_;
+  for (int64_t h = 0; h < H_; ++h) {
+    gemm(true, false, HE_, D_, B, 1.f, dc.data() + h * HE_, HHE, a2_.data() + h * D_, HD, 1.f, dWO1, D_);
+    gemm(false, false, B, D_, HE_, 1.f, dc.data() + h * HE_, HHE, W_O1, D_, 1.f, da.data() + h * D_, HD);
+    gemm(true, false, D_, E_, B, 1.f, da.data() + h * D_, HD, q2_.data() + h * E_, HE_, 1.f,
+         grad + off("blocks.1.attn.W_K") + h * D_ * E_, E_);
+    gemm(false, false, B, E_, D_, 1.f, da.data() + h * D_, HD, W_K2 + h * D_ * E_, E_, 0.f, dq2.data() + h * E_, HE_);
+  }
+  gemm(false, true, HE_, D_, HE_, 1.f, dwokv.data(), HE_, w_v2_.data(), HE_, 1.f, dWO1, D_);
+  gemm(true, false, D_, HE_, HE_, 1.f, W_O1, D_, dwokv.data(), HE_, 0.f, d_wv2_.data(), HE_);
+
+  // q2 = r1 W_Q2; r1 = x[T-1] + z1[T-1] W_O1. dr1 = dmid + dq2 W_Q2^T.
+  std::vector<float>&dwq2 = d_wq2_, &dr1 = d_r1_;
+  dr1.assign(dmid.begin(), dmid.end());
   gemm(true, false, D_, HE_, B, 1.f, r1_.data(), D_, dq2.data(), HE_, 0.f, dwq2.data(), HE_);
   gemm(false, true, B, D_, HE_, 1.f, dq2.data(), HE_, w_q2_.data(), HE_, 1.f, dr1.data(), D_);
-  float* dWO1 = grad + off("blocks.0.attn.W_O");
-  std::vector<float> dz1(static_cast<size_t>(B * T * HE_));
-  gemm(true, false, HE_, D_, B, 1.f, z1_.data() + (T - 1) * HE_, T * HE_, dr1.data(), D_, 0.f, dWO1, D_);
-
-  // kv2 = x-part + z1 W_okv, W_okv = W_O1 (W_K2 | W_V2).
-  std::vector<float> dwokv(static_cast<size_t>(HE_ * HE2));
-  gemm(true, false, HE_, HE2, B * T, 1.f, z1_.data(), HE_, dkv2.data(), HE2, 0.f, dwokv.data(), HE2);
-  gemm(false, true, B * T, HE_, HE2, 1.f, dkv2.data(), HE2, w_okv_.data(), HE2, 0.f, dz1.data(), HE_);
-  gemm(false, true, B, HE_, D_, 1.f, dr1.data(), D_, w + off("blocks.0.attn.W_O"), D_, 1.f, dz1.data() + (T - 1) * HE_,
-       T * HE_);
-  gemm(false, true, HE_, D_, HE2, 1.f, dwokv.data(), HE2, w_all_.data() + 3 * HE_, W5, 1.f, dWO1, D_);
+  gemm(true, false, HE_, D_, B, 1.f, z1_.data() + (T - 1) * HE_, T * HE_, dr1.data(), D_, 1.f, dWO1, D_);
+  gemm(false, true, B, HE_, D_, 1.f, dr1.data(), D_, W_O1, D_, 1.f, dz1.data() + (T - 1) * HE_, T * HE_);
+  for (int64_t b = 0; b < B; ++b) {
+    float* dX = dx.data() + (b * T + T - 1) * D_;
+    for (int64_t d = 0; d < D_; ++d) dX[d] += dr1[b * D_ + d];
+  }
 
   // Layer-1 attention backward, per sequence and head -> dqkv1.
-  std::vector<float> dqkv1(static_cast<size_t>(B * T * HE3)), dP(static_cast<size_t>(T * T));
+  std::vector<float>&dqkv1 = d_qkv1_, &dP = d_p_;
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H_; ++h) {
-      const float* q = qkv1_.data() + b * T * HE3 + h * E_;
+      const float* q = qkv1_.data() + b * T * W3 + h * E_;
       const float* P = p1_.data() + (b * H_ + h) * T * T;
       const float* dz = dz1.data() + b * T * HE_ + h * E_;
-      float* dq = dqkv1.data() + b * T * HE3 + h * E_;
-      gemm(false, true, T, T, E_, 1.f, dz, HE_, q + 2 * HE_, HE3, 0.f, dP.data(), T);       // dP = dz v^T
-      gemm(true, false, T, E_, T, 1.f, P, T, dz, HE_, 0.f, dq + 2 * HE_, HE3);              // dv = P^T dz
+      float* dq = dqkv1.data() + b * T * W3 + h * E_;
+      gemm(false, true, T, T, E_, 1.f, dz, HE_, q + 2 * HE_, W3, 0.f, dP.data(), T);  // dP = dz v^T
+      gemm(true, false, T, E_, T, 1.f, P, T, dz, HE_, 0.f, dq + 2 * HE_, W3);         // dv = P^T dz
       for (int64_t t = 0; t < T; ++t) {
         softmax_backward(P + t * T, dP.data() + t * T, t + 1);
         std::fill(dP.data() + t * T + t + 1, dP.data() + (t + 1) * T, 0.f);  // masked scores get no gradient
       }
-      gemm(false, false, T, E_, T, scale, dP.data(), T, q + HE_, HE3, 0.f, dq, HE3);      // dq = dS k / sqrt(E)
-      gemm(true, false, T, E_, T, scale, dP.data(), T, q, HE3, 0.f, dq + HE_, HE3);       // dk = dS^T q / sqrt(E)
+      gemm(false, false, T, E_, T, scale, dP.data(), T, q + HE_, W3, 0.f, dq, W3);  // dq = dS k / sqrt(E)
+      gemm(true, false, T, E_, T, scale, dP.data(), T, q, W3, 0.f, dq + HE_, W3);   // dk = dS^T q / sqrt(E)
     }
 
-  // The gathers: every row (token, position) sends its gradient to both tables.
-  std::vector<float> dtab_e(static_cast<size_t>(V_ * W5), 0.f), dtab_p(static_cast<size_t>(T * W5), 0.f);
+  // The gathers: every (token, position) sends its q1/k1/v1 gradient to both tables, and its x
+  // gradient to W_E and W_pos directly.
+  std::vector<float>&dtab_e = d_tab_e_, &dtab_p = d_tab_p_;
+  std::fill(dtab_e.begin(), dtab_e.end(), 0.f);
+  std::fill(dtab_p.begin(), dtab_p.end(), 0.f);
+  float* dWE = grad + off("embed.W_E");
+  float* dWpos = grad + off("pos_embed.W_pos");
   for (int64_t b = 0; b < B; ++b)
     for (int64_t t = 0; t < T; ++t) {
-      float* de = dtab_e.data() + tokens_[b * T + t] * W5;
-      float* dp = dtab_p.data() + t * W5;
-      const float* dqkv = dqkv1.data() + (b * T + t) * HE3;
-      const float* dkv = dkv2.data() + (b * T + t) * HE2;
-      for (int64_t i = 0; i < HE3; ++i) {
+      const int64_t tok = tokens_[b * T + t];
+      float* de = dtab_e.data() + tok * W3;
+      float* dp = dtab_p.data() + t * W3;
+      const float* dqkv = dqkv1.data() + (b * T + t) * W3;
+      for (int64_t i = 0; i < W3; ++i) {
         de[i] += dqkv[i];
         dp[i] += dqkv[i];
       }
-      for (int64_t i = 0; i < HE2; ++i) {
-        de[HE3 + i] += dkv[i];
-        dp[HE3 + i] += dkv[i];
+      const float* dX = dx.data() + (b * T + t) * D_;
+      for (int64_t d = 0; d < D_; ++d) {
+        dWE[tok * D_ + d] += dX[d];
+        dWpos[t * D_ + d] += dX[d];
       }
     }
-  // tab_e = W_E w_all, tab_p = W_pos[:T] w_all, W_okv = W_O1 (W_K2 | W_V2); r1 also reads
-  // W_E[token at T-1] + W_pos[T-1].
-  std::vector<float> dw_all(static_cast<size_t>(D_ * W5));
-  const float* W_E = w + off("embed.W_E");
-  const float* W_pos = w + off("pos_embed.W_pos");
-  gemm(true, false, D_, W5, V_, 1.f, W_E, D_, dtab_e.data(), W5, 0.f, dw_all.data(), W5);
-  gemm(true, false, D_, W5, T, 1.f, W_pos, D_, dtab_p.data(), W5, 1.f, dw_all.data(), W5);
-  gemm(true, false, D_, HE2, HE_, 1.f, w + off("blocks.0.attn.W_O"), D_, dwokv.data(), HE2, 1.f, dw_all.data() + 3 * HE_, W5);
-  float* dWE = grad + off("embed.W_E");
-  float* dWpos = grad + off("pos_embed.W_pos");
-  gemm(false, true, V_, D_, W5, 1.f, dtab_e.data(), W5, w_all_.data(), W5, 0.f, dWE, D_);
-  gemm(false, true, T, D_, W5, 1.f, dtab_p.data(), W5, w_all_.data(), W5, 0.f, dWpos, D_);
-  for (int64_t b = 0; b < B; ++b) {
-    float* de = dWE + tokens_[b * T + T - 1] * D_;
-    for (int64_t d = 0; d < D_; ++d) {
-      de[d] += dr1[b * D_ + d];
-      dWpos[(T - 1) * D_ + d] += dr1[b * D_ + d];
-    }
-  }
+  // tab_e = W_E w_all, tab_p = W_pos[:T] w_all.
+  std::vector<float>& dw_all = d_w_all_;
+  gemm(true, false, D_, W3, V_, 1.f, w + off("embed.W_E"), D_, dtab_e.data(), W3, 0.f, dw_all.data(), W3);
+  gemm(true, false, D_, W3, T, 1.f, w + off("pos_embed.W_pos"), D_, dtab_p.data(), W3, 1.f, dw_all.data(), W3);
+  gemm(false, true, V_, D_, W3, 1.f, dtab_e.data(), W3, w_all_.data(), W3, 1.f, dWE, D_);
+  gemm(false, true, T, D_, W3, 1.f, dtab_p.data(), W3, w_all_.data(), W3, 1.f, dWpos, D_);
+
   // Back from [D, heads side by side] to [H, D, E].
   auto unplace = [&](const char* name, const float* src, int64_t ld) {
     float* dst = grad + off(name);
@@ -347,12 +419,11 @@ double BlasTransformer::backward(const float* w, const int64_t* targets, float* 
         for (int64_t e = 0; e < E_; ++e) row[e] += s[e];
       }
   };
-  unplace("blocks.0.attn.W_Q", dw_all.data(), W5);
-  unplace("blocks.0.attn.W_K", dw_all.data() + HE_, W5);
-  unplace("blocks.0.attn.W_V", dw_all.data() + 2 * HE_, W5);
-  unplace("blocks.1.attn.W_K", dw_all.data() + 3 * HE_, W5);
-  unplace("blocks.1.attn.W_V", dw_all.data() + 4 * HE_, W5);
+  unplace("blocks.0.attn.W_Q", dw_all.data(), W3);
+  unplace("blocks.0.attn.W_K", dw_all.data() + HE_, W3);
+  unplace("blocks.0.attn.W_V", dw_all.data() + 2 * HE_, W3);
   unplace("blocks.1.attn.W_Q", dwq2.data(), HE_);
+  unplace("blocks.1.attn.W_V", d_wv2_.data(), HE_);
   return loss;
 }
 

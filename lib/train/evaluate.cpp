@@ -29,11 +29,12 @@ namespace {
 template <typename Fn>
 void for_each_chunk(const model::Transformer& model, const std::vector<task::Example>& examples, int batch, Fn fn) {
   torch::NoGradGuard no_grad;
+  model::FastLogits logits_of(model);
   for (size_t start = 0; start < examples.size(); start += static_cast<size_t>(batch)) {
     const size_t end = std::min(examples.size(), start + static_cast<size_t>(batch));
     std::vector<task::Example> chunk(examples.begin() + static_cast<std::ptrdiff_t>(start),
                                      examples.begin() + static_cast<std::ptrdiff_t>(end));
-    auto logits = model::fast_forward_last(model, tokens_tensor(chunk)).to(torch::kCPU);
+    auto logits = logits_of(tokens_tensor(chunk)).to(torch::kCPU);
     fn(logits, targets_tensor(chunk), start);
   }
 }
