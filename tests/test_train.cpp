@@ -88,7 +88,7 @@ TEST(Train, RefusesToMixRunsInOneDirectory) {
 
 TEST(Train, ThreeHundredStepsLiftZeroVarAccuracyWellAboveChance) {
   // 0-var only, so the test measures learning of modular addition, the paper's first phase.
-  auto cfg = tiny_run(200);
+  auto cfg = tiny_run(300);
   cfg.task.weight_1var = 0;
   cfg.task.ratio_2var_to_0var = 0;
   cfg.train.batch_size = 256;

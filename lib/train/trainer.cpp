@@ -100,10 +100,9 @@ void Trainer::sync_model() {
   if (blas_->adam_step == 0) return;
   for (const auto& [name, p] : model_->named_parameters()) {
     const auto& e = blas_->engine.layout().at(name);
-    auto view = [&](std::vector<float>& v) {
-      return torch::from_blob(v.data() + e.offset, p.sizes(), torch::kFloat32).clone();
-    };
-    set_adam_state(*opt_, p, {view(blas_->exp_avg), view(blas_->exp_avg_sq), blas_->adam_step});
+    auto m = torch::from_blob(blas_->exp_avg.data() + e.offset, p.sizes(), torch::kFloat32).clone();
+    auto v = torch::from_blob(blas_->exp_avg_sq.data() + e.offset, p.sizes(), torch::kFloat32).clone();
+    set_adam_state(*opt_, p, {m, v, blas_->adam_step});
   }
 #endif
 }
