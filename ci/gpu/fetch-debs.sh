@@ -2,12 +2,13 @@
 # For a GPU machine without access to a package mirror: run this on a machine that has one; it
 # downloads the -dev packages a bare CUDA machine lacks into .gpu-debs/ (git-ignored). Copy that
 # folder to the GPU machine next to the checkout; ci/gpu/bench.sh unpacks it there. A GPU runner
-# with apt access does not need it (bench.sh installs what is missing).
+# with apt access does not need it (bench.sh installs what is missing). It carries no CBLAS on
+# purpose: Debian's libblas3 is the reference BLAS, and a CUDA machine has no OpenBLAS to route it
+# to, so the blas engine (a CPU path) is not built there and CPU evaluation uses libtorch's own BLAS.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .gpu-debs
 cd .gpu-debs
 apt-get download libyaml-cpp-dev libyaml-cpp0.7 libboost-program-options-dev libboost-program-options1.74-dev \
-  libboost-program-options1.74.0 libboost1.74-dev nlohmann-json3-dev libgtest-dev googletest libssl-dev libssl3 \
-  libblas-dev libblas3
+  libboost-program-options1.74.0 libboost1.74-dev nlohmann-json3-dev libgtest-dev googletest libssl-dev libssl3
 ls -la
