@@ -41,37 +41,37 @@ void BM_Sgemm(benchmark::State& state) {  // the ceiling: a large square sgemm o
 }
 BENCHMARK(BM_Sgemm)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-void BM_TrainStep(benchmark::State& state) {
-  train::apply_threads(train::default_threads());
-  const int batch = static_cast<int>(state.range(0));
-  train::TrainOptions o;
-  o.progress = false;
-  o.log_metrics = false;
-  train::Trainer trainer(default_run(batch), o);
-  int64_t step = 0;
-  for (auto _ : state) benchmark::DoNotOptimize(trainer.train_step(step++));
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(train_step_flops(batch) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
-  state.counters["seq/s"] = benchmark::Counter(static_cast<double>(batch) * state.iterations(), benchmark::Counter::kIsRate);
+// The same count for the blas engine (model/blas_transformer.cpp), which never forms layer 2's keys
+// and values: per sequence, forward: layer-1 scores and z1 131,072; W_O1 at the last position, q2,
+// a = W_K q2, c = W_O1 a, W_O2: 5 * 32,768; layer-2 scores and weighted sums 4 * T*128*2 = 16,384;
+// z2 = xbar W_V + zbar W_O1 W_V 65,536; MLP 262,144; unembed 18,944. Per step: the layer-1 tables
+// 90x128x384 and W_O1·W_V2, 2*90*128*384 + 2*128^3 = 13.0M.
+double blas_step_flops(int64_t B) {
+  const double per_seq = 131072 + 5 * 32768 + 16384 + 65536 + 262144 + 18944;
+  return 3 * (per_seq * static_cast<double>(B) + 13041664);
 }
-BENCHMARK(BM_TrainStep)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// The same step on the blas engine (train.engine: blas, model/blas_transformer.h).
-void BM_TrainStepBlas(benchmark::State& state) {
+// One training step of the default run on `engine`; GFLOP/s from that engine's own FLOP count.
+void train_step_bench(benchmark::State& state, const std::string& engine, double (*flops)(int64_t)) {
   train::apply_threads(train::default_threads());
   const int batch = static_cast<int>(state.range(0));
   train::TrainOptions o;
   o.progress = false;
   o.log_metrics = false;
   auto cfg = default_run(batch);
-  cfg.train.engine = "blas";
+  cfg.train.engine = engine;
   train::Trainer trainer(cfg, o);
   int64_t step = 0;
   for (auto _ : state) benchmark::DoNotOptimize(trainer.train_step(step++));
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(train_step_flops(batch) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(flops(batch) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
   state.counters["seq/s"] = benchmark::Counter(static_cast<double>(batch) * state.iterations(), benchmark::Counter::kIsRate);
 }
+
+void BM_TrainStep(benchmark::State& state) { train_step_bench(state, "libtorch", train_step_flops); }
+BENCHMARK(BM_TrainStep)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same step on the blas engine (train.engine: blas, model/blas_transformer.h).
+void BM_TrainStepBlas(benchmark::State& state) { train_step_bench(state, "blas", blas_step_flops); }
 BENCHMARK(BM_TrainStepBlas)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // K models at once (stacked weights, batched matmuls) against the same K models stepped one
@@ -145,14 +145,21 @@ void BM_DataGeneration(benchmark::State& state) {
 }
 BENCHMARK(BM_DataGeneration)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+// An initialised default model and 10000 test_2 sequences: what both evaluation benchmarks run on.
+struct EvalCase {
+  EvalCase() : model(default_run(512).model), sampler(default_run(512).task) {
+    train::apply_threads(train::default_threads());
+    model.init(0);
+    set = task::make_eval_set(sampler, "test_2", 10000, 1);
+  }
+  model::Transformer model;
+  task::Sampler sampler;
+  task::EvalSet set;
+};
+
 void BM_Evaluate(benchmark::State& state) {
-  train::apply_threads(train::default_threads());
-  auto cfg = default_run(512);
-  model::Transformer model(cfg.model);
-  model.init(0);
-  task::Sampler sampler(cfg.task);
-  const auto set = task::make_eval_set(sampler, "test_2", 10000, 1);
-  for (auto _ : state) benchmark::DoNotOptimize(train::evaluate_set(model, set));
+  EvalCase c;
+  for (auto _ : state) benchmark::DoNotOptimize(train::evaluate_set(c.model, c.set));
   state.counters["seq/s"] = benchmark::Counter(10000.0 * state.iterations(), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Evaluate)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -160,21 +167,17 @@ BENCHMARK(BM_Evaluate)->Unit(benchmark::kMillisecond)->UseRealTime();
 // Evaluation as it was before the blas engine: libtorch's forward_last, no autograd, chunks of
 // 512, argmax and summed cross-entropy (the ratio to BM_Evaluate is the engine's gain).
 void BM_EvaluateLibtorch(benchmark::State& state) {
-  train::apply_threads(train::default_threads());
-  auto cfg = default_run(512);
-  model::Transformer model(cfg.model);
-  model.init(0);
-  task::Sampler sampler(cfg.task);
-  const auto set = task::make_eval_set(sampler, "test_2", 10000, 1);
+  EvalCase c;
+  const auto& ex = c.set.examples;
   torch::NoGradGuard no_grad;
   for (auto _ : state) {
     int64_t correct = 0;
     double loss = 0.0;
-    for (size_t start = 0; start < set.examples.size(); start += train::kEvalBatch) {
-      const auto end = std::min(set.examples.size(), start + train::kEvalBatch);
-      const std::vector<task::Example> chunk(set.examples.begin() + static_cast<std::ptrdiff_t>(start),
-                                             set.examples.begin() + static_cast<std::ptrdiff_t>(end));
-      auto logits = model.forward_last(train::tokens_tensor(chunk));
+    for (size_t start = 0; start < ex.size(); start += train::kEvalBatch) {
+      const auto end = std::min(ex.size(), start + train::kEvalBatch);
+      const std::vector<task::Example> chunk(ex.begin() + static_cast<std::ptrdiff_t>(start),
+                                             ex.begin() + static_cast<std::ptrdiff_t>(end));
+      auto logits = c.model.forward_last(train::tokens_tensor(chunk));
       auto targets = train::targets_tensor(chunk);
       correct += (logits.argmax(-1) == targets).sum().item<int64_t>();
       loss += torch::nn::functional::cross_entropy(logits, targets,

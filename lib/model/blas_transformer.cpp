@@ -42,35 +42,6 @@ constexpr float kInvSqrt2Pi = 0.39894228040143268f;
 
 }  // namespace
 
-ParamLayout::ParamLayout(const ModelConfig& cfg) {
-  const int64_t D = cfg.d_model, H = cfg.n_heads, E = cfg.d_head, M = cfg.d_mlp;
-  auto add = [&](const std::string& name, std::vector<int64_t> shape) {
-    int64_t size = 1;
-    for (int64_t s : shape) size *= s;
-    entries.push_back({name, std::move(shape), total, size});
-    total += size;
-  };
-  // Transformer::Transformer's order (model/transformer.cpp).
-  add("embed.W_E", {cfg.d_vocab, D});
-  add("pos_embed.W_pos", {cfg.n_ctx, D});
-  for (int l = 0; l < 2; ++l) {
-    const std::string b = "blocks." + std::to_string(l) + ".attn.";
-    add(b + "W_Q", {H, D, E});
-    add(b + "W_K", {H, D, E});
-    add(b + "W_V", {H, D, E});
-    add(b + "W_O", {H, E, D});
-  }
-  add("blocks.1.mlp.W_in", {D, M});
-  add("blocks.1.mlp.W_out", {M, D});
-  add("unembed.W_U", {D, cfg.d_vocab_out});
-}
-
-const ParamLayout::Entry& ParamLayout::at(const std::string& name) const {
-  for (const auto& e : entries)
-    if (e.name == name) return e;
-  throw Error("parameter layout has no tensor '" + name + "'");
-}
-
 BlasTransformer::BlasTransformer(const ModelConfig& cfg)
     : cfg_(cfg),
       layout_(cfg),

@@ -15,22 +15,9 @@
 #include <vector>
 
 #include "model/config.h"
+#include "model/param_layout.h"
 
 namespace cc::model {
-
-// Where each parameter lives in one flat float buffer: Transformer::named_parameters() order,
-// names and shapes, row-major, back to back.
-struct ParamLayout {
-  struct Entry {
-    std::string name;
-    std::vector<int64_t> shape;
-    int64_t offset = 0, size = 0;
-  };
-  explicit ParamLayout(const ModelConfig& cfg);
-  const Entry& at(const std::string& name) const;  // throws cc::Error for an unknown name
-  std::vector<Entry> entries;
-  int64_t total = 0;
-};
 
 class BlasTransformer {
  public:

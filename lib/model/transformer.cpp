@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "model/attention.h"
+#include "model/param_layout.h"
 #include "util/error.h"
 
 namespace cc::model {
@@ -26,22 +27,8 @@ std::vector<std::string> ActivationCache::names() const {
 }
 
 Transformer::Transformer(const ModelConfig& cfg) : cfg_(cfg) {
-  const int64_t D = cfg.d_model, H = cfg.n_heads, E = cfg.d_head, M = cfg.d_mlp;
-  auto add = [&](const std::string& name, std::vector<int64_t> shape) {
-    params_.emplace_back(name, torch::zeros(shape, torch::kFloat32).set_requires_grad(true));
-  };
-  add("embed.W_E", {cfg.d_vocab, D});
-  add("pos_embed.W_pos", {cfg.n_ctx, D});
-  for (int l = 0; l < kLayers; ++l) {
-    const std::string b = "blocks." + std::to_string(l) + ".attn.";
-    add(b + "W_Q", {H, D, E});
-    add(b + "W_K", {H, D, E});
-    add(b + "W_V", {H, D, E});
-    add(b + "W_O", {H, E, D});
-  }
-  add("blocks.1.mlp.W_in", {D, M});
-  add("blocks.1.mlp.W_out", {M, D});
-  add("unembed.W_U", {D, cfg.d_vocab_out});
+  for (const auto& e : ParamLayout(cfg).entries)
+    params_.emplace_back(e.name, torch::zeros(e.shape, torch::kFloat32).set_requires_grad(true));
 }
 
 void Transformer::init(uint64_t seed) {
