@@ -4,12 +4,12 @@
 // (train.engine: blas) and for evaluation. Float32, CPU only, torch-free (it compiles in seconds).
 //
 // Transformer, through libtorch autograd, stays the reference and the GPU path:
-// tests/test_blas_transformer.cpp checks this forward, its gradients and a few hundred training steps
-// against it. The arithmetic is the same function, rearranged further by associativity (layer-1 q/k/v
-// from tables W_E·W and W_pos·W as in the libtorch path; layer 2's keys and values never
-// materialised: blas_transformer.cpp), so the summation order differs and results agree to float
-// rounding, not bitwise; the libtorch engine stays
-// selectable, and is the one every committed fixture was trained with.
+// tests/test_blas_engine.cpp checks this forward and its gradients against it, and
+// tests/test_train.cpp a 200-step trajectory. The arithmetic is the same function, rearranged further
+// by associativity (layer-1 q/k/v from tables W_E·W and W_pos·W as in the libtorch path; layer 2's
+// keys and values never materialised: see blas_transformer.cpp), so the summation order differs and
+// results agree to float rounding, not bitwise. The libtorch engine stays selectable, and is the one
+// every committed fixture was trained with.
 #include <cstdint>
 #include <string>
 #include <vector>
