@@ -2,12 +2,9 @@
 
 #include <torch/torch.h>
 
-#include <cstring>
-
 #ifdef CLAIMCHECK_BLAS_ENGINE
 #include "model/blas_transformer.h"
 #endif
-#include "util/error.h"
 
 namespace cc::model {
 

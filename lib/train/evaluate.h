@@ -23,11 +23,11 @@ struct SetResult {
 };
 
 // Evaluation runs the training path's forward without autograd: on the CPU through the blas engine
-// (model/blas_transformer.h; ~5x faster than libtorch for these shapes, same logits to float
-// rounding), elsewhere through Transformer::forward_last. It runs in chunks of kEvalBatch sequences. Small enough that no activation exceeds
-// glibc's 32 MB mmap ceiling: larger blocks are mmap-ed and page-faulted afresh on every chunk,
-// which cost more system time than the arithmetic (measured: G1 from 11.2 s to the figure in
-// reports/perf.md).
+// (model/blas_transformer.h; median 4x faster than libtorch's path here, reports/perf.md; the same
+// logits to float rounding), elsewhere through Transformer::forward_last. It runs in chunks of
+// kEvalBatch sequences, small enough that no activation exceeds glibc's 32 MB mmap ceiling: larger
+// blocks are mmap-ed and page-faulted afresh on every chunk, which cost more system time than the
+// arithmetic (measured: G1 from 11.2 s to the figure in reports/perf.md).
 constexpr int kEvalBatch = 512;
 
 // Per-example correctness (1 = argmax at '=' equals the target), in the set's order.
