@@ -4,8 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "train/checkpoint.h"
+#include "train/runtime.h"
 #include "util/error.h"
 #include "test_helpers.h"
 
@@ -45,6 +47,16 @@ TEST(Checkpoint, RoundTripIsBitwiseExact) {
   EXPECT_EQ(ck.config.weights_hash(), cfg.weights_hash());
   for (const auto& [name, t] : m.named_parameters()) EXPECT_TRUE(torch::equal(t, ck.model->param(name))) << name;
   EXPECT_EQ(train::list_checkpoints(dir), (std::vector<int64_t>{42}));
+}
+
+// Every sidecar carries runtime_info(): build_commit is the commit the binary was compiled from
+// (recorded at build time, cmake/BuildCommit.cmake), beside git_commit, the checkout's when it runs.
+TEST(Checkpoint, RuntimeNamesTheCommitTheBinaryWasBuiltFrom) {
+  const auto rt = train::runtime_info();
+  ASSERT_TRUE(rt.contains("build_commit"));
+  const std::regex commit("([0-9a-f]{40}(-dirty)?|unknown)");
+  EXPECT_TRUE(std::regex_match(rt["build_commit"].get<std::string>(), commit)) << rt["build_commit"];
+  EXPECT_TRUE(std::regex_match(rt["git_commit"].get<std::string>(), commit)) << rt["git_commit"];
 }
 
 TEST(Checkpoint, FlippedByteFailsTheSha256Check) {

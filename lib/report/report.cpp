@@ -245,7 +245,7 @@ std::string report_markdown(const nlohmann::json& rep) {
     for (const auto& [k, v] : rep["provenance"].items()) {
       const auto& rt = v["runtime"];
       md << "| " << k << " | `" << v["dir"].get<std::string>() << "` | " << fmt(v["train_wall_s"].get<double>(), 4) << " s | "
-         << (rt.is_object() ? md_escape(rt.value("libtorch", "") + ", " + rt.value("git_commit", "")) : "") << " |\n";
+         << (rt.is_object() ? md_escape(rt.value("libtorch", "") + ", " + rt.value("build_commit", rt.value("git_commit", std::string()))) : "") << " |\n";
     }
   }
   return md.str();

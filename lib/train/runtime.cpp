@@ -69,6 +69,7 @@ torch::Device parse_device(const std::string& name) {
 nlohmann::json runtime_info() {
   return {{"claimcheck", claimcheck_version()},
           {"git_commit", git_commit()},
+          {"build_commit", build_commit()},
           {"libtorch", TORCH_VERSION},
           {"blas", blas_info()},
           {"cpu", cpu_model()},

@@ -28,7 +28,7 @@ void make_cuda_deterministic();
 torch::Device parse_device(const std::string& name);
 bool cuda_available();
 
-// {libtorch, blas, cpu, threads, cuda, claimcheck, git_commit}
+// {libtorch, blas, cpu, threads, cuda, claimcheck, git_commit, build_commit}
 nlohmann::json runtime_info();
 
 }  // namespace cc::train

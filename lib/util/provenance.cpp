@@ -1,5 +1,7 @@
 #include "util/provenance.h"
 
+#include "build_commit.h"  // generated at build time: CLAIMCHECK_BUILD_COMMIT
+
 #include <dlfcn.h>
 
 #include <array>
@@ -33,6 +35,8 @@ Fn openblas_symbol(const char* name) {
 
 std::string claimcheck_version() { return CLAIMCHECK_VERSION; }
 std::string source_dir() { return CLAIMCHECK_SOURCE_DIR; }
+
+std::string build_commit() { return CLAIMCHECK_BUILD_COMMIT; }
 
 std::string git_commit() {
   const std::string git = "git -C '" + source_dir() + "' ";
