@@ -222,6 +222,13 @@ TEST(Engine, TrainsOnceThenServesFromCacheAndTheControlCatchesAWeakRule) {
   const auto again = run_claims(files, analysis::builtin_registry(), test_runs(), second, {});
   EXPECT_EQ(second.trainings(), 0) << "a second verify finds the run in the cache";
   EXPECT_EQ(again[0].measured, results[0].measured);
+  // A run's provenance is its latest checkpoint read, not the negative control's step 0 read after it.
+  ASSERT_FALSE(second.provenance().empty());
+  for (const auto& [key, p] : second.provenance()) {
+    if (key.find("(init)") != std::string::npos) continue;
+    EXPECT_GT(p.value("step", int64_t{-1}), 0) << key;
+    EXPECT_EQ(p.value("device", std::string()), "cpu") << key;
+  }
 
   // With no budget to train and an empty cache the same claims are SKIPPED, not failed.
   RunStore none(test_runs(), StoreOptions{so.fixtures_dir, fresh_dir("empty"), Tier::Fixture});

@@ -66,8 +66,11 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
     const std::string path = train::checkpoint_path(dir, step);
     if (fs::exists(path)) {
       auto ck = load(path, spec);
-      provenance_[spec.name + "/seed" + std::to_string(seed)] = {
-          {"dir", dir}, {"train_wall_s", ck->sidecar.value("train_wall_s", 0.0)}, {"runtime", ck->sidecar.value("runtime", nlohmann::json())}};
+      // The latest checkpoint read stands for the run (a negative control's step 0 must not hide it).
+      auto& entry = provenance_[spec.name + "/seed" + std::to_string(seed)];
+      if (entry.is_null() || entry.value("step", int64_t{-1}) <= step)
+        entry = {{"dir", dir}, {"step", step}, {"train_wall_s", ck->sidecar.value("train_wall_s", 0.0)},
+                 {"device", ck->sidecar.value("device", "cpu")}, {"runtime", ck->sidecar.value("runtime", nlohmann::json())}};
       return ck;
     }
   }
@@ -77,7 +80,8 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
     train_into(spec, seed, dir, /*stop_after=*/0);
     auto ck = load(train::checkpoint_path(dir, 0), spec);
     provenance_[spec.name + "/seed" + std::to_string(seed) + " (init)"] = {
-        {"dir", dir}, {"train_wall_s", 0.0}, {"runtime", ck->sidecar.value("runtime", nlohmann::json())}};
+        {"dir", dir}, {"step", 0}, {"train_wall_s", 0.0}, {"device", ck->sidecar.value("device", "cpu")},
+        {"runtime", ck->sidecar.value("runtime", nlohmann::json())}};
     return ck;
   }
   if (opts_.budget < spec.tier) {

@@ -241,11 +241,15 @@ std::string report_markdown(const nlohmann::json& rep) {
   md << "\n## Provenance\n\n| | |\n| --- | --- |\n";
   for (const auto& [k, v] : rep["runtime"].items()) md << "| " << k << " | " << md_escape(v.is_string() ? v.get<std::string>() : v.dump()) << " |\n";
   if (rep.contains("provenance") && !rep["provenance"].is_null()) {
-    md << "\n| run / seed | checkpoints from | training wall time | trained with |\n| --- | --- | --- | --- |\n";
+    md << "\n| run / seed | checkpoints from | latest step read | training wall time to it | trained with |\n"
+       << "| --- | --- | --- | --- | --- |\n";
     for (const auto& [k, v] : rep["provenance"].items()) {
       const auto& rt = v["runtime"];
-      md << "| " << k << " | `" << v["dir"].get<std::string>() << "` | " << fmt(v["train_wall_s"].get<double>(), 4) << " s | "
-         << (rt.is_object() ? md_escape(rt.value("libtorch", "") + ", " + rt.value("build_commit", rt.value("git_commit", std::string()))) : "") << " |\n";
+      md << "| " << k << " | `" << v["dir"].get<std::string>() << "` | " << v.value("step", int64_t{-1}) << " | "
+         << fmt(v["train_wall_s"].get<double>(), 4) << " s | "
+         << md_escape(v.value("device", std::string()))
+         << (rt.is_object() ? md_escape(", libtorch " + rt.value("libtorch", "") + ", " + rt.value("build_commit", rt.value("git_commit", std::string()))) : "")
+         << " |\n";
     }
   }
   return md.str();
