@@ -17,6 +17,12 @@ std::string run_folder(const RunSpec& spec, uint64_t seed) {
   return prefix + "-" + spec.for_seed(seed).weights_hash() + "/seed" + std::to_string(seed);
 }
 
+// What the report's provenance table says of a checkpoint read: where from, how far trained, on what.
+nlohmann::json provenance_of(const std::string& dir, int64_t step, double train_wall_s, const train::Checkpoint& ck) {
+  return {{"dir", dir}, {"step", step}, {"train_wall_s", train_wall_s},
+          {"device", ck.sidecar.value("device", "cpu")}, {"runtime", ck.sidecar.value("runtime", nlohmann::json())}};
+}
+
 }  // namespace
 
 RunStore::RunStore(const Runs& runs, StoreOptions options) : runs_(runs), opts_(std::move(options)) {}
@@ -69,8 +75,7 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
       // The latest checkpoint read stands for the run (a negative control's step 0 must not hide it).
       auto& entry = provenance_[spec.name + "/seed" + std::to_string(seed)];
       if (entry.is_null() || entry.value("step", int64_t{-1}) <= step)
-        entry = {{"dir", dir}, {"step", step}, {"train_wall_s", ck->sidecar.value("train_wall_s", 0.0)},
-                 {"device", ck->sidecar.value("device", "cpu")}, {"runtime", ck->sidecar.value("runtime", nlohmann::json())}};
+        entry = provenance_of(dir, step, ck->sidecar.value("train_wall_s", 0.0), *ck);
       return ck;
     }
   }
@@ -79,9 +84,7 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
     fs::remove_all(dir);  // a half-written one from an interrupted process
     train_into(spec, seed, dir, /*stop_after=*/0);
     auto ck = load(train::checkpoint_path(dir, 0), spec);
-    provenance_[spec.name + "/seed" + std::to_string(seed) + " (init)"] = {
-        {"dir", dir}, {"step", 0}, {"train_wall_s", 0.0}, {"device", ck->sidecar.value("device", "cpu")},
-        {"runtime", ck->sidecar.value("runtime", nlohmann::json())}};
+    provenance_[spec.name + "/seed" + std::to_string(seed) + " (init)"] = provenance_of(dir, 0, 0.0, *ck);  // made here: no training
     return ck;
   }
   if (opts_.budget < spec.tier) {
