@@ -113,7 +113,7 @@ std::vector<UnstatedChoice> unstated_choices(const RunConfig& c) {
   };
   return {
       {"train.batch_size", std::to_string(c.train.batch_size), "not stated in the paper"},
-      {"train.beta1, train.beta2", num(c.train.beta1) + ", " + num(c.train.beta2), "AdamW betas not stated; PyTorch defaults"},
+      {"train.beta1, train.beta2", num(c.train.beta1) + ", " + num(c.train.beta2), "AdamW betas not stated (PyTorch's defaults: 0.9, 0.999)"},
       {"train.eps", num(c.train.eps), "not stated; PyTorch default"},
       {"model.init_std", num(c.model.effective_init_std()),
        "initialisation not stated; N(0, 0.8/sqrt(d_model)) is TransformerLens' default (gpt2 init)"},
