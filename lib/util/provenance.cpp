@@ -42,8 +42,9 @@ std::string git_commit() {
   const std::string git = "git -C '" + source_dir() + "' ";
   std::string head = run_command(git + "rev-parse HEAD 2>/dev/null");
   if (head.empty()) return "unknown";
-  // Only the code counts as "dirty": fixtures, reports and claims do not change a build.
-  std::string dirty = run_command(git + "status --porcelain --untracked-files=no -- lib app CMakeLists.txt 2>/dev/null");
+  // Only the code counts as "dirty": fixtures, reports and claims do not change a build. The paths come
+  // from lib/util/CMakeLists.txt, which gives cmake/BuildCommit.cmake the same ones.
+  std::string dirty = run_command(git + "status --porcelain --untracked-files=no -- " CLAIMCHECK_CODE_PATHS " 2>/dev/null");
   return dirty.empty() ? head : head + "-dirty";
 }
 
