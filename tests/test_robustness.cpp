@@ -162,6 +162,7 @@ TEST(Robustness, EveryClaimOnEveryVariantReusingTheBaseRunsCheckpoints) {
   EXPECT_TRUE(out[0].unavailable.empty());
   EXPECT_FALSE(out[0].phases.at(0).binding.has_value());  // 20 steps learn nothing
   const auto j = robustness_json(*runs.find_sweep("rob"), out);
+  EXPECT_EQ(j["base"], runs.find_sweep("rob")->base);  // the report names the run the sweep varies
   EXPECT_EQ(j["claims"][0]["cells"]["small_batch"]["k"], 2);
   EXPECT_EQ(j["claims"][0]["cells"]["small_batch"]["verdict"], "PASS");
   EXPECT_EQ(j["variants"][1]["learned"]["k"], 0);

@@ -87,7 +87,7 @@ std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files
 }
 
 nlohmann::json robustness_json(const SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes) {
-  nlohmann::json j = {{"sweep", sweep.name}, {"seeds", sweep.seeds}, {"variants", nlohmann::json::array()},
+  nlohmann::json j = {{"sweep", sweep.name}, {"base", sweep.base}, {"seeds", sweep.seeds}, {"variants", nlohmann::json::array()},
                       {"claims", nlohmann::json::array()}};
   j["paper"] = {{"binding", {kPaperBinding[0], kPaperBinding[1]}}, {"refinement", {kPaperRefinement[0], kPaperRefinement[1]}}};
   j["levels"] = {{"zero_var", "test_0 >= 0.98"},

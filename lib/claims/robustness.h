@@ -34,7 +34,7 @@ std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files
 constexpr int64_t kPaperBinding[2] = {5300, 5400};
 constexpr int64_t kPaperRefinement[2] = {14500, 16000};
 
-// {"sweep", "seeds", "variants": [...phases, distributions, learned k/n...], "claims": [{id, title,
+// {"sweep", "base", "seeds", "variants": [...phases, distributions, learned k/n...], "claims": [{id, title,
 //  cells: {variant: {verdict, k, n, low, high, each, half}}}]: `each` and `half` are the verdicts of
 //  the two readings of a single-run statement (every seed passes; at least half do, by Wilson), "default_rule": {rule, complete, ranking, chosen}}.
 // Claims on a sweep or a theory model are left out: they do not depend on a run.

@@ -51,7 +51,9 @@ std::string robustness_markdown(const nlohmann::json& rob) {
   std::ostringstream md;
   const auto& variants = rob["variants"];
   md << "\n## Robustness: how often each claim holds over seeds and the paper's unstated choices\n\n";
-  md << "Sweep `" << rob["sweep"].get<std::string>() << "`: the default run and one unstated choice changed at a time, seeds "
+  // The base is named: it is the default the sweep was planned on, which need not be today's `default`.
+  md << "Sweep `" << rob["sweep"].get<std::string>() << "`: its base run `" << rob.value("base", std::string("?"))
+     << "` and one unstated choice changed at a time, seeds "
      << rob["seeds"].dump() << " each; every run claim above is measured again on each variant run (`"
      << rob["sweep"].get<std::string>() << "/VARIANT`). A cell is k of n seeds passing the claim's per-seed test, with the "
      << "Wilson 95% interval on the rate; a claim whose own rule could not decide on that variant says why.\n\n";
