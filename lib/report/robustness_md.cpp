@@ -52,7 +52,7 @@ std::string robustness_markdown(const nlohmann::json& rob) {
   const auto& variants = rob["variants"];
   md << "\n## Robustness: how often each claim holds over seeds and the paper's unstated choices\n\n";
   // The base is named: it is the default the sweep was planned on, which need not be today's `default`.
-  md << "Sweep `" << rob["sweep"].get<std::string>() << "`: its base run `" << rob.value("base", std::string("?"))
+  md << "Sweep `" << rob["sweep"].get<std::string>() << "`: its base run `" << rob["base"].get<std::string>()
      << "` and one unstated choice changed at a time, seeds "
      << rob["seeds"].dump() << " each; every run claim above is measured again on each variant run (`"
      << rob["sweep"].get<std::string>() << "/VARIANT`). A cell is k of n seeds passing the claim's per-seed test, with the "
