@@ -29,6 +29,17 @@ std::string join_command(const std::string& sub, const std::vector<std::string>&
   return s;
 }
 
+uint64_t parse_seed(const std::string& text, const std::string& flag) {
+  // Not po::value<uint64_t>: boost reads "-1" as 18446744073709551615.
+  try {
+    size_t used = 0;
+    const long long v = std::stoll(text, &used);
+    if (used == text.size() && v >= 0 && v <= kMaxSeed) return static_cast<uint64_t>(v);
+  } catch (const std::exception&) {
+  }
+  throw po::error(flag + " '" + text + "': a seed is an integer in [0, " + std::to_string(kMaxSeed) + "]");
+}
+
 std::vector<uint64_t> parse_seed_list(const std::string& text) {
   std::vector<uint64_t> out;
   std::stringstream ss(text);
@@ -37,10 +48,12 @@ std::vector<uint64_t> parse_seed_list(const std::string& text) {
     try {
       size_t used = 0;
       const long long v = std::stoll(item, &used);
-      if (used != item.size() || v < 0) throw std::invalid_argument(item);
+      if (used != item.size() || v < 0 || v > kMaxSeed || out.size() == kMaxSeedList) throw std::invalid_argument(item);
       out.push_back(static_cast<uint64_t>(v));
     } catch (const std::exception&) {
-      throw Error("--seeds '" + text + "': expected a comma-separated list of seeds, e.g. 0,1,2");
+      throw Error("--seeds '" + text.substr(0, 80) + (text.size() > 80 ? "...'" : "'") +
+                  ": expected a comma-separated list of at most " + std::to_string(kMaxSeedList) + " seeds in [0, " +
+                  std::to_string(kMaxSeed) + "], e.g. 0,1,2");
     }
   }
   return out;

@@ -14,6 +14,7 @@ namespace po = boost::program_options;
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;  // the command ran and found a problem (bad input, failed claim)
 constexpr int kExitUsage = 2;    // wrong flags
+constexpr int kExitSkip = 77;    // nothing could be checked here (ctest's SKIP_RETURN_CODE)
 
 struct Subcommand {
   std::string name;
@@ -29,8 +30,14 @@ bool parse(const std::string& command, const std::string& usage, po::options_des
 
 std::string join_command(const std::string& sub, const std::vector<std::string>& args);
 
+// Seeds as runs.yaml takes them: [0, 2^32]. A list holds at most kMaxSeedList (a stacked ensemble of
+// thousands of models would take gigabytes before its first step).
+constexpr long long kMaxSeed = 1LL << 32;
+constexpr size_t kMaxSeedList = 128;
 // "0,1,2" -> {0, 1, 2}; throws cc::Error naming the text for anything else (--seeds of verify and train).
 std::vector<uint64_t> parse_seed_list(const std::string& text);
+// One seed flag's value; throws po::error (a usage error) for a negative or out-of-range one.
+uint64_t parse_seed(const std::string& text, const std::string& flag);
 
 int cmd_train(const std::vector<std::string>& args);
 int cmd_eval(const std::vector<std::string>& args);

@@ -1,6 +1,8 @@
-// claimcheck fixtures verify [DIR]
-//   every file listed in each fixtures/<run>/seed<k>/run.json still has its recorded sha256
-//   (claim R3's check, in seconds).
+// claimcheck fixtures verify [DIR] [--runs FILE]
+//   every file in DIR/MANIFEST.sha256 has its sha256 and nothing unlisted is there, every run.json
+//   agrees with its folder, and every run, variant and sweep runs.yaml commits is present.
+// claimcheck fixtures manifest [DIR]
+//   rewrites DIR/MANIFEST.sha256 from the files present (after packing or collecting fixtures).
 // claimcheck fixtures recreate RUN --seed K [--until STEP] [--out DIR [--resume]]
 //   reruns the command recorded in fixtures/RUN/seedK/run.json, with the thread setup recorded
 //   in its sidecars, into a fresh directory (or --out), and compares every committed checkpoint
@@ -12,26 +14,36 @@
 
 #include <nlohmann/json.hpp>
 
+#include "claims/run_store.h"
+#include "claims/runs.h"
 #include "cli.h"
 #include "train/checkpoint.h"
 #include "train/runtime.h"
 #include "util/error.h"
+#include "util/file_io.h"
 #include "util/fixture_manifest.h"
+#include "util/platform.h"
 
 namespace cc::app {
 namespace fs = std::filesystem;
 namespace {
 
-int verify(const std::string& dir) {
-  if (!fs::is_directory(dir)) {
-    std::cout << "no fixtures directory at " << dir << "\n";
-    return kExitOk;
-  }
-  const ManifestCheck check = check_fixture_tree(dir);
-  for (const auto& p : check.problems) std::cout << "BAD  " << p << "\n";
-  std::cout << check.runs << " fixture run(s), " << check.files << " file(s) checked, " << check.problems.size()
-            << " problem(s)\n";
-  return check.problems.empty() ? kExitOk : kExitFailure;
+int verify(const std::string& dir, std::string runs_file) {
+  if (!fs::is_directory(dir)) throw Error(dir + ": no fixtures directory there");
+  if (runs_file.empty()) runs_file = (fs::path(dir).parent_path() / "claims" / "runs.yaml").string();
+  const claims::Runs runs = claims::Runs::load(runs_file);
+  claims::StoreOptions so;
+  so.fixtures_dir = dir;
+  const claims::RunStore store(runs, so);
+  const ManifestCheck manifest = check_manifest(dir);
+  const ManifestCheck runs_json = check_fixture_tree(dir);
+  std::vector<std::string> problems = manifest.problems;
+  problems.insert(problems.end(), runs_json.problems.begin(), runs_json.problems.end());
+  for (const auto& m : store.missing_fixtures()) problems.push_back(m);
+  for (const auto& p : problems) std::cout << "BAD  " << p << "\n";
+  std::cout << manifest.files << " file(s) in " << kManifestName << ", " << runs_json.runs << " run.json file(s) listing "
+            << runs_json.files << ", every fixture " << runs_file << " commits: " << problems.size() << " problem(s)\n";
+  return problems.empty() ? kExitOk : kExitFailure;
 }
 
 // Splits a command recorded by join_command: words separated by spaces, '...' quoting.
@@ -61,7 +73,9 @@ int recreate(const std::string& dir, const std::string& run, uint64_t seed, int6
              double tolerance, bool resume) {
   const fs::path fixture = fs::path(dir) / run / ("seed" + std::to_string(seed));
   const fs::path manifest = fixture / "run.json";
-  nlohmann::json meta = nlohmann::json::parse(std::ifstream(manifest), nullptr, false);
+  const nlohmann::json meta =
+      fs::exists(manifest) ? nlohmann::json::parse(read_regular_file(manifest.string(), kMaxJsonBytes, "run.json"), nullptr, false)
+                           : nlohmann::json();
   if (!fs::exists(manifest) || meta.is_discarded() || !meta.contains("recreate") || !meta["recreate"].is_string())
     throw Error(manifest.string() + ": missing, unreadable, or without a \"recreate\" command");
   std::vector<std::string> words = split_command(meta["recreate"].get<std::string>());
@@ -83,8 +97,30 @@ int recreate(const std::string& dir, const std::string& run, uint64_t seed, int6
   // The thread setup the fixture was trained with: BLAS summation order depends on it.
   const auto first = train::list_checkpoints(fixture.string());
   if (first.empty()) throw Error(fixture.string() + ": no checkpoints");
-  nlohmann::json side = nlohmann::json::parse(std::ifstream(train::sidecar_path(train::checkpoint_path(fixture.string(), first.front()))), nullptr, false);
+  nlohmann::json side = nlohmann::json::parse(
+      read_regular_file(train::sidecar_path(train::checkpoint_path(fixture.string(), first.front())), kMaxJsonBytes, "sidecar"),
+      nullptr, false);
   if (side.is_discarded()) throw Error(fixture.string() + ": the first checkpoint's sidecar is unreadable");
+  // The kernels it was trained with: OpenBLAS's summation order depends on them (util/platform.h).
+  // pin_platform re-executes this command with them when they are not this process's already.
+  const nlohmann::json runtime = side.value("runtime", nlohmann::json::object());
+  const NumericPlatform recorded{recorded_blas_kernel(runtime), runtime.value("aten_cpu_capability", "avx2")};
+  if (recorded.blas_kernel.empty()) throw Error(fixture.string() + ": the sidecar does not record the BLAS kernel");
+  std::string why;
+  if (!pin_platform(recorded, why)) {
+    if (tolerance == 0) {
+      std::cout << "cannot reproduce " << fixture.string() << " bitwise here: it was trained on OpenBLAS kernel "
+                << recorded.blas_kernel << " and ATen " << recorded.aten_capability << ", and " << why
+                << ". Pass --tolerance to compare with another kernel anyway.\n";
+      return kExitSkip;
+    }
+    std::cout << "note: " << why << "; comparing within --tolerance " << tolerance << "\n"
+              << "kernels: this process runs OpenBLAS " << blas_kernel() << ", ATen " << train::aten_cpu_capability()
+              << "; the fixture was trained on OpenBLAS " << recorded.blas_kernel << ", ATen " << recorded.aten_capability << "\n";
+  } else {
+    std::cout << "kernels as recorded in the fixture's sidecar: OpenBLAS " << blas_kernel() << ", ATen "
+              << train::aten_cpu_capability() << "\n";
+  }
   const train::ThreadSetup threads = train::recorded_threads(side, train::default_threads());
   ::setenv("CLAIMCHECK_TORCH_THREADS", std::to_string(threads.torch_threads).c_str(), 1);
   ::setenv("CLAIMCHECK_BLAS_THREADS", std::to_string(threads.blas_threads).c_str(), 1);
@@ -118,31 +154,39 @@ int recreate(const std::string& dir, const std::string& run, uint64_t seed, int6
 
 int cmd_fixtures(const std::vector<std::string>& args) {
   po::options_description desc("fixtures options");
-  std::string action, target, dir = "fixtures", out;
+  std::string action, target, dir = "fixtures", out, runs_file;
   int64_t until = -1;
   double tolerance = 0.0;
   desc.add_options()
-      ("action", po::value(&action)->required(), "verify | recreate")
+      ("action", po::value(&action)->required(), "verify | manifest | recreate")
       ("target", po::value(&target), "verify: the fixtures directory (default fixtures); recreate: the run name")
-      ("seed", po::value<uint64_t>(), "recreate: the seed")
+      ("seed", po::value<std::string>(), "recreate: the seed")
       ("until", po::value(&until), "recreate: stop at this step (default: the whole run)")
       ("out", po::value(&out), "recreate: output directory (default: a fresh runs/recreate/RUN-seedK-XXXXXX)")
       ("resume", "recreate: continue the checkpoints already in --out")
       ("tolerance", po::value(&tolerance), "recreate: largest |dw| accepted (default 0: bitwise)")
-      ("dir", po::value(&dir), "recreate: the fixtures directory (default fixtures)");
+      ("dir", po::value(&dir), "recreate: the fixtures directory (default fixtures)")
+      ("runs", po::value(&runs_file), "verify: the runs file that says what is committed (default DIR/../claims/runs.yaml)");
   po::positional_options_description pos;
   pos.add("action", 1).add("target", 1);
   po::variables_map vm;
-  if (!parse("fixtures", "verify [DIR] | recreate RUN --seed K [--until STEP] [--out DIR [--resume]]", desc, pos, args, vm))
+  if (!parse("fixtures", "verify [DIR] | manifest [DIR] | recreate RUN --seed K [--until STEP] [--out DIR [--resume]]", desc,
+             pos, args, vm))
     return kExitOk;
-  if (action == "verify") return verify(target.empty() ? dir : target);
+  if (action == "verify") return verify(target.empty() ? dir : target, runs_file);
+  if (action == "manifest") {
+    const std::string root = target.empty() ? dir : target;
+    const size_t n = write_manifest(root);
+    std::cout << root << "/" << kManifestName << ": " << n << " file(s) listed (review its diff before committing)\n";
+    return kExitOk;
+  }
   if (action == "recreate") {
     if (target.empty()) throw po::error("recreate needs the run name, e.g. fixtures recreate default --seed 0");
     if (!vm.count("seed")) throw po::error("recreate needs --seed");
     if (vm.count("resume") && out.empty()) throw po::error("--resume needs --out (the directory to continue)");
-    return recreate(dir, target, vm["seed"].as<uint64_t>(), until, out, tolerance, vm.count("resume") > 0);
+    return recreate(dir, target, parse_seed(vm["seed"].as<std::string>(), "--seed"), until, out, tolerance, vm.count("resume") > 0);
   }
-  throw po::error("unknown fixtures action '" + action + "' (verify | recreate)");
+  throw po::error("unknown fixtures action '" + action + "' (verify | manifest | recreate)");
 }
 
 }  // namespace cc::app

@@ -12,6 +12,7 @@
 
 #include "claims/runs.h"
 #include "cli.h"
+#include "util/fixture_manifest.h"
 #include "sweep/runner.h"
 #include "train/runtime.h"
 #include "util/error.h"
@@ -71,7 +72,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
       ("jobs", po::value(&jobs), "run: processes at once (default: one per usable core)")
       ("stop-after", po::value<int64_t>(), "run: stop every point at this step (resume by running again)")
       ("device", po::value(&device), "run: cpu | cuda | cuda:N")
-      ("out", po::value(&out), "collect: output directory (default fixtures/sweeps/NAME)")
+      ("out", po::value(&out), "collect: output directory (default fixtures/sweeps/NAME, and fixtures/MANIFEST.sha256 is rewritten)")
       ("metrics-every", po::value(&metrics_every), "collect: keep the metrics log every this many steps (default 1000)");
   po::positional_options_description pos;
   pos.add("verb", 1).add("name", 1);
@@ -117,9 +118,12 @@ int cmd_sweep(const std::vector<std::string>& args) {
   }
 
   if (verb == "collect") {
-    if (out.empty()) out = "fixtures/sweeps/" + name;
+    const bool into_fixtures = out.empty();
+    if (into_fixtures) out = "fixtures/sweeps/" + name;
     const size_t n = sweep::collect(o, *s, out, metrics_every);
     std::cout << "collected " << n << " points of sweep '" << name << "' -> " << out << "/summary.jsonl, manifest.json\n";
+    if (into_fixtures)  // committed results are listed in fixtures/MANIFEST.sha256 (util/fixture_manifest.h)
+      std::cout << "fixtures/" << kManifestName << ": " << write_manifest("fixtures") << " file(s) listed (review its diff)\n";
     return kExitOk;
   }
 
@@ -133,7 +137,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
     switch (sweep::run_point(o, *s, p)) {
       case sweep::PointOutcome::Busy:
         std::cout << "point " << k << " (" << p.label() << "): locked by another process, left to it\n";
-        break;
+        return sweep::kExitBusy;
       case sweep::PointOutcome::AlreadyDone:
         std::cout << "point " << k << " (" << p.label() << "): already done\n";
         break;
@@ -166,6 +170,16 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (failed > 0) {
     std::cerr << "claimcheck sweep run: " << failed << " point(s) failed; rerun the same command to resume them\n";
     return kExitFailure;
+  }
+  // Points another process holds (a second worker, an array task): this shard is not finished, and
+  // exiting 0 would let a dependent collect job start on an unfinished sweep.
+  std::string elsewhere;
+  for (const auto* p : todo)
+    if (sweep::point_state(o, *s, *p).kind == sweep::PointState::Running) elsewhere += " " + std::to_string(p->index);
+  if (!elsewhere.empty()) {
+    std::cerr << "claimcheck sweep run: point(s)" << elsewhere
+              << " are being trained by another process; rerun this command (or `sweep plan`) once they finish\n";
+    return sweep::kExitBusy;
   }
   return kExitOk;
 }

@@ -27,7 +27,7 @@ int cmd_train(const std::vector<std::string>& args) {
       ("config", po::value(&config_path)->required(), "a run config YAML, or claims/runs.yaml with --run")
       ("run", po::value(&run), "the run's name when --config is a runs file (e.g. default)")
       ("out", po::value(&out)->required(), "output directory: checkpoints, sidecars, metrics.jsonl")
-      ("seed", po::value<uint64_t>(), "override the config's seed")
+      ("seed", po::value<std::string>(), "override the config's seed (0 .. 2^32)")
       ("seeds", po::value<std::string>(), "several seeds, e.g. 0,1,2: one run each, in --out/seed<k>")
       ("ensemble", "with --seeds: train them at once as one stacked model (batched matmuls)")
       ("steps", po::value<int64_t>(), "override train.steps")
@@ -40,10 +40,10 @@ int cmd_train(const std::vector<std::string>& args) {
   if (!parse("train", "--config FILE [--run NAME] --out DIR [options]", desc, {}, args, vm)) return kExitOk;
 
   train::RunConfig cfg = claims::load_run_config(config_path, run);
-  if (vm.count("seed")) cfg.seed = vm["seed"].as<uint64_t>();
+  if (vm.count("seed")) cfg.seed = parse_seed(vm["seed"].as<std::string>(), "--seed");
   if (vm.count("steps")) {
     cfg.train.steps = vm["steps"].as<int64_t>();
-    if (cfg.train.steps < 0) throw Error("--steps must be >= 0");
+    if (cfg.train.steps < 1) throw po::error("--steps must be >= 1");
   }
   if (vm.count("batch")) {
     cfg.train.batch_size = vm["batch"].as<int>();

@@ -63,6 +63,7 @@ int cmd_verify(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse("verify", "[CLAIM FILES|DIRS] [options]", desc, pos, args, vm)) return kExitOk;
   if (fail_on != "any" && fail_on != "error") throw Error("--fail-on " + fail_on + ": expected any or error");
+  report::check_report_dir(report_dir);
 
   const auto t0 = std::chrono::steady_clock::now();
   train::apply_threads(train::default_threads());

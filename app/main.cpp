@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "util/error.h"
+#include "util/platform.h"
 
 namespace {
 
@@ -27,6 +28,13 @@ void usage(std::ostream& os) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any library work: run on the reference kernels (util/platform.h), so that training and
+  // measuring give the same bits on any x86-64 CPU with AVX2, whatever kernel OpenBLAS would pick.
+  cc::remember_argv(argv);
+  std::string why;
+  if (!cc::pin_platform(cc::reference_platform(), why) && argc >= 2 && std::string(argv[1]) != "--help")
+    std::cerr << "claimcheck: note: running on this CPU's own kernels (" << why
+              << "); results may differ from the fixtures' in the last bits, and bitwise claims are skipped\n";
   if (argc < 2) {
     usage(std::cerr);
     return cc::app::kExitUsage;

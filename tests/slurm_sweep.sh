@@ -9,7 +9,7 @@ set -uo pipefail
 CC=$(realpath "$1") RUNS=$(realpath "$2") SRC=$(realpath "$3")
 skip() { echo "SKIP: $*"; exit 77; }
 for b in slurmctld slurmd sbatch squeue sinfo scancel munged mungekey; do
-  command -v "$b" >/dev/null || skip "$b not installed (ci/setup installs slurmctld slurmd slurm-client munge)"
+  command -v "$b" >/dev/null || skip "$b not installed (ci/setup test installs slurmctld slurmd slurm-client munge, services disabled)"
 done
 [ "$(id -u)" -eq 0 ] || skip "a test cluster runs its daemons as root (SlurmUser=root); not root here"
 

@@ -7,8 +7,11 @@
 #include <regex>
 
 #include "train/checkpoint.h"
+#include "train/metrics_log.h"
 #include "train/runtime.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/platform.h"
 #include "test_helpers.h"
 
 using namespace cc;
@@ -99,4 +102,97 @@ TEST(Checkpoint, ShapeMismatchNamesTheTensor) {
   std::ofstream(side, std::ios::trunc) << j.dump();
   EXPECT_NE(error_of(train::checkpoint_path(dir, 1)).find("'blocks.1.mlp.W_in' has shape [128, 512]"), std::string::npos)
       << error_of(train::checkpoint_path(dir, 1));
+}
+
+// ---- The metrics log a verdict rests on: every bad record refused with FILE:LINE ----------------
+
+namespace {
+
+std::string metrics_file(const std::string& name, const std::string& text) {
+  const std::string path = cc::test::test_path(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+const char* kGood =
+    R"({"step":0,"wall_s":1.0,"acc":{"test_0":0.01},"loss":{"test_0":4.3},"n":{"test_0":1000}})" "\n"
+    R"({"step":100,"wall_s":2.0,"train_loss":3.1,"acc":{"test_0":0.2},"loss":{"test_0":3.0},"n":{"test_0":1000}})" "\n";
+
+}  // namespace
+
+TEST(MetricsLog, ReadsAGoodLog) { EXPECT_EQ(train::MetricsLog::read(metrics_file("good.jsonl", kGood)).size(), 2u); }
+
+TEST(MetricsLog, RefusesBadRecordsNamingFileAndLine) {
+  const std::string line0 = R"({"step":0,"acc":{"test_0":0.01},"n":{"test_0":1000}})" "\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {line0 + R"({"step":100,"acc":{"test_0":null},"n":{"test_0":1000}})" "\n", ":2:1: acc.test_0 is null"},
+      {line0 + R"({"step":100,"acc":{"test_0":1.7},"n":{"test_0":1000}})" "\n", ":2:1: acc.test_0 is 1.7"},
+      {line0 + R"({"step":100,"acc":{"test_0":0.5},"n":{"test_0":-3}})" "\n", ":2:1: n.test_0 is -3"},
+      {line0 + R"({"step":100,"train_loss":null,"acc":{"test_0":0.5}})" "\n", ":2:1: train_loss is null"},
+      {line0 + R"({"step":100,"acc":{"test_0":"0.5"}})" "\n", ":2:1: acc.test_0 is \"0.5\""},
+      {line0 + line0, ":2:1: step 0 after step 0 (a duplicate)"},
+      {R"({"step":100})" "\n" + line0, ":2:1: step 0 after step 100 (out of order)"},
+      {line0 + R"({"step":-100})" "\n", ":2:1: metrics record has a negative step"},
+      {line0 + R"({"step":100,"acc":{"test_0":0.5}})", ":2:1: the last record has no newline (truncated?)"},
+      {line0 + R"({"step":100,"acc":{"te)", ":2:1: metrics record is not valid JSON"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::string path = metrics_file("bad" + std::to_string(i) + ".jsonl", cases[i].first);
+    try {
+      train::MetricsLog::read(path);
+      ADD_FAILURE() << "case " << i << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(path + cases[i].second), std::string::npos) << "case " << i << ": " << e.what();
+    }
+  }
+}
+
+TEST(MetricsLog, AResumedLogDropsATornLastRecord) {
+  // A process killed mid-append leaves half a line; resuming at step 100 re-logs from there.
+  const std::string path = metrics_file("torn.jsonl", std::string(kGood) + R"({"step":200,"acc":{"te)");
+  train::MetricsLog log(path, 101);
+  EXPECT_TRUE(log.has(100));
+  EXPECT_EQ(train::MetricsLog::read(path).size(), 2u);
+}
+
+// ---- Disk full: a clear error, and nothing half-written left behind --------------------------------
+
+TEST(AtomicFile, DiskFullIsAClearErrorAndLeavesNoTmp) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  const std::string dir = cc::test::fresh_dir("full");
+  const std::string path = dir + "/step000100.safetensors";
+  std::ofstream(path) << "the previous version";
+  // Writes to PATH.tmp go to /dev/full: every write fails with ENOSPC, as on a full disk.
+  std::filesystem::create_symlink("/dev/full", path + ".tmp");
+  try {
+    cc::write_file_atomic(path, std::string(1 << 16, 'x'));
+    ADD_FAILURE() << "a write to a full disk succeeded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the disk is full"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(path + ".tmp"))) << "the .tmp was left behind";
+  std::ifstream in(path);
+  std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, "the previous version");
+}
+
+// ---- The platform a bitwise result depends on --------------------------------------------------------
+
+TEST(Platform, ReadsTheKernelFromOldSidecarsAndRecordsItInNewOnes) {
+  // Sidecars written before blas_kernel was recorded: the kernel stands before MAX_THREADS.
+  const nlohmann::json old = {{"blas", "OpenBLAS OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64"}};
+  EXPECT_EQ(cc::recorded_blas_kernel(old), "Haswell");
+  EXPECT_EQ(cc::recorded_blas_kernel(nlohmann::json{{"blas", "unknown (not OpenBLAS)"}}), "");
+  const nlohmann::json rt = train::runtime_info();
+  EXPECT_EQ(rt.at("blas_kernel"), cc::blas_kernel());
+  EXPECT_TRUE(rt.at("aten_cpu_capability") == "avx2" || rt.at("aten_cpu_capability") == "avx512" ||
+              rt.at("aten_cpu_capability") == "default");
+  EXPECT_EQ(cc::recorded_blas_kernel(rt), cc::blas_kernel());
+}
+
+TEST(Platform, KnowsWhatAKernelNeeds) {
+  std::string why;
+  EXPECT_TRUE(cc::cpu_supports({"Prescott", "default"}, why)) << why;  // SSE3: every x86-64 CPU
+  EXPECT_FALSE(cc::cpu_supports({"NoSuchKernel", "avx2"}, why));
+  EXPECT_NE(why.find("NoSuchKernel"), std::string::npos);
 }

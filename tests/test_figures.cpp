@@ -2,6 +2,9 @@
 // same bytes for the same data, and a figure that cannot be drawn reported without failing.
 #include <gtest/gtest.h>
 
+#include "test_helpers.h"
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -43,7 +46,7 @@ TEST(Figures, ScriptsCarryTheDataInline) {
 
 TEST(Figures, RenderMergesSeedsMarksThePaperAndIsDeterministic) {
   if (std::system("gnuplot --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
-  const std::string dir = (fs::path(::testing::TempDir()) / "figs").string();
+  const std::string dir = cc::test::fresh_dir("figs");
   fs::remove_all(dir);
   nlohmann::json rep = report_with(nlohmann::json::array({kLines}), nlohmann::json::array({kLines}));
   report::render_figures(dir, rep);
@@ -58,9 +61,55 @@ TEST(Figures, RenderMergesSeedsMarksThePaperAndIsDeterministic) {
 }
 
 TEST(Figures, AFigureThatCannotBeDrawnIsReportedNotThrown) {
-  const std::string dir = (fs::path(::testing::TempDir()) / "figs_bad").string();
+  const std::string dir = cc::test::fresh_dir("figs_bad");
   nlohmann::json rep = report_with(nlohmann::json::array({{{"id", "z"}, {"type", "pie"}}}), nlohmann::json::array());
   EXPECT_NO_THROW(report::render_figures(dir, rep));
   ASSERT_EQ(rep["claims"][0]["figures"].size(), 1u);
   EXPECT_NE(rep["claims"][0]["figures"][0]["error"].get<std::string>().find("unknown type 'pie'"), std::string::npos);
+}
+
+// No text from a claim, runs file or checkpoint reaches gnuplot as anything but the text of a
+// string: each hostile payload, in every text field a figure spec has, gives a script of the same
+// shape as plain text does, and gnuplot runs it without running anything else.
+TEST(Figures, HostileTextInEveryFieldStaysText) {
+  const std::string dir = cc::test::fresh_dir("inject");
+  const std::string mark = dir + "/pwned";
+  const std::vector<std::string> payloads = {
+      "a\n!touch " + mark + "\n#",                          // a newline, then a shell escape
+      "a\r!touch " + mark,                                   // a carriage return
+      "`touch " + mark + "`",                                // backquote command substitution
+      "x' . system('touch " + mark + "') . '",               // breaking out of the quotes
+      "x'\nsystem('touch " + mark + "')\nprint '",           // both
+      "@MACRO system(\"touch " + mark + "\")",               // a macro and a function call
+      std::string("a\0b", 3) + "\x1b[2J\x07",                // NUL, escape sequence, bell
+  };
+  // Every string a spec carries: title, axis labels, colour-box label, tic labels, series names,
+  // marker labels, bar labels.
+  auto specs = [](const std::string& t) {
+    return std::vector<nlohmann::json>{
+        {{"id", "h"}, {"type", "heatmap"}, {"title", t}, {"xlabel", t}, {"ylabel", t}, {"cblabel", t},
+         {"matrix", {{1, 2}, {3, 4}}}, {"xtics", {t, t}}, {"ytics", {t, t}}},
+        {{"id", "l"}, {"type", "lines"}, {"title", t}, {"xlabel", t}, {"ylabel", t},
+         {"series", {{{"name", t}, {"x", {0, 1}}, {"y", {0, 1}}}}},
+         {"vlines", {{{"at", 0.5}, {"label", t}}}}, {"hlines", {{{"at", 0.5}, {"label", t}}}}},
+        {{"id", "s"}, {"type", "histogram"}, {"title", t}, {"series", {{{"name", t}, {"values", {0.1, 0.2}}}}}},
+        {{"id", "b"}, {"type", "bars"}, {"title", t}, {"labels", {t, t}}, {"values", {1, 2}}},
+    };
+  };
+  const bool have_gnuplot = std::system("gnuplot --version >/dev/null 2>&1") == 0;
+  const auto plain = specs("plain");
+  for (const auto& payload : payloads) {
+    const auto hostile = specs(payload);
+    for (size_t k = 0; k < plain.size(); ++k) {
+      const std::string png = dir + "/f.png";
+      const std::string a = report::gnuplot_script(plain[k], png), b = report::gnuplot_script(hostile[k], png);
+      EXPECT_EQ(std::count(a.begin(), a.end(), '\n'), std::count(b.begin(), b.end(), '\n')) << "spec " << k << ":\n" << b;
+      for (char c : b) EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << "a control character reached the script";
+      if (!have_gnuplot) continue;
+      std::ofstream(dir + "/f.gp") << b;
+      std::system(("gnuplot '" + dir + "/f.gp' >/dev/null 2>&1").c_str());
+      EXPECT_FALSE(fs::exists(mark)) << "spec " << k << " ran a command:\n" << b;
+      fs::remove(mark);
+    }
+  }
 }

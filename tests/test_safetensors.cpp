@@ -1,6 +1,8 @@
 // safetensors: exact round trip; truncated and corrupted files fail with a clear message.
 #include <gtest/gtest.h>
 
+#include "test_helpers.h"
+
 #include <cstdio>
 #include <fstream>
 
@@ -11,7 +13,7 @@ using namespace cc;
 
 namespace {
 
-std::string tmp_path(const std::string& name) { return ::testing::TempDir() + "/" + name; }
+std::string tmp_path(const std::string& name) { return cc::test::test_path(name); }
 
 StFile sample() {
   StFile f;

@@ -11,6 +11,7 @@
 
 #include "claims/engine.h"
 #include "claims/sweep_results.h"
+#include "util/fixture_manifest.h"
 
 using namespace cc;
 using namespace cc::claims;
@@ -206,6 +207,7 @@ void write_summary(const SweepSpec& s, const std::string& fixtures, const std::v
   }
   fs::create_directories(fixtures + "/sweeps/" + s.name);
   std::ofstream(summary_path(fixtures + "/sweeps/" + s.name)) << summary_text(points);
+  write_manifest(fixtures);  // committed results are listed in the fixtures manifest
 }
 
 const std::string kThresholdClaim =
@@ -260,6 +262,15 @@ TEST(SweepClaims, ThresholdVerdictWithControlAndStaleSummary) {
   EXPECT_EQ(r.verdict, Verdict::Error);
   EXPECT_NE(r.reason.find("measures a run's checkpoint"), std::string::npos) << r.reason;
 
+  // The summary changed after the manifest was written (an edit in a pull request): ERROR, not a verdict.
+  {
+    std::ofstream(summary_path(dir + "/fixtures/sweeps/frac"), std::ios::app) << "\n";
+  }
+  r = run_one(dir, runs, kThresholdClaim);
+  EXPECT_EQ(r.verdict, Verdict::Error);
+  EXPECT_NE(r.reason.find("summary.jsonl: sha256 differs from"), std::string::npos) << r.reason;
+  write_manifest(dir + "/fixtures");
+
   // The definition changed after collecting: the summary answers another question -> ERROR.
   const Runs changed = Runs::load(write(dir, "runs.yaml", replace(kRuns, "steps: 100", "steps: 120")));
   r = run_one(dir, changed, kThresholdClaim);
@@ -276,4 +287,24 @@ TEST(SweepClaims, WithinAndMedianRules) {
   const auto ci = bootstrap_median({0.25, 0.25, 0.3});
   EXPECT_GE(ci.low, 0.25);
   EXPECT_LE(ci.high, 0.3);
+}
+
+// Run, sweep and variant names become folder names (fixtures/NAME, CACHE/NAME-HASH): a name that
+// could leave the folder (a sweep named ../../../../x trained outside --cache) is refused at load.
+TEST(SweepDefinition, NamesThatCouldLeaveTheirFolderAreRefused) {
+  EXPECT_NE(runs_error(replace(kRuns, "  frac:\n", "  ../../../../x:\n")).find("runs.yaml:7:3: sweep name '../../../../x' must be"),
+            std::string::npos)
+      << runs_error(replace(kRuns, "  frac:\n", "  ../../../../x:\n"));
+  EXPECT_NE(runs_error(replace(kRuns, "  base:\n", "  /etc:\n")).find("runs.yaml:2:3: run name '/etc' must be"), std::string::npos);
+  EXPECT_NE(runs_error(replace(kRuns, "  base:\n", "  .hidden:\n")).find("run name '.hidden' must be"), std::string::npos);
+  const std::string variants = replace(kRuns, "    axes:\n      task.pair_fraction: [0.1, 0.25, 0.5]\n",
+                                       "    variants:\n      \"a/../../b\": {train.batch_size: 64}\n");
+  EXPECT_NE(runs_error(variants).find("runs.yaml:12:7: variant name 'a/../../b' must be"), std::string::npos) << runs_error(variants);
+}
+
+TEST(SweepDefinition, StepsAndSeedsAreRangeChecked) {
+  EXPECT_NE(runs_error(replace(kRuns, "steps: 100", "steps: 0")).find("field 'runs.base.config.train.steps': 0 is outside [1,"),
+            std::string::npos)
+      << runs_error(replace(kRuns, "steps: 100", "steps: 0"));
+  EXPECT_NE(runs_error(replace(kRuns, "seeds: [0]", "seeds: [-1]")).find("seeds must be in [0, 2^32]"), std::string::npos);
 }

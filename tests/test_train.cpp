@@ -71,7 +71,13 @@ TEST(Train, ResumeEqualsUninterrupted) {
   auto lb = train::MetricsLog::read(o.out_dir + "/metrics.jsonl");
   ASSERT_EQ(la.size(), 4u);  // steps 0, 10, 20, 30
   ASSERT_EQ(la.size(), lb.size());
-  for (size_t i = 0; i < la.size(); ++i) EXPECT_EQ(la[i]["acc"], lb[i]["acc"]) << "step " << la[i]["step"];
+  for (size_t i = 0; i < la.size(); ++i) {
+    EXPECT_EQ(la[i]["acc"], lb[i]["acc"]) << "step " << la[i]["step"];
+    // The record at the resume step (20) keeps the training loss of steps 10-19: it was logged
+    // before the interruption, and the resumed process, which has not seen those steps, keeps it.
+    EXPECT_EQ(la[i].value("train_loss", -1.0), lb[i].value("train_loss", -1.0)) << "step " << la[i]["step"];
+  }
+  EXPECT_TRUE(lb[2].contains("train_loss"));
   // Step 0, the final step and no stale optimizer states are kept.
   EXPECT_EQ(train::list_checkpoints(o.out_dir), (std::vector<int64_t>{0, 30}));
 }
@@ -150,7 +156,7 @@ TEST(Trainer, BlasEngineResumesExactlyAndIsPartOfTheHash) {
   cfg.train.engine = "blas";
   EXPECT_NE(cfg.weights_hash(), tiny_run(30).weights_hash());
   EXPECT_FALSE(tiny_run(30).to_json()["train"].contains("engine"));  // old runs keep their hash
-  const std::string dir_a = ::testing::TempDir() + "blas_resume_a", dir_b = ::testing::TempDir() + "blas_resume_b";
+  const std::string dir_a = cc::test::fresh_dir("blas_resume_a"), dir_b = cc::test::fresh_dir("blas_resume_b");
   std::filesystem::remove_all(dir_a);
   std::filesystem::remove_all(dir_b);
   train::TrainOptions o;

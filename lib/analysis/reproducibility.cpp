@@ -16,6 +16,7 @@
 #include "train/runtime.h"
 #include "train/trainer.h"
 #include "util/fixture_manifest.h"
+#include "util/platform.h"
 
 namespace cc::analysis {
 namespace {
@@ -74,7 +75,21 @@ Measurement train_twice(const MeasureInput& in) {
   return out;
 }
 
+// Bitwise equality with a committed checkpoint is expected only on the kernels it was trained with
+// (util/platform.h). Elsewhere the claim cannot be judged: a FAIL would blame the code for the platform.
+void require_recorded_kernels(const train::Checkpoint& ck) {
+  const nlohmann::json runtime = ck.sidecar.value("runtime", nlohmann::json::object());
+  const std::string want = recorded_blas_kernel(runtime), have = blas_kernel();
+  const std::string want_aten = runtime.value("aten_cpu_capability", "avx2"), have_aten = train::aten_cpu_capability();
+  if (!want.empty() && want == have && want_aten == have_aten) return;
+  std::string why = unpinned_reason();
+  throw Unavailable(ck.path + " was trained on OpenBLAS kernel '" + (want.empty() ? "(not recorded)" : want) + "' and ATen " +
+                    want_aten + "; this process runs '" + (have.empty() ? "(not OpenBLAS)" : have) + "' and " + have_aten +
+                    (why.empty() ? "" : " (" + why + ")") + ", so bitwise reproduction is not expected here");
+}
+
 Measurement retrain(const MeasureInput& in) {
+  require_recorded_kernels(in.checkpoint);
   const RecordedThreads threads(in.checkpoint.sidecar);
   const auto t0 = std::chrono::steady_clock::now();
   auto trainer = train_in_memory(in.checkpoint.config, in.checkpoint.step);
@@ -86,13 +101,31 @@ Measurement retrain(const MeasureInput& in) {
   return out;
 }
 
+// R3 covers every committed run: the manifest of the fixtures tree the checkpoint lies in (the
+// nearest MANIFEST.sha256 above it), every file it lists, nothing unlisted, and every run.json.
 Measurement integrity(const MeasureInput& in) {
-  const std::string dir = std::filesystem::path(in.checkpoint.path).parent_path().string();
-  const ManifestCheck check = check_fixture_run(dir);
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::absolute(in.checkpoint.path).parent_path();
+  fs::path root;
+  for (fs::path p = dir; !p.empty() && p != p.root_path(); p = p.parent_path())
+    if (fs::exists(p / kManifestName)) {
+      root = p;
+      break;
+    }
+  std::vector<std::string> problems;
+  int files = 0;
+  if (root.empty()) {
+    problems.push_back(dir.string() + ": no " + std::string(kManifestName) + " in it or any folder above");
+  } else {
+    for (const ManifestCheck& c : {check_manifest(root.string()), check_fixture_tree(root.string())}) {
+      problems.insert(problems.end(), c.problems.begin(), c.problems.end());
+      files += c.files;
+    }
+  }
   Measurement out;
-  out.value = static_cast<double>(check.problems.size());
-  out.n = check.files;
-  out.details = {{"run_dir", dir}, {"files", check.files}, {"problems", check.problems}};
+  out.value = static_cast<double>(problems.size());
+  out.n = files;
+  out.details = {{"fixtures_root", root.string()}, {"files", files}, {"problems", problems}};
   return out;
 }
 
@@ -105,7 +138,9 @@ void register_reproducibility(Registry& r) {
   r.add({"retrain_max_abs_diff",
          "max |w - w_ckpt| after retraining the checkpoint's config and seed from scratch to its step",
          Statistic::Scalar, no_params, retrain, "(none)"});
-  r.add({"fixture_integrity", "files of the checkpoint's fixture run that are missing or differ from run.json's sha256",
+  r.add({"fixture_integrity",
+         "problems in the fixtures tree holding the checkpoint: files missing, changed or unlisted in MANIFEST.sha256, "
+         "or differing from their run.json",
          Statistic::Scalar, no_params, integrity, "(none)"});
 }
 

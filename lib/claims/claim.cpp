@@ -229,7 +229,7 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
 
   ObjectReader control = r.object("control");
   if (control.has("none")) {
-    c.control_none_reason = control.string("none");
+    c.control_none_reason = control.prose("none");
   } else if (!c.theory.empty()) {
     // A theory model has no untrained checkpoint: its control is the same computation with
     // the mechanism removed, e.g. {phi1: scrambled}. The overrides go through the kind's own
@@ -257,7 +257,7 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
 
   const std::string tier = r.one_of("tier", {"fixture", "cpu", "gpu"}, "fixture");
   c.tier = parse_tier(tier);
-  c.notes = r.string("notes", "");
+  c.notes = r.prose("notes", "");
   r.finish();
   return c;
 }

@@ -140,13 +140,14 @@ SeedMeasure sweep_measure(const Claim& c, const SweepSpec& sweep, const std::vec
 
 // The collected points of a sweep, checked against its current definition: a summary collected
 // from another config would silently answer a different question.
-std::vector<PointResult> load_sweep_points(const SweepSpec& sweep, const std::string& fixtures_dir, std::string& why) {
-  const std::string path = summary_path(fixtures_dir + "/sweeps/" + sweep.name);
+std::vector<PointResult> load_sweep_points(const SweepSpec& sweep, RunStore& store, std::string& why) {
+  const std::string path = summary_path(store.options().fixtures_dir + "/sweeps/" + sweep.name);
   if (!std::filesystem::exists(path)) {
     why = "sweep '" + sweep.name + "' has no collected results (" + path + "): run `claimcheck sweep run " + sweep.name +
           "`, then `claimcheck sweep collect " + sweep.name + "`";
     return {};
   }
+  store.require_intact(path);  // a committed summary: as fixtures/MANIFEST.sha256 lists it
   auto points = read_summary(path);
   for (const auto& p : points) {
     if (p.index >= sweep.points.size() || sweep.points[p.index].config_hash != p.config_hash || sweep.points[p.index].seed != p.seed)
@@ -244,7 +245,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
     }
     std::string why;
     std::vector<PointResult> sweep_points;
-    if (sweep) sweep_points = load_sweep_points(*sweep, store.options().fixtures_dir, why);
+    if (sweep) sweep_points = load_sweep_points(*sweep, store, why);
     if (seeds.empty()) {
       r.verdict = Verdict::Skipped;
       r.reason = "no seed of the claim is among --seeds";

@@ -25,7 +25,8 @@ nlohmann::json provenance_of(const std::string& dir, int64_t step, double train_
 
 }  // namespace
 
-RunStore::RunStore(const Runs& runs, StoreOptions options) : runs_(runs), opts_(std::move(options)) {}
+RunStore::RunStore(const Runs& runs, StoreOptions options)
+    : runs_(runs), opts_(std::move(options)), guard_(opts_.fixtures_dir) {}
 
 std::string RunStore::fixture_dir(const RunSpec& spec, uint64_t seed) const {
   return opts_.fixtures_dir + "/" + spec.name + "/seed" + std::to_string(seed);
@@ -71,6 +72,9 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
   for (const auto& dir : dirs(spec, seed)) {
     const std::string path = train::checkpoint_path(dir, step);
     if (fs::exists(path)) {
+      // Before anything of a committed folder is read (checkpoint, sidecar, metrics log): every file
+      // in it as fixtures/MANIFEST.sha256 lists it, and nothing unlisted beside them.
+      if (guard_.covers(dir)) guard_.require_dir(dir);
       auto ck = load(path, spec);
       // The latest checkpoint read stands for the run (a negative control's step 0 must not hide it).
       auto& entry = provenance_[spec.name + "/seed" + std::to_string(seed)];
@@ -104,6 +108,30 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
   train_into(spec, seed, cache_dir(spec, seed), /*stop_after=*/-1);
   ++trainings_;
   return get(spec, seed, step, why);
+}
+
+std::vector<std::string> RunStore::missing_fixtures() const {
+  std::vector<std::string> out;
+  const std::string root = opts_.fixtures_dir + "/";
+  for (const auto& name : runs_.names()) {
+    const RunSpec& spec = *runs_.find(name);
+    const SweepSpec* sweep = spec.cache_name.empty() ? nullptr : runs_.find_sweep(spec.cache_name);
+    if (sweep && !sweep->committed) continue;
+    for (uint64_t seed : spec.seeds) {
+      bool found = false;
+      for (const auto& dir : dirs(spec, seed))
+        if (dir.rfind(root, 0) == 0 && fs::exists(dir + "/run.json")) found = true;
+      if (!found)
+        out.push_back(fixture_dir(spec, seed) + ": missing (runs.yaml commits run '" + name + "' seed " + std::to_string(seed) +
+                      ", and no equal-config run's folder holds it)");
+    }
+  }
+  for (const auto& sweep : runs_.sweeps()) {
+    if (!sweep.committed || !sweep.variants.empty()) continue;
+    const std::string summary = root + "sweeps/" + sweep.name + "/summary.jsonl";
+    if (!fs::exists(summary)) out.push_back(summary + ": missing (runs.yaml commits sweep '" + sweep.name + "')");
+  }
+  return out;
 }
 
 void RunStore::train_into(const RunSpec& spec, uint64_t seed, const std::string& dir, int64_t stop_after) const {

@@ -13,6 +13,7 @@
 
 #include "claims/runs.h"
 #include "train/checkpoint.h"
+#include "util/fixture_manifest.h"
 
 namespace cc::claims {
 
@@ -40,6 +41,13 @@ class RunStore {
   std::string cache_dir(const RunSpec& spec, uint64_t seed) const;
   int trainings() const { return trainings_; }
   const StoreOptions& options() const { return opts_; }
+  // Checks a committed file (a sweep summary) against fixtures/MANIFEST.sha256 before it is read;
+  // checkpoints and the files beside them are checked by get(), a folder at a time.
+  void require_intact(const std::string& fixture_file) { guard_.require_file(fixture_file); }
+  // What runs.yaml says is committed but fixtures/ lacks: every seed of every run and of every
+  // committed variant sweep (in its own folder or an equal-config run's), the summary of every
+  // committed grid sweep. One line per missing folder or file.
+  std::vector<std::string> missing_fixtures() const;
   // Wall time of each run trained or found, for the report's provenance: "run/seedK" -> sidecar.
   const std::map<std::string, nlohmann::json>& provenance() const { return provenance_; }
 
@@ -49,6 +57,7 @@ class RunStore {
   void train_into(const RunSpec& spec, uint64_t seed, const std::string& dir, int64_t stop_after) const;
   const Runs& runs_;
   StoreOptions opts_;
+  FixtureGuard guard_;
   std::map<std::string, std::shared_ptr<const train::Checkpoint>> loaded_;
   std::map<std::string, nlohmann::json> provenance_;
   int trainings_ = 0;

@@ -1,6 +1,7 @@
 #include "claims/runs.h"
 
 #include "util/error.h"
+#include "util/names.h"
 
 namespace cc::claims {
 
@@ -39,6 +40,7 @@ Runs Runs::load(const std::string& path) {
     RunSpec spec;
     spec.name = name;
     spec.where = doc.at("/runs/" + name);
+    check_name(name, "run name", spec.where);
     for (int64_t s : r.integers("seeds", {0})) {
       if (s < 0 || s > (int64_t{1} << 32)) r.fail("seeds", "seeds must be in [0, 2^32]");
       spec.seeds.push_back(static_cast<uint64_t>(s));

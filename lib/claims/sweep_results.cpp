@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <sstream>
 
 #include "util/error.h"
+#include "util/file_io.h"
 #include "util/json_number.h"
 
 namespace cc::claims {
@@ -56,8 +58,7 @@ std::string summary_path(const std::string& dir) { return dir + "/summary.jsonl"
 std::string manifest_path(const std::string& dir) { return dir + "/manifest.json"; }
 
 std::vector<PointResult> read_summary(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open the sweep summary");
+  std::istringstream in(read_regular_file(path, kMaxJsonBytes, "sweep summary"));
   std::vector<PointResult> out;
   std::string line;
   int n = 0;

@@ -5,6 +5,7 @@
 
 #include "claims/runs.h"
 #include "util/error.h"
+#include "util/names.h"
 
 namespace cc::claims {
 namespace {
@@ -88,6 +89,7 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
     SweepSpec s;
     s.name = name;
     s.where = doc.at(at);
+    check_name(name, "sweep name", s.where);
     if (runs.find(name)) r.fail("", "a sweep and a run may not share the name '" + name + "'");
     s.base = r.string("base");
     const RunSpec* base = runs.find(s.base);
@@ -132,6 +134,7 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
       axis.key = kVariantAxis;
       for (const auto& [vname, overrides] : all_variants.items()) {
         const std::string vpath = at + "/variants/" + vname;
+        check_name(vname, "variant name", doc.at(vpath));
         if (!overrides.is_object()) vr.fail(vname, "expected {config key: value, ...} ({} for the base itself)");
         ObjectReader ov = vr.object(vname);
         nlohmann::json j = with_set;
@@ -202,6 +205,7 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
     const int64_t eval_seed = fe.integer_in("eval_seed", static_cast<int64_t>(s.final_eval_seed), 0, int64_t{1} << 62);
     s.final_eval_seed = static_cast<uint64_t>(eval_seed);
     fe.finish();
+    s.committed = r.boolean("committed", true);
     r.finish();
 
     // Expand: axis combinations (first axis slowest), then seeds.

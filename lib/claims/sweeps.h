@@ -8,6 +8,7 @@
 //       axes:
 //         task.pair_fraction: [0.1, 0.25, 0.5]
 //       final_eval: {size: 10000, eval_seed: 20260531}   # after training, on every named set
+//       committed: false                    # its results are not in fixtures/ (default true)
 // Instead of `axes` (a grid), a sweep may list `variants`: named changes to the base, one at a
 // time (the robustness sweep over the paper's unstated choices):
 //       variants:
@@ -56,6 +57,10 @@ struct SweepSpec {
   nlohmann::json variants = nlohmann::json::object();  // name -> {dotted key: value}
   int final_eval_size = 10000;
   uint64_t final_eval_seed = 20260531;  // the claims' accuracy seed: independent of the training log
+  // Whether its results are committed (fixtures/sweeps/NAME for a grid, fixtures/NAME/VARIANT/seedK
+  // for variants): `claimcheck fixtures verify` then requires them. `committed: false` in runs.yaml
+  // for a sweep whose evidence lives elsewhere (batch_seeds: reports/assumptions.md).
+  bool committed = true;
   SourcePos where;
   std::vector<SweepPoint> points;    // expanded and validated at load
 

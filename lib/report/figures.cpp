@@ -19,10 +19,17 @@ std::string num(double v) {
   return buf;
 }
 
-// gnuplot string literal: single quotes, doubled inside.
+// gnuplot string literal. Inside single quotes gnuplot expands nothing (no backquote command,
+// no @macro, no escape); a quote is written doubled. What could still end the literal is a line
+// end, so every control character becomes a space: text from a claim, a runs file or a checkpoint
+// can then only ever be the text of a title or label, never a command (tests/test_figures.cpp).
 std::string quoted(const std::string& s) {
   std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  for (char c : s) {
+    if (c == '\'') out += "''";
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += ' ';
+    else out += c;
+  }
   return out + "'";
 }
 

@@ -1,6 +1,11 @@
 #include "report/report.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -300,8 +305,20 @@ std::string summary_lines(const nlohmann::json& rep) {
   return s.str();
 }
 
+void check_report_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error("--report " + dir + ": cannot create the report directory (" + ec.message() + ")");
+  if (!fs::is_directory(dir)) throw Error("--report " + dir + ": exists and is not a directory");
+  std::string probe = dir + "/.write-test-XXXXXX";
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) throw Error("--report " + dir + ": cannot write there (" + std::strerror(errno) + ")");
+  ::close(fd);
+  fs::remove(probe, ec);
+}
+
 void write_reports(const std::string& dir, nlohmann::json rep) {
-  fs::create_directories(dir);
+  check_report_dir(dir);
   render_figures(dir, rep);
   write_file_atomic(dir + "/report.json", rep.dump(2) + "\n");
   write_file_atomic(dir + "/REPORT.md", report_markdown(rep));

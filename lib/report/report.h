@@ -28,6 +28,9 @@ std::string report_junit(const nlohmann::json& report);
 // Writes DIR/REPORT.md, DIR/report.json, DIR/junit.xml (atomically, each) from one report_json().
 // Renders the figures first (report/figures.h) and records them in the three files.
 void write_reports(const std::string& dir, nlohmann::json report);
+// Creates DIR and checks a file can be written there; throws cc::Error naming --report DIR and the
+// reason. verify calls it before measuring, so a bad path costs nothing.
+void check_report_dir(const std::string& dir);
 
 // One line per claim for the terminal: "PASS  G1  99.62% [99.50, 99.71]  (> 0.98)".
 std::string summary_lines(const nlohmann::json& report);

@@ -17,6 +17,7 @@
 #include "train/metrics_log.h"
 #include "train/runtime.h"
 #include "train/trainer.h"
+#include "util/file_io.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/json_number.h"
@@ -59,8 +60,7 @@ bool lock_is_held_elsewhere(const std::string& dir) {
 }
 
 nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  nlohmann::json j = nlohmann::json::parse(read_regular_file(path, kMaxJsonBytes, "JSON file"), nullptr, false);
   if (j.is_discarded()) throw Error(path + ": not valid JSON");
   return j;
 }
@@ -178,6 +178,10 @@ int run_parallel(const SweepOptions& o, const claims::SweepSpec& s, const std::v
     const claims::SweepPoint& p = *it->second;
     running.erase(it);
     const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kExitBusy) {
+      report("point " + std::to_string(p.index) + " (" + p.label() + "): locked by another process, which is training it");
+      continue;
+    }
     if (!ok) ++failed;
     const std::string how = WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
                                               : "signal " + std::to_string(WTERMSIG(status));

@@ -38,13 +38,17 @@ PointState point_state(const SweepOptions& o, const claims::SweepSpec& s, const 
 std::string point_command(const SweepOptions& o, const claims::SweepSpec& s, const claims::SweepPoint& p);
 
 enum class PointOutcome { Trained, Stopped, AlreadyDone, Busy };
+// The exit status of `sweep run` (and of a `--point` child) when a point is being trained by another
+// process (its lock is held): the sweep is not finished, so not 0; not a failure either (EX_TEMPFAIL).
+constexpr int kExitBusy = 75;
 // Trains one point in this process with 1 libtorch + 1 BLAS thread (the setup that makes every
 // point bitwise the same whichever scheduler runs it), then writes final_eval.json.
 PointOutcome run_point(const SweepOptions& o, const claims::SweepSpec& s, const claims::SweepPoint& p);
 
 // Runs `points` in child processes, at most `jobs` at once; `child_args(p)` is each child's
 // claimcheck argument list, its output goes to the point's log.txt. `report` gets one line per
-// event. Returns the number of points whose process failed.
+// event. Returns the number of points whose process failed; a child that exits kExitBusy is reported
+// as busy and not counted.
 int run_parallel(const SweepOptions& o, const claims::SweepSpec& s, const std::vector<const claims::SweepPoint*>& points,
                  int jobs, const std::function<std::vector<std::string>(const claims::SweepPoint&)>& child_args,
                  const std::function<void(const std::string&)>& report);

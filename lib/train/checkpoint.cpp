@@ -11,6 +11,7 @@
 
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/file_io.h"
 #include "util/json_number.h"
 #include "util/provenance.h"
 #include "util/safetensors.h"
@@ -96,10 +97,9 @@ Checkpoint load_checkpoint(const std::string& weights_path, const torch::Device&
   Checkpoint ck;
   ck.path = weights_path;
   const std::string side_path = sidecar_path(weights_path);
-  std::ifstream in(side_path);
-  if (!in) throw Error(weights_path + ": missing sidecar " + side_path + " (config, seed, sha256)");
+  if (!std::filesystem::exists(side_path)) throw Error(weights_path + ": missing sidecar " + side_path + " (config, seed, sha256)");
   try {
-    ck.sidecar = nlohmann::json::parse(in);
+    ck.sidecar = nlohmann::json::parse(read_regular_file(side_path, kMaxJsonBytes, "sidecar"));
   } catch (const nlohmann::json::exception& e) {
     throw Error(side_path + ": sidecar is not valid JSON: " + e.what());
   }
@@ -206,8 +206,7 @@ int64_t find_resume_point(const std::string& dir, const RunConfig& cfg, bool res
   if (steps.empty()) return 0;
   // Never mix runs: whatever is in dir must come from this exact config.
   const std::string first = checkpoint_path(dir, steps.front());
-  std::ifstream in(sidecar_path(first));
-  nlohmann::json side = nlohmann::json::parse(in, nullptr, false);
+  nlohmann::json side = nlohmann::json::parse(read_regular_file(sidecar_path(first), kMaxJsonBytes, "sidecar"), nullptr, false);
   if (side.is_discarded() || side.value("config_hash", "") != cfg.weights_hash())
     throw Error(dir + ": holds checkpoints of a different run config (config_hash " +
                 (side.is_discarded() ? std::string("unreadable") : side.value("config_hash", "missing")) + " vs " +

@@ -139,7 +139,7 @@ void EnsembleTrainer::log_eval(int64_t step, const std::vector<double>& train_lo
   last_eval_.clear();
   for (int64_t k = 0; k < members(); ++k) {
     last_eval_.push_back(evaluate(*member(k), eval_sets_[k]));
-    if (!metrics_[k]) continue;
+    if (!metrics_[k] || (step == start_step_ && start_step_ > 0 && metrics_[k]->has(step))) continue;
     nlohmann::json rec = {{"step", step}, {"wall_s", wall_before_ + (now_s() - wall_start_)}};
     if (train_loss[k] >= 0) rec["train_loss"] = train_loss[k];
     for (const auto& r : last_eval_.back()) {
@@ -160,7 +160,8 @@ int64_t EnsembleTrainer::run() {
   if (opts_.log_metrics)
     for (int64_t k = 0; k < K; ++k) {
       eval_sets_[k] = task::make_eval_sets(samplers_[k], tc.eval_size, tc.eval_seed);
-      if (!dirs_[k].empty()) metrics_[k] = std::make_unique<MetricsLog>(dirs_[k] + "/metrics.jsonl", start_step_);
+      if (!dirs_[k].empty())  // as Trainer: the record at the resume step stays
+        metrics_[k] = std::make_unique<MetricsLog>(dirs_[k] + "/metrics.jsonl", start_step_ > 0 ? start_step_ + 1 : 0);
     }
   ScheduleHooks hooks;
   hooks.train_step = [this](int64_t step) { return train_step(step); };

@@ -15,10 +15,18 @@ class MetricsLog {
   // (a resumed run re-logs them; 0 starts a fresh log), rewriting the file atomically.
   MetricsLog(std::string path, int64_t keep_before);
   void append(const nlohmann::json& record);
-  static std::vector<nlohmann::json> read(const std::string& path);  // throws cc::Error on a bad line
+  // Whether a kept record has this step. A run resumed at step s keeps the record logged at s before
+  // the interruption: same weights, so the same evaluation, and it alone has the training loss of the
+  // steps before s (a resumed process has not seen them).
+  bool has(int64_t step) const;
+  // Every record checked (cc::Error with FILE:LINE on a bad one): strictly ascending steps, accuracies in
+  // [0, 1], counts and losses non-negative, no null; a last line without its newline is refused.
+  static std::vector<nlohmann::json> read(const std::string& path);
 
  private:
+  static std::vector<nlohmann::json> parse(const std::string& text, const std::string& path);
   std::string path_;
+  std::vector<int64_t> kept_steps_;
 };
 
 }  // namespace cc::train

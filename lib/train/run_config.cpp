@@ -9,7 +9,7 @@ namespace cc::train {
 
 TrainConfig TrainConfig::from_yaml(ObjectReader r) {
   TrainConfig c;
-  c.steps = r.integer_in("steps", c.steps, 0, 1000000000);
+  c.steps = r.integer_in("steps", c.steps, 1, 1000000000);
   c.batch_size = static_cast<int>(r.integer_in("batch_size", c.batch_size, 1, 1 << 20));
   c.lr = r.number("lr", c.lr);
   c.weight_decay = r.number("weight_decay", c.weight_decay);

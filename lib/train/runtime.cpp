@@ -2,11 +2,13 @@
 
 #include <torch/torch.h>
 #include <torch/version.h>
+#include <ATen/Version.h>
 
 #include <cstdlib>
 #include <thread>
 
 #include "util/error.h"
+#include "util/platform.h"
 #include "util/provenance.h"
 
 namespace cc::train {
@@ -66,12 +68,29 @@ torch::Device parse_device(const std::string& name) {
   throw Error("--device " + name + ": unknown device (use cpu, cuda or cuda:N)");
 }
 
+std::string aten_cpu_capability() {
+  // at::native::get_cpu_capability() is not exported by libtorch 1.13; show_config() reports it
+  // ("CPU capability usage: AVX2").
+  static const std::string cap = [] {
+    const std::string config = at::show_config(), key = "CPU capability usage: ";
+    const auto at = config.find(key);
+    if (at == std::string::npos) return std::string("unknown");
+    std::string v = config.substr(at + key.size(), config.find('\n', at) - at - key.size());
+    for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return v == "no avx" ? std::string("default") : v;
+  }();
+  return cap;
+}
+
 nlohmann::json runtime_info() {
+  const nlohmann::json platform = platform_info();
   return {{"claimcheck", claimcheck_version()},
           {"git_commit", git_commit()},
           {"build_commit", build_commit()},
           {"libtorch", TORCH_VERSION},
           {"blas", blas_info()},
+          {"blas_kernel", platform["blas_kernel"]},
+          {"aten_cpu_capability", aten_cpu_capability()},
           {"cpu", cpu_model()},
           {"torch_threads", torch::get_num_threads()},
           {"blas_threads", blas_threads()},

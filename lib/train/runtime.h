@@ -28,7 +28,10 @@ void make_cuda_deterministic();
 torch::Device parse_device(const std::string& name);
 bool cuda_available();
 
-// {libtorch, blas, cpu, threads, cuda, claimcheck, git_commit, build_commit}
+// ATen's CPU kernels in this process: "avx2", "avx512" or "default" (ATEN_CPU_CAPABILITY, else the CPU's best).
+std::string aten_cpu_capability();
+
+// {libtorch, blas, blas_kernel, aten_cpu_capability, cpu, threads, cuda, claimcheck, git_commit, build_commit}
 nlohmann::json runtime_info();
 
 }  // namespace cc::train

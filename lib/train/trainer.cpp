@@ -124,6 +124,7 @@ void Trainer::save(int64_t step, bool with_optimizer) {
 }
 
 void Trainer::log_eval(int64_t step, const std::vector<task::EvalSet>& sets, double train_loss) {
+  if (metrics_ && step == start_step_ && start_step_ > 0 && metrics_->has(step)) return;  // logged before the resume
   sync_model();
   last_eval_ = evaluate(*model_, sets);
   if (!metrics_) return;
@@ -167,7 +168,9 @@ int64_t Trainer::run() {
   std::vector<task::EvalSet> sets;
   if (opts_.log_metrics) {
     sets = task::make_eval_sets(sampler_, cfg_.train.eval_size, cfg_.train.eval_seed);
-    if (!opts_.out_dir.empty()) metrics_ = std::make_unique<MetricsLog>(opts_.out_dir + "/metrics.jsonl", start_step_);
+    // Resumed at s > 0: the record at s stays (MetricsLog::has), the later ones are logged again.
+    if (!opts_.out_dir.empty())
+      metrics_ = std::make_unique<MetricsLog>(opts_.out_dir + "/metrics.jsonl", start_step_ > 0 ? start_step_ + 1 : 0);
   }
   ScheduleHooks hooks;
   hooks.train_step = [this](int64_t step) { return train_step(step).reshape({1}); };

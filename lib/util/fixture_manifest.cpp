@@ -2,15 +2,55 @@
 
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
-#include <fstream>
 #include <algorithm>
+#include <filesystem>
+#include <sstream>
 
+#include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/file_io.h"
 #include "util/sha256.h"
 
 namespace cc {
 namespace fs = std::filesystem;
+
+namespace {
+
+bool is_hex64(const std::string& s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// A manifest path: relative, no "..", no ".", no empty component, no backslash or control character.
+bool safe_relative(const std::string& p) {
+  if (p.empty() || p.front() == '/' || p.back() == '/') return false;
+  std::istringstream parts(p);
+  std::string part;
+  while (std::getline(parts, part, '/'))
+    if (part.empty() || part == "." || part == "..") return false;
+  return std::none_of(p.begin(), p.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == '\\' || c == 0x7f; });
+}
+
+fs::path lexical_absolute(const std::string& p) { return fs::absolute(fs::path(p)).lexically_normal(); }
+
+// Every entry under root except the manifest itself: regular files by relative path, and problems
+// for what is neither a regular file nor a directory (symlinks included: a link can point anywhere).
+std::vector<std::string> tree_files(const std::string& root, std::vector<std::string>& problems) {
+  std::vector<std::string> out;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+    const auto st = it->symlink_status();
+    const std::string rel = it->path().lexically_relative(root).generic_string();
+    if (fs::is_directory(st)) continue;
+    if (!fs::is_regular_file(st)) {
+      problems.push_back(it->path().string() + ": not a regular file (a symlink, FIFO or device has no place among fixtures)");
+      continue;
+    }
+    if (rel != kManifestName) out.push_back(rel);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
 
 ManifestCheck check_fixture_run(const std::string& run_dir) {
   ManifestCheck out;
@@ -20,7 +60,13 @@ ManifestCheck check_fixture_run(const std::string& run_dir) {
     return out;
   }
   ++out.runs;
-  nlohmann::json run = nlohmann::json::parse(std::ifstream(manifest), nullptr, /*allow_exceptions=*/false);
+  nlohmann::json run;
+  try {
+    run = nlohmann::json::parse(read_regular_file(manifest.string(), kMaxJsonBytes, "run.json"), nullptr, /*allow_exceptions=*/false);
+  } catch (const Error& e) {
+    out.problems.push_back(e.what());
+    return out;
+  }
   if (run.is_discarded() || !run.is_object() || !run.contains("sha256") || !run["sha256"].is_object()) {
     out.problems.push_back(manifest.string() + ": not valid JSON with a \"sha256\" object");
     return out;
@@ -28,12 +74,16 @@ ManifestCheck check_fixture_run(const std::string& run_dir) {
   for (const auto& [name, want] : run["sha256"].items()) {
     ++out.files;
     const fs::path f = fs::path(run_dir) / name;
-    if (!want.is_string()) {
-      out.problems.push_back(manifest.string() + ": sha256 of '" + name + "' is not a string");
+    if (!want.is_string() || !safe_relative(name)) {
+      out.problems.push_back(manifest.string() + ": entry '" + name + "' is not a file name with a sha256 string");
     } else if (!fs::exists(f)) {
       out.problems.push_back(f.string() + ": missing (listed in run.json)");
-    } else if (sha256_file(f.string()) != want.get<std::string>()) {
-      out.problems.push_back(f.string() + ": sha256 differs from run.json");
+    } else {
+      try {
+        if (sha256_file(f.string()) != want.get<std::string>()) out.problems.push_back(f.string() + ": sha256 differs from run.json");
+      } catch (const Error& e) {
+        out.problems.push_back(e.what());
+      }
     }
   }
   return out;
@@ -53,6 +103,116 @@ ManifestCheck check_fixture_tree(const std::string& root) {
     out.problems.insert(out.problems.end(), one.problems.begin(), one.problems.end());
   }
   return out;
+}
+
+std::map<std::string, std::string> read_manifest(const std::string& root) {
+  const std::string path = (fs::path(root) / kManifestName).string();
+  if (!fs::exists(path))
+    throw Error(path + ": missing; it lists the sha256 of every committed fixture file (`claimcheck fixtures manifest` writes it)");
+  std::istringstream in(read_regular_file(path, kMaxJsonBytes, "fixture manifest"));
+  std::map<std::string, std::string> out;
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    // sha256sum's text format: 64 hex digits, two spaces (or space + '*' for binary mode), the path.
+    if (line.size() < 67 || !is_hex64(line.substr(0, 64)) || line[64] != ' ' || (line[65] != ' ' && line[65] != '*'))
+      throw Error(SourcePos{path, n, 1}, "expected 'SHA256  PATH' (sha256sum's format)");
+    const std::string rel = line.substr(66);
+    if (!safe_relative(rel)) throw Error(SourcePos{path, n, 67}, "path '" + rel + "' is not a plain path under the fixtures folder");
+    if (!out.emplace(rel, line.substr(0, 64)).second) throw Error(SourcePos{path, n, 67}, "'" + rel + "' is listed twice");
+  }
+  return out;
+}
+
+size_t write_manifest(const std::string& root) {
+  std::vector<std::string> problems;
+  const auto files = tree_files(root, problems);
+  if (!problems.empty()) throw Error(problems.front());
+  std::string text;
+  for (const auto& rel : files) text += sha256_file((fs::path(root) / rel).string()) + "  " + rel + "\n";
+  write_file_atomic((fs::path(root) / kManifestName).string(), text);
+  return files.size();
+}
+
+ManifestCheck check_manifest(const std::string& root) {
+  ManifestCheck out;
+  std::map<std::string, std::string> listed;
+  try {
+    listed = read_manifest(root);
+  } catch (const Error& e) {
+    out.problems.push_back(e.what());
+    return out;
+  }
+  const auto present = tree_files(root, out.problems);
+  for (const auto& rel : present)
+    if (!listed.count(rel)) out.problems.push_back((fs::path(root) / rel).string() + ": not listed in " + kManifestName);
+  for (const auto& [rel, want] : listed) {
+    ++out.files;
+    const std::string f = (fs::path(root) / rel).string();
+    const auto st = fs::symlink_status(f);
+    if (!fs::exists(st)) {
+      out.problems.push_back(f + ": missing (listed in " + kManifestName + ")");
+    } else if (fs::is_regular_file(st)) {
+      if (sha256_file(f) != want) out.problems.push_back(f + ": sha256 differs from " + kManifestName);
+    }  // anything else was reported by tree_files
+  }
+  return out;
+}
+
+FixtureGuard::FixtureGuard(std::string root) : root_(std::move(root)) {}
+
+std::string FixtureGuard::relative(const std::string& path) const {
+  const fs::path rel = lexical_absolute(path).lexically_relative(lexical_absolute(root_));
+  const std::string s = rel.generic_string();
+  if (s.empty() || s == "." || s.rfind("..", 0) == 0) return "";
+  return s;
+}
+
+bool FixtureGuard::covers(const std::string& path) const { return !relative(path).empty() || lexical_absolute(path) == lexical_absolute(root_); }
+
+const std::map<std::string, std::string>& FixtureGuard::manifest() {
+  if (!loaded_) {
+    manifest_ = read_manifest(root_);
+    loaded_ = true;
+  }
+  return manifest_;
+}
+
+void FixtureGuard::require_file(const std::string& path) {
+  const std::string rel = relative(path);
+  if (rel.empty() || checked_.count(rel)) return;
+  const auto& m = manifest();
+  const auto it = m.find(rel);
+  if (it == m.end()) throw Error(path + ": not listed in " + root_ + "/" + kManifestName + " (an unlisted fixture file is not trusted)");
+  const auto st = fs::symlink_status(path);
+  if (!fs::exists(st)) throw Error(path + ": missing (listed in " + root_ + "/" + kManifestName + ")");
+  if (fs::is_symlink(st)) throw Error(path + ": a symlink; fixture files are regular files");
+  if (sha256_file(path) != it->second)
+    throw Error(path + ": sha256 differs from " + root_ + "/" + kManifestName + " (changed since it was committed)");
+  checked_.insert(rel);
+}
+
+void FixtureGuard::require_dir(const std::string& dir) {
+  const std::string rel = relative(dir);
+  if (rel.empty() || checked_.count(rel + "/")) return;
+  const auto& m = manifest();
+  const std::string prefix = rel + "/";
+  size_t listed = 0;
+  for (auto it = m.lower_bound(prefix); it != m.end() && it->first.rfind(prefix, 0) == 0; ++it) {
+    if (it->first.find('/', prefix.size()) != std::string::npos) continue;  // a deeper folder's
+    ++listed;
+    require_file((fs::path(root_) / it->first).string());
+  }
+  if (listed == 0) throw Error(dir + ": no file of this folder is listed in " + root_ + "/" + kManifestName);
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string r = prefix + entry.path().filename().string();
+    if (fs::is_regular_file(entry.symlink_status()) && !m.count(r))
+      throw Error(entry.path().string() + ": not listed in " + root_ + "/" + kManifestName + " (an unlisted fixture file is not trusted)");
+    if (!fs::is_regular_file(entry.symlink_status()) && !fs::is_directory(entry.symlink_status()))
+      throw Error(entry.path().string() + ": not a regular file (a symlink, FIFO or device has no place among fixtures)");
+  }
+  checked_.insert(rel + "/");
 }
 
 }  // namespace cc

@@ -1,10 +1,21 @@
 #pragma once
-// A fixture's run.json lists the sha256 of every committed file (claim R3). Checking it is
-// shared by `claimcheck fixtures verify` and the fixture_integrity measurement kind.
+// Tamper evidence for committed results. Two layers:
+//   - fixtures/MANIFEST.sha256 lists every committed file under fixtures/ (checkpoints, sidecars,
+//     metrics logs, run.json files, sweep summaries) with its sha256, in sha256sum's own format, so
+//     `cd fixtures && sha256sum -c MANIFEST.sha256` checks it without claimcheck. A file that is
+//     missing, changed, added without being listed, or not a regular file is a problem.
+//   - each fixture run's run.json lists the sha256 of its own files too (claim R3's original
+//     check), so a run folder copied elsewhere still carries its hashes.
+// `claimcheck verify` checks, before it measures, every file it reads from fixtures/ against the
+// manifest (FixtureGuard); `claimcheck fixtures verify` checks the whole tree.
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace cc {
+
+constexpr const char* kManifestName = "MANIFEST.sha256";
 
 struct ManifestCheck {
   int runs = 0;                       // run.json files found
@@ -17,5 +28,35 @@ ManifestCheck check_fixture_run(const std::string& run_dir);
 
 // Every run.json under `root` (recursively); a root without any is an empty, clean result.
 ManifestCheck check_fixture_tree(const std::string& root);
+
+// ROOT/MANIFEST.sha256: relative path -> sha256. Throws cc::Error (FILE:LINE) on a malformed line, a
+// path that leaves the root, or a path listed twice; a missing manifest is an Error too.
+std::map<std::string, std::string> read_manifest(const std::string& root);
+// Writes ROOT/MANIFEST.sha256 listing every regular file under root (sorted); returns how many.
+// Throws on anything under root that is not a regular file or a directory (a symlink, a FIFO).
+size_t write_manifest(const std::string& root);
+// The whole manifest: every listed file present and equal, every file under root listed.
+ManifestCheck check_manifest(const std::string& root);
+
+// Checks fixture files against the manifest before they are read, each folder or file once per
+// process. Throws cc::Error naming the file and the problem.
+class FixtureGuard {
+ public:
+  explicit FixtureGuard(std::string root);
+  const std::string& root() const { return root_; }
+  // Whether `path` lies under the fixtures root (only those are checked).
+  bool covers(const std::string& path) const;
+  // Every listed file in `dir` matches, no unlisted file is there, and something is listed.
+  void require_dir(const std::string& dir);
+  void require_file(const std::string& path);
+
+ private:
+  std::string relative(const std::string& path) const;  // "" when outside the root
+  const std::map<std::string, std::string>& manifest();
+  std::string root_;
+  bool loaded_ = false;
+  std::map<std::string, std::string> manifest_;
+  std::set<std::string> checked_;
+};
 
 }  // namespace cc

@@ -9,6 +9,7 @@
 
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/file_io.h"
 #include "util/json_number.h"
 
 namespace cc {
@@ -19,7 +20,7 @@ constexpr uint64_t kMaxHeader = 100ull << 20;  // the reference implementation's
 void put_u64(std::string& out, uint64_t v) {
   for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
 }
-uint64_t get_u64(const std::string& s) {
+uint64_t get_u64(std::string_view s) {
   uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(s[static_cast<size_t>(i)]);
   return v;
@@ -64,14 +65,11 @@ void write_safetensors(const std::string& path, const StFile& file) {
 }
 
 StFile read_safetensors(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open checkpoint file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_safetensors(ss.str(), path);
+  const MappedFile mapped(path, kMaxCheckpointBytes, "checkpoint file");
+  return parse_safetensors(mapped.bytes(), path);
 }
 
-StFile parse_safetensors(const std::string& data, const std::string& path) {
+StFile parse_safetensors(std::string_view data, const std::string& path) {
   auto bad = [&](const std::string& what) { return Error(path + ": not a valid safetensors file: " + what); };
 
   if (data.size() < 8) throw bad("file is " + std::to_string(data.size()) + " bytes, shorter than the 8-byte header length");
@@ -131,7 +129,7 @@ StFile parse_safetensors(const std::string& data, const std::string& path) {
     if (bytes != end - begin)
       throw bad(where + " shape and dtype need " + std::to_string(bytes) + " bytes but its offsets span " +
                 std::to_string(end - begin));
-    t.bytes = data.substr(8 + n + begin, end - begin);
+    t.bytes = std::string(data.substr(8 + n + begin, end - begin));
     spans.emplace_back(begin, end);
     placed.push_back({begin, {name, std::move(t)}});
   }

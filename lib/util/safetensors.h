@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,6 @@ size_t dtype_size(const std::string& dtype);  // 0 for an unknown dtype
 // Writes to PATH.tmp, then renames: a crash mid-write never leaves a half file at PATH.
 void write_safetensors(const std::string& path, const StFile& file);
 StFile read_safetensors(const std::string& path);  // throws cc::Error naming path and problem
-StFile parse_safetensors(const std::string& bytes, const std::string& name);  // the same, from memory
+StFile parse_safetensors(std::string_view bytes, const std::string& name);  // the same, from memory
 
 }  // namespace cc

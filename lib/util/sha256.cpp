@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "util/error.h"
+#include "util/file_io.h"
 
 namespace cc {
 namespace {
@@ -38,6 +39,7 @@ std::string sha256_hex(const std::string& bytes) {
 }
 
 std::string sha256_file(const std::string& path) {
+  require_regular_file(path, "file to hash");  // a FIFO would block, /dev/zero never end
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open file for hashing");
   Digest d;

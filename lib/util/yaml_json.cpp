@@ -1,10 +1,13 @@
 #include "util/yaml_json.h"
 
+#include "util/file_io.h"
+
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -30,7 +33,6 @@ SourcePos pos_of(const std::string& file, const YAML::Mark& m) {
 // stand for billions of nodes ("billion laughs"), and every node here becomes a JSON value.
 constexpr size_t kMaxNodes = 100000;
 constexpr int kMaxDepth = 64;
-constexpr size_t kMaxFileBytes = 1 << 20;
 constexpr size_t kMaxStringChars = 65536;
 
 // Records where each document starts; parses nothing else.
@@ -62,9 +64,37 @@ void check_tag(const YAML::Node& node, const std::string& file) {
   throw Error(pos_of(file, node.Mark()), "explicit YAML tag '" + shown + "' is not accepted: write the value plainly");
 }
 
+// Text from a claim or runs file reaches reports, figures (a gnuplot script) and terminals. Control
+// characters have no place in it: a newline inside a one-line field could end a gnuplot command
+// and start another, an escape sequence could rewrite a terminal, a bidirectional override could
+// make a reviewer read other text than the program does. Refused here for every string; newline and
+// tab stay for prose fields (ObjectReader::prose), which never reach a figure.
+void check_characters(const std::string& s, const SourcePos& at, const char* what) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::string name;
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "U+%04X", c);
+      name = buf;
+    } else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
+      name = "a C1 control character";
+    } else if (c == 0xe2 && i + 2 < s.size()) {
+      const auto b = static_cast<unsigned char>(s[i + 1]), d = static_cast<unsigned char>(s[i + 2]);
+      if (b == 0x80 && (d == 0xa8 || d == 0xa9)) name = "a Unicode line or paragraph separator";
+      if ((b == 0x80 && d >= 0xaa && d <= 0xae) || (b == 0x81 && d >= 0xa6 && d <= 0xa9)) name = "a bidirectional override";
+    }
+    if (!name.empty())
+      throw Error(at, std::string(what) + " holds a control character (" + name + ") at byte " + std::to_string(i + 1) +
+                          ": claim and runs files are plain text");
+  }
+}
+
 // Plain scalars get YAML 1.2 core-schema types; quoted scalars stay strings.
 nlohmann::json scalar_to_json(const YAML::Node& node, const std::string& file) {
   const std::string& s = node.Scalar();
+  check_characters(s, pos_of(file, node.Mark()), "this value");
   if (s.size() > kMaxStringChars)
     throw Error(pos_of(file, node.Mark()), "a value of " + std::to_string(s.size()) + " characters (at most " +
                                                std::to_string(kMaxStringChars) + ")");
@@ -88,7 +118,7 @@ nlohmann::json scalar_to_json(const YAML::Node& node, const std::string& file) {
 nlohmann::json convert(const YAML::Node& node, const std::string& pointer, YamlDoc& doc, Budget& budget, int depth) {
   if (++budget.nodes > kMaxNodes)
     throw Error(pos_of(doc.file, node.Mark()), "the document expands to more than " + std::to_string(kMaxNodes) +
-                                                   " values (aliases of aliases?)");
+                                                   " values (counting each alias as often as it is used)");
   if (depth > kMaxDepth)
     throw Error(pos_of(doc.file, node.Mark()), "nested more than " + std::to_string(kMaxDepth) + " levels deep");
   if (node.IsDefined()) check_tag(node, doc.file);
@@ -111,6 +141,9 @@ nlohmann::json convert(const YAML::Node& node, const std::string& pointer, YamlD
         if (!kv.first.IsScalar())
           throw Error(pos_of(doc.file, kv.first.Mark()), "mapping keys must be plain strings");
         const std::string key = kv.first.Scalar();
+        check_characters(key, pos_of(doc.file, kv.first.Mark()), "this key");
+        if (key.find_first_of("\n\t") != std::string::npos)
+          throw Error(pos_of(doc.file, kv.first.Mark()), "a mapping key holds a newline or tab");
         if (obj.contains(key))
           throw Error(pos_of(doc.file, kv.first.Mark()), "duplicate key '" + key + "'");
         const std::string child = pointer + "/" + escape_pointer_token(key);
@@ -130,9 +163,9 @@ nlohmann::json convert(const YAML::Node& node, const std::string& pointer, YamlD
 YamlDoc parse(const std::string& text, const std::string& name) {
   YamlDoc doc;
   doc.file = name;
-  if (text.size() > kMaxFileBytes)
+  if (text.size() > kMaxYamlBytes)
     throw Error(name + ": " + std::to_string(text.size()) + " bytes; a claim or run file is at most " +
-                std::to_string(kMaxFileBytes) + " bytes");
+                std::to_string(kMaxYamlBytes) + " bytes");
   YAML::Node root;
   bool any_document = false;
   try {
@@ -185,11 +218,7 @@ SourcePos YamlDoc::at(const std::string& pointer) const {
 }
 
 YamlDoc load_yaml_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path);
+  return parse(read_regular_file(path, kMaxYamlBytes, "claim or run file"), path);
 }
 
 YamlDoc load_yaml_string(const std::string& text, const std::string& name) { return parse(text, name); }
@@ -263,11 +292,21 @@ bool ObjectReader::boolean(const std::string& key, bool fallback) {
   if (!v.is_boolean()) fail(key, std::string("expected true or false, got ") + type_name(v));
   return v.get<bool>();
 }
-std::string ObjectReader::string(const std::string& key) {
+std::string ObjectReader::prose(const std::string& key) {
   const auto& v = need(key);
   if (!v.is_string()) fail(key, std::string("expected a string, got ") + type_name(v));
   if (v.get_ref<const std::string&>().size() > kMaxStringChars) fail(key, "longer than " + std::to_string(kMaxStringChars) + " characters");
   return v.get<std::string>();
+}
+std::string ObjectReader::prose(const std::string& key, const std::string& fallback) {
+  used_.push_back(key);
+  return has(key) ? prose(key) : fallback;
+}
+std::string ObjectReader::string(const std::string& key) {
+  std::string s = prose(key);
+  if (s.find_first_of("\n\t") != std::string::npos)
+    fail(key, "a one-line field holds a newline or tab (a folded '>' or literal '|' block is for prose fields such as notes)");
+  return s;
 }
 std::string ObjectReader::string(const std::string& key, const std::string& fallback) {
   used_.push_back(key);
@@ -303,6 +342,7 @@ std::vector<std::string> ObjectReader::strings(const std::string& key, std::vect
   std::vector<std::string> out;
   for (const auto& e : v) {
     if (!e.is_string()) fail(key, std::string("expected a list of strings, found ") + type_name(e));
+    if (e.get_ref<const std::string&>().find_first_of("\n\t") != std::string::npos) fail(key, "an entry holds a newline or tab");
     out.push_back(e.get<std::string>());
   }
   return out;

@@ -25,7 +25,7 @@ struct YamlDoc {
 
 // Throws cc::Error("FILE:LINE:COL: YAML syntax error: ...") on parse errors and on what
 // yaml-cpp would accept silently: duplicate mapping keys, a second document, explicit tags
-// ("!!str 0.98"). Bounded in time and memory for any input: at most 1 MiB of text, 100000
+// ("!!str 0.98"). Bounded in time and memory for any input: at most kMaxYamlBytes (256 KiB) of text, from a regular file, 100000
 // values after alias expansion, 64 levels of nesting, 65536 characters a string.
 YamlDoc load_yaml_file(const std::string& path);
 YamlDoc load_yaml_string(const std::string& text, const std::string& name);
@@ -46,8 +46,13 @@ class ObjectReader {
   // An integer field with its sane range: a value outside it is an error naming the range.
   int64_t integer_in(const std::string& key, int64_t fallback, int64_t low, int64_t high);
   bool boolean(const std::string& key, bool fallback);
+  // One line of text: a newline or tab in it is an error (see prose).
   std::string string(const std::string& key);
   std::string string(const std::string& key, const std::string& fallback);
+  // Prose (notes, reasons): newlines and tabs allowed. Other control characters are refused for
+  // every string at load time, with FILE:LINE:COL.
+  std::string prose(const std::string& key);
+  std::string prose(const std::string& key, const std::string& fallback);
   std::string one_of(const std::string& key, const std::vector<std::string>& allowed,
                      const std::string& fallback);
   std::vector<int64_t> integers(const std::string& key, std::vector<int64_t> fallback);

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Tampering with committed results, on a copy of fixtures/ (hard links; a file is copied before it
+# is changed, so the committed tree is never touched). Each change must be caught: by
+# `claimcheck fixtures verify` (exit 1, naming the file) and by `claimcheck verify` before it
+# measures (the claim is an ERROR naming the file, not a verdict on tampered data).
+# usage: tamper_cli.sh CLAIMCHECK SOURCE_DIR
+set -uo pipefail
+CC=$1 SRC=$2
+RUNS=$SRC/claims/runs.yaml
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+fail=0
+fresh() { rm -rf "$W/f"; cp -al "$SRC/fixtures" "$W/f"; }          # a tree of hard links
+own() { cp "$1" "$1.own" && mv "$1.own" "$1"; }                     # break the link before changing
+check() {  # NAME REGEX CMD... : exit non-zero and a line matching REGEX
+  local name=$1 regex=$2 out rc
+  shift 2
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" -eq 0 ]; then echo "FAIL $name: exit 0"; echo "$out" | tail -3; fail=1; return; fi
+  if ! grep -Eq "$regex" <<<"$out"; then echo "FAIL $name: no line matching: $regex"; echo "$out" | tail -5; fail=1; return; fi
+  echo "ok   $name: exit $rc: $(grep -Eo "$regex.*" <<<"$out" | head -1 | cut -c1-140)"
+}
+fverify() { "$CC" fixtures verify "$W/f" --runs "$RUNS"; }
+verify() { "$CC" verify "$@" --runs "$RUNS" --fixtures "$W/f" --cache "$W/cache" --report "$W/report" --fail-on error; }
+
+# Control: the untouched copy passes, so every failure below is the change's.
+fresh
+if out=$(fverify 2>&1); then echo "ok   untouched copy: $(tail -1 <<<"$out")"; else echo "FAIL untouched copy:"; echo "$out" | tail -5; fail=1; fi
+
+# A sweep summary: two numbers edited (this turned G6 from INCONCLUSIVE to PASS, unnoticed).
+fresh
+S=$W/f/sweeps/pair_fraction/summary.jsonl
+own "$S" && sed -i '1s/"correct":[0-9]*/"correct":3000/; 2s/"correct":[0-9]*/"correct":3000/' "$S"
+check summary.fixtures_verify "summary.jsonl: sha256 differs from MANIFEST.sha256" fverify
+check summary.verify_G6 "G6 .*ERROR|summary.jsonl: sha256 differs" verify "$SRC/claims/s4_sweeps/G6.yaml"
+
+# A metrics log: one line edited (this flipped D1 from PASS to FAIL).
+fresh
+M=$W/f/default/seed0/metrics.jsonl
+own "$M" && sed -i '50s/"test_1":0\.[0-9]*/"test_1":0.001/' "$M"
+check metrics.fixtures_verify "default/seed0/metrics.jsonl: sha256 differs" fverify
+check metrics.verify_D1 "metrics.jsonl: sha256 differs from" verify "$SRC/claims/s6_dynamics/D1.yaml"
+
+# A robustness point: run.json deleted, then its weights noised with the sidecar's sha256 rewritten.
+fresh
+P=$W/f/robustness/batch512/seed3
+rm "$P/run.json"
+check run_json_deleted "robustness/batch512/seed3: missing \(runs.yaml commits run 'robustness/batch512' seed 3" fverify
+check run_json_deleted.verify_G1 "seed3/run.json: missing \(listed in" verify "$SRC/claims/s4_generalization/G1.yaml" --run robustness/batch512 --seeds 3
+# ... and with run.json in place, weights noised and every hash beside them rewritten to match
+# (this took G1 on robustness/batch512 seed 3 from 99.80 % to 31.31 %, unnoticed).
+fresh
+own "$P/step030000.safetensors" && own "$P/step030000.json" && own "$P/run.json"
+python3 - "$P/step030000.safetensors" "$P/step030000.json" "$P/run.json" <<'PY'
+import hashlib, json, sys
+w, side, run = sys.argv[1], sys.argv[2], sys.argv[3]
+b = bytearray(open(w, "rb").read())
+for i in range(len(b) - 4000, len(b), 4):   # noise in the last tensor's data
+    b[i + 3] ^= 0x01
+open(w, "wb").write(b)
+s = json.load(open(side))
+s["sha256"] = hashlib.sha256(b).hexdigest()  # the sidecar rewritten to match
+json.dump(s, open(side, "w"), indent=2)
+r = json.load(open(run))                      # and run.json too
+for name in ("step030000.safetensors", "step030000.json"):
+    r["sha256"][name] = hashlib.sha256(open(f"{w.rsplit('/', 1)[0]}/{name}", "rb").read()).hexdigest()
+json.dump(r, open(run, "w"), indent=2)
+PY
+check noised_weights.fixtures_verify "seed3/step030000.safetensors: sha256 differs from MANIFEST.sha256" fverify
+check noised_weights.verify_G1 "seed3/(run.json|step030000.safetensors|step030000.json): sha256 differs from" verify "$SRC/claims/s4_generalization/G1.yaml" --run robustness/batch512 --seeds 3
+
+# A file added beside the committed ones, and the manifest itself deleted.
+fresh
+touch "$W/f/default/seed1/step009999.safetensors"
+check unlisted_file "step009999.safetensors: not listed in" verify "$SRC/claims/s4_generalization/G1.yaml" --seeds 1
+fresh
+rm "$W/f/MANIFEST.sha256"
+check manifest_deleted "MANIFEST.sha256: missing" verify "$SRC/claims/s4_generalization/G1.yaml" --seeds 1
+check manifest_deleted.fixtures_verify "MANIFEST.sha256: missing" fverify
+exit $fail
