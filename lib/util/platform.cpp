@@ -118,6 +118,12 @@ bool pin(const NumericPlatform& p, std::string& why) {
     why = "the BLAS in use is not OpenBLAS, whose kernel the fixtures record";
     return false;
   }
+  if (lower_equal(kernel, p.blas_kernel) && !lower_equal(env("ATEN_CPU_CAPABILITY"), p.aten_capability)) {
+    // OpenBLAS chose its kernel when it loaded; ATen chooses on its first CPU operation, which has
+    // not happened yet: setting the variable here is enough, no re-execution needed.
+    if (!cpu_supports(p, why)) return false;
+    ::setenv("ATEN_CPU_CAPABILITY", p.aten_capability.c_str(), 1);
+  }
   const bool pinned = lower_equal(kernel, p.blas_kernel) && lower_equal(env("ATEN_CPU_CAPABILITY"), p.aten_capability);
   if (pinned) {
     ::unsetenv(kReexecMark);  // a child that must pin another platform (fixtures recreate) may re-execute
