@@ -40,6 +40,7 @@ std::vector<uint64_t> parse_seed_list(const std::string& text);
 uint64_t parse_seed(const std::string& text, const std::string& flag);
 
 int cmd_train(const std::vector<std::string>& args);
+int cmd_diff(const std::vector<std::string>& args);
 int cmd_eval(const std::vector<std::string>& args);
 int cmd_verify(const std::vector<std::string>& args);
 int cmd_list(const std::vector<std::string>& args);

@@ -2,14 +2,18 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "claims/engine.h"
 #include "claims/robustness.h"
 #include "claims/sweep_results.h"
 #include "cli.h"
+#include "report/baseline.h"
 #include "report/report.h"
 #include "train/runtime.h"
 #include "util/error.h"
+#include "util/atomic_file.h"
+#include "util/platform.h"
 
 namespace cc::app {
 namespace fs = std::filesystem;
@@ -47,6 +51,7 @@ int cmd_verify(const std::vector<std::string>& args) {
   po::options_description desc("verify options");
   Common common;
   std::string budget = "fixture", device = "cpu", seeds, run, robustness, report_dir = "reports/latest", fail_on = "any";
+  std::string baseline_file, write_baseline;
   add_common(desc, common);
   desc.add_options()
       ("budget", po::value(&budget), "fixture (committed checkpoints only) | cpu (may train on CPU) | gpu")
@@ -57,6 +62,10 @@ int cmd_verify(const std::vector<std::string>& args) {
        "also measure every run claim on each variant of this sweep (e.g. robustness): k/n seeds pass per claim and variant")
       ("report", po::value(&report_dir), "report directory (default reports/latest)")
       ("fail-on", po::value(&fail_on), "any: exit 1 unless every claim passes or skips; error: only on ERROR/INVALID")
+      ("baseline", po::value(&baseline_file),
+       "compare every outcome with this baseline (claims/expected.json): exit 3 when a verdict or value moved, 0 when "
+       "none did (an expected FAIL passes); replaces --fail-on")
+      ("write-baseline", po::value(&write_baseline), "write this run's outcomes as a baseline file (e.g. claims/expected.json)")
       ("progress", "show training progress");
   po::positional_options_description pos;
   pos.add("paths", -1);
@@ -64,6 +73,8 @@ int cmd_verify(const std::vector<std::string>& args) {
   if (!parse("verify", "[CLAIM FILES|DIRS] [options]", desc, pos, args, vm)) return kExitOk;
   if (fail_on != "any" && fail_on != "error") throw Error("--fail-on " + fail_on + ": expected any or error");
   report::check_report_dir(report_dir);
+  if (!run.empty() && !baseline_file.empty()) throw po::error("--baseline compares the claims on their own runs; not with --run");
+  const nlohmann::json baseline = baseline_file.empty() ? nlohmann::json() : report::read_outcomes(baseline_file);
 
   const auto t0 = std::chrono::steady_clock::now();
   train::apply_threads(train::default_threads());
@@ -105,10 +116,40 @@ int cmd_verify(const std::vector<std::string>& args) {
     ctx.robustness = claims::robustness_json(*robustness_sweep, outcomes);
   }
   ctx.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const auto rep = report::report_json(results, ctx);  // once: the files and the terminal agree
+  auto rep = report::report_json(results, ctx);  // once: the files and the terminal agree
+  std::vector<report::Change> changes;
+  if (!baseline.is_null()) {
+    // The tolerance for scalars: exact on the reference kernels, the stated one elsewhere (report/baseline.h).
+    const std::string platform = device != "cpu" ? device : unpinned_reason().empty() ? "cpu" : "cpu-unpinned";
+    std::set<std::string> ids;
+    for (const auto& r : results) ids.insert(r.id);
+    // Compared as report.json will hold it: JSON has no infinity or NaN (both are written as null), so
+    // an infinite threshold (G7: no grid value reaches the level) reads back as null from the baseline.
+    changes = report::compare_outcomes(baseline, nlohmann::json::parse(rep.dump()), report::tolerance_for(baseline, platform), ids);
+    report::mark_expected(rep, baseline);
+    rep["baseline"] = {{"file", baseline_file}, {"platform", platform}, {"changes", report::changes_json(changes)}};
+  }
   report::write_reports(report_dir, rep);
+  std::cout << report::changes_lines(changes);  // the changed rows first
   std::cout << report::summary_lines(rep);
   std::cout << "report: " << report_dir << "/REPORT.md\n";
+  if (!write_baseline.empty()) {
+    // Claims not verified in this run keep their rows (while their files exist): regenerating the
+    // repro claims with --budget cpu updates those rows only.
+    nlohmann::json fresh = report::baseline_from_report(rep, report::default_tolerance(), ctx.command);
+    if (fs::exists(write_baseline)) fresh = report::merge_baseline(report::read_outcomes(write_baseline), fresh);
+    write_file_atomic(write_baseline, fresh.dump(2) + "\n");
+    std::cout << "baseline: " << write_baseline << " (review its diff before committing)\n";
+  }
+  if (!baseline.is_null()) {
+    if (!changes.empty()) {
+      std::cout << changes.size() << " outcome(s) differ from " << baseline_file
+                << "; if a change is intended, regenerate it with --write-baseline and say why in the commit\n";
+      return report::kExitBaselineChanged;
+    }
+    const int raw = claims::exit_code(results, true);
+    return raw == claims::kExitSkipped ? raw : kExitOk;
+  }
   return claims::exit_code(results, fail_on == "error");
 }
 

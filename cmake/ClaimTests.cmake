@@ -1,5 +1,6 @@
 # One ctest test per claim file: claim.<id>, labels claim;<tier>;<section folder>.
-# PASS -> pass; SKIPPED -> ctest skip (exit 77); everything else -> fail.
+# The outcome the baseline (claims/expected.json) expects -> pass, an expected FAIL included;
+# SKIPPED -> ctest skip (exit 77); any change from the baseline -> fail (exit 3).
 # Adding a claim is adding a YAML file: the glob re-runs at build time (CONFIGURE_DEPENDS).
 set(CLAIMCHECK_CLAIM_BUDGET "fixture" CACHE STRING "--budget for the claim tests: fixture | cpu | gpu")
 file(GLOB_RECURSE CLAIM_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/claims/*.yaml)
@@ -23,8 +24,10 @@ foreach(file IN LISTS CLAIM_FILES)
   if(section STREQUAL "repro" AND budget STREQUAL "fixture")
     set(budget ${tier})
   endif()
+  # Against the committed baseline: the test passes when the outcome is the expected one, an
+  # expected FAIL (a finding) included, and fails when a verdict or a value moves (exit 3).
   add_test(NAME claim.${id}
-           COMMAND claimcheck verify ${file} --budget ${budget}
+           COMMAND claimcheck verify ${file} --budget ${budget} --baseline ${PROJECT_SOURCE_DIR}/claims/expected.json
                    --report ${PROJECT_BINARY_DIR}/claim-reports/${id}
                    --fixtures ${PROJECT_SOURCE_DIR}/fixtures --cache ${PROJECT_SOURCE_DIR}/cache
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

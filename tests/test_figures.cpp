@@ -1,5 +1,6 @@
 // Report figures: gnuplot scripts from figure specs, rendering into the report directory, the
-// same bytes for the same data, and a figure that cannot be drawn reported without failing.
+// same bytes for the same data, and a figure that cannot be drawn reported without failing; and the
+// baseline comparison the report opens with.
 #include <gtest/gtest.h>
 
 #include "test_helpers.h"
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "report/baseline.h"
 #include "report/figures.h"
 #include "util/error.h"
 
@@ -112,4 +114,52 @@ TEST(Figures, HostileTextInEveryFieldStaysText) {
       fs::remove(mark);
     }
   }
+}
+
+// ---- Known outcomes: the baseline comparison ------------------------------------------------------
+
+namespace {
+
+nlohmann::json outcomes(const std::string& verdict, double value, bool proportion, const std::string& tier = "fixture") {
+  nlohmann::json c = {{"id", "X"}, {"file", "claims/x.yaml"}, {"tier", tier}, {"verdict", verdict},
+                      {"measured_is_proportion", proportion},
+                      {"measured", {{"value", value}, {"ci_low", value}, {"ci_high", value}}},
+                      {"seeds", {{{"seed", 0}, {"verdict", verdict}, {"value", value}, {"n", 1000}}}}};
+  return {{"claims", {c}}};
+}
+
+std::vector<std::string> kinds(const std::vector<report::Change>& changes) {
+  std::vector<std::string> out;
+  for (const auto& c : changes) out.push_back(c.kind);
+  return out;
+}
+
+}  // namespace
+
+TEST(Baseline, VerdictsValuesAndToleranceByPlatform) {
+  const report::Tolerance exact{}, loose{1e-6, 1e-9};
+  using V = std::vector<std::string>;
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("PASS", 0.5, false), exact)), V{});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("FAIL", 0.5, false), exact)), V{"regression"});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("INCONCLUSIVE", 0.5, false), exact)), V{"regression"});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("FAIL", 0.5, false), outcomes("PASS", 0.5, false), exact)), V{"unexpected pass"});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("FAIL", 0.5, false), outcomes("ERROR", 0.5, false), exact)), V{"verdict"});
+  // A scalar that moved in the 8th digit: a change where the kernels are pinned (exact), not elsewhere.
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("PASS", 0.50000003, false), exact)), V{"value"});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("PASS", 0.50000003, false), loose)), V{});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("PASS", 0.50001, false), loose)), V{"value"});
+  // A proportion is exact whatever the tolerance.
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.995, true), outcomes("PASS", 0.99500001, true), loose)), V{"value"});
+  // Skipped: not compared, unless a fixture-tier claim is no longer measured.
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false, "cpu"), outcomes("SKIPPED", 0.5, false, "cpu"), exact)), V{});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("SKIPPED", 0.5, false), exact)), V{"no longer measured"});
+  // Added and removed.
+  nlohmann::json none = {{"claims", nlohmann::json::array()}};
+  EXPECT_EQ(kinds(report::compare_outcomes(none, outcomes("PASS", 0.5, false), exact)), V{"added"});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), none, exact)), V{"removed"});
+  // The tolerance table of a baseline, by platform.
+  const nlohmann::json base = {{"tolerance", report::default_tolerance()}};
+  EXPECT_EQ(report::tolerance_for(base, "cpu").scalar_rel, 0.0);
+  EXPECT_EQ(report::tolerance_for(base, "cpu-unpinned").scalar_rel, 1e-6);
+  EXPECT_EQ(report::tolerance_for(base, "cuda:0").scalar_rel, 1e-4);
 }

@@ -122,6 +122,25 @@ std::string report_markdown(const nlohmann::json& rep) {
   md << "Generated " << rep["generated"].get<std::string>() << " by `" << rep["command"].get<std::string>()
      << "` (budget `" << rep["budget"].get<std::string>() << "`, " << fmt(rep["wall_s"].get<double>(), 3) << " s).\n\n";
 
+  // What moved since the baseline comes first: it is what a pull request's reviewer needs.
+  md << "## Changes from the baseline\n\n";
+  if (rep.contains("baseline")) {
+    const auto& b = rep["baseline"];
+    md << "Compared with `" << b["file"].get<std::string>() << "` (tolerance for `" << b["platform"].get<std::string>()
+       << "`): ";
+    if (b["changes"].empty()) {
+      md << "none.\n\n";
+    } else {
+      md << b["changes"].size() << " change(s).\n\n| claim | change | before | after | detail |\n| --- | --- | --- | --- | --- |\n";
+      for (const auto& c : b["changes"])
+        md << "| " << md_escape(c["id"]) << " | **" << c["kind"].get<std::string>() << "** | " << md_escape(c["before"]) << " | "
+           << md_escape(c["after"]) << " | " << md_escape(c["detail"]) << " |\n";
+      md << "\n";
+    }
+  } else {
+    md << "not compared (`claimcheck verify --baseline claims/expected.json` compares).\n\n";
+  }
+
   md << "## Summary\n\n| verdict | claims |\n| --- | --- |\n";
   for (const char* v : {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"})
     md << "| " << v << " | " << rep["counts"][v].get<int>() << " |\n";
@@ -139,7 +158,8 @@ std::string report_markdown(const nlohmann::json& rep) {
       for (const auto& sd : c["seeds"])
         md << "s" << sd["seed"].get<int>() << ": " << (is_proportion(c) ? fmt(100 * sd["value"].get<double>(), 4) + "%" : fmt(sd["value"].get<double>()))
            << " " << sd["verdict"].get<std::string>() << "<br>";
-    md << " | " << (loaded ? md_escape(c["rule"]) : "") << " | **" << c["verdict"].get<std::string>() << "** |\n";
+    md << " | " << (loaded ? md_escape(c["rule"]) : "") << " | **" << c["verdict"].get<std::string>() << "**"
+       << (c.value("expected", false) ? " (expected: in the baseline)" : "") << " |\n";
   }
 
   if (rep.contains("robustness")) md << robustness_markdown(rep["robustness"]);
@@ -264,8 +284,11 @@ std::string report_junit(const nlohmann::json& rep) {
   std::ostringstream x;
   const auto& counts = rep["counts"];
   const int total = static_cast<int>(rep["claims"].size());
+  int failures = 0;
+  for (const auto& c : rep["claims"])
+    if ((c["verdict"] == "FAIL" || c["verdict"] == "INCONCLUSIVE") && !c.value("expected", false)) ++failures;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"claimcheck\" tests=\"" << total
-    << "\" failures=\"" << counts["FAIL"].get<int>() + counts["INCONCLUSIVE"].get<int>() << "\" errors=\""
+    << "\" failures=\"" << failures << "\" errors=\""
     << counts["ERROR"].get<int>() + counts["INVALID"].get<int>() << "\" skipped=\"" << counts["SKIPPED"].get<int>()
     << "\" time=\"" << rep["wall_s"].get<double>() << "\">\n";
   for (const auto& c : rep["claims"]) {
@@ -273,6 +296,7 @@ std::string report_junit(const nlohmann::json& rep) {
     x << "  <testcase name=\"claim." << xml_escape(c["id"]) << "\" classname=\"claims."
       << xml_escape(c.value("section", "unloaded")) << "\" time=\"" << c["seconds"].get<double>() << "\">\n";
     x << "    <properties>\n      <property name=\"verdict\" value=\"" << verdict << "\"/>\n";
+    if (c.value("expected", false)) x << "      <property name=\"expected\" value=\"true\"/>\n";
     if (c.contains("measured")) {
       x << "      <property name=\"measured\" value=\"" << c["measured"]["value"].get<double>() << "\"/>\n";
       x << "      <property name=\"ci_low\" value=\"" << c["measured"]["ci_low"].get<double>() << "\"/>\n";
@@ -283,7 +307,11 @@ std::string report_junit(const nlohmann::json& rep) {
     if (c.contains("rule")) x << "      <property name=\"rule\" value=\"" << xml_escape(c["rule"]) << "\"/>\n";
     x << "    </properties>\n";
     const std::string reason = xml_escape(c["reason"]);
-    if (verdict == "FAIL" || verdict == "INCONCLUSIVE") x << "    <failure message=\"" << verdict << ": " << reason << "\"/>\n";
+    // An expected FAIL (in the baseline) is a finding of this reproduction, not a broken build: the test
+    // passes, and the finding stays in the output.
+    if (c.value("expected", false))
+      x << "    <system-out>expected " << verdict << " (in the baseline): " << reason << "</system-out>\n";
+    else if (verdict == "FAIL" || verdict == "INCONCLUSIVE") x << "    <failure message=\"" << verdict << ": " << reason << "\"/>\n";
     else if (verdict == "ERROR" || verdict == "INVALID") x << "    <error message=\"" << verdict << ": " << reason << "\"/>\n";
     else if (verdict == "SKIPPED") x << "    <skipped message=\"" << reason << "\"/>\n";
     x << "  </testcase>\n";
@@ -300,6 +328,7 @@ std::string summary_lines(const nlohmann::json& rep) {
     s << head;
     if (c.contains("measured")) s << fmt_value(c["measured"], is_proportion(c)) << "  (" << c["rule"].get<std::string>() << ")";
     if (!c["reason"].get<std::string>().empty()) s << (c.contains("measured") ? "  " : "") << c["reason"].get<std::string>();
+    if (c.value("expected", false)) s << "  [expected: in the baseline]";
     s << "\n";
   }
   return s.str();

@@ -1,0 +1,75 @@
+#pragma once
+// Known outcomes: a committed baseline of each claim's verdict and measured values, and the
+// comparison that makes CI go red when either moves (LLVM lit's XFAIL/XPASS, for verdicts with
+// intervals). Both sides are report.json-shaped, so `claimcheck diff` compares two reports, a
+// report with a baseline, or two baselines alike.
+//
+// What counts as a change of a claim measured on both sides:
+//   - its verdict: PASS -> FAIL/INCONCLUSIVE is a regression, FAIL/INCONCLUSIVE -> PASS an unexpected
+//     pass (it fails until the baseline is updated), any other move a verdict change;
+//   - its measured value or any seed's: proportions (accuracies counted on the same sequences) must
+//     be equal exactly, in value and n; other values within the baseline's stated tolerance for the
+//     device (`tolerance` in the file: see tolerance_for);
+//   - a claim in one and not the other (added, removed).
+// A claim SKIPPED on one side is not compared (not measured here: a budget, a foreign kernel), except
+// a claim of tier `fixture`, which every machine can measure: its skip is a change.
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace cc::report {
+
+// Exit status of `verify --baseline` and `diff` when an outcome differs.
+constexpr int kExitBaselineChanged = 3;
+
+struct Tolerance {
+  double scalar_rel = 0;  // |new - old| <= scalar_abs + scalar_rel * |old|
+  double scalar_abs = 0;
+};
+
+struct Change {
+  std::string id;
+  std::string kind;  // "regression", "unexpected pass", "verdict", "value", "added", "removed", "no longer measured"
+  std::string before, after;  // "PASS 99.51%" / "FAIL 97.02%", or the value that moved
+  std::string detail;         // which seed, by how much
+};
+
+// The comparable part of a report: per claim its id, file, tier, verdict, measured value and
+// interval, whether it is a proportion, and each seed's value, n, interval and verdict. With
+// `tolerance` (per device) and `command` (how it was made), as committed in claims/expected.json.
+nlohmann::json baseline_from_report(const nlohmann::json& report, const nlohmann::json& tolerance, const std::string& command);
+
+// `fresh`'s rows, plus those rows of `old` whose claim `fresh` lacks and whose file still exists (a
+// partial run updates its own rows); "command" lists every command that made a row.
+nlohmann::json merge_baseline(const nlohmann::json& old, const nlohmann::json& fresh);
+
+// The tolerance for scalar values on `device` ("cpu", "cuda", ...): the baseline's "tolerance"
+// {"cpu": {...}, "cuda": {...}}; a device it does not name gets its "default" entry, else exact.
+Tolerance tolerance_for(const nlohmann::json& baseline, const std::string& device);
+
+// Changes from `before` to `after`. `compared_ids`: when non-empty, only these claims of `after`
+// count and a claim of `before` outside them is not looked at unless `before_files_gone` says its
+// file no longer exists (removed). Changed rows first in plan order: regressions, unexpected passes,
+// verdicts, values, added, removed.
+std::vector<Change> compare_outcomes(const nlohmann::json& before, const nlohmann::json& after, const Tolerance& tol,
+                                     const std::set<std::string>& compared_ids = {});
+
+// A markdown table of the changes ("none" when empty), for REPORT.md, PR comments and
+// $GITHUB_STEP_SUMMARY; and one line per change for the terminal.
+std::string changes_markdown(const std::vector<Change>& changes);
+std::string changes_lines(const std::vector<Change>& changes);
+nlohmann::json changes_json(const std::vector<Change>& changes);
+
+// Marks each claim of `report` whose non-PASS verdict the baseline expects: "expected": true. REPORT.md
+// and JUnit then show it as an expected failure, its finding in full.
+void mark_expected(nlohmann::json& report, const nlohmann::json& baseline);
+
+// The tolerances a new baseline states (see baseline.cpp for why each).
+nlohmann::json default_tolerance();
+
+// Reads a report.json or baseline file; throws cc::Error naming the file.
+nlohmann::json read_outcomes(const std::string& path);
+
+}  // namespace cc::report

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The baseline guard can fail: on copies of committed claims (the claims themselves untouched),
+# `claimcheck verify --baseline claims/expected.json` must exit 3 and name the change for
+#   - a claim that PASSes, its threshold raised above its value  -> regression
+#   - a claim that FAILs, its threshold lowered                   -> unexpected pass
+#   - a measurement that returns a slightly different value       -> value
+#   - a claim the baseline does not know                          -> added
+# and exit 0 for unchanged copies, an expected FAIL included. `claimcheck diff` prints the rows.
+# usage (from the source tree): baseline_cli.sh CLAIMCHECK
+set -uo pipefail
+CC=$1
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+fail=0
+G1=claims/s4_generalization/G1.yaml G3=claims/s4_generalization/G3.yaml
+v() { "$CC" verify "$@" --runs claims/runs.yaml --baseline claims/expected.json --report "$W/report"; }
+check() {  # NAME EXIT REGEX FILE
+  local out rc
+  out=$(v "$4" 2>&1); rc=$?
+  if [ "$rc" -ne "$2" ] || ! grep -Eq "$3" <<<"$out"; then
+    echo "FAIL $1: exit $rc (expected $2), looking for: $3"; echo "$out" | tail -4; fail=1
+  else echo "ok   $1: exit $rc: $(grep -Eo "$3.*" <<<"$out" | head -1 | cut -c1-120)"; fi
+}
+mkdir -p "$W/c"
+cp "$G1" "$W/c/g1_same.yaml"
+check unchanged_pass 0 "PASS +G1 " "$W/c/g1_same.yaml"
+cp "$G3" "$W/c/g3_same.yaml"
+check unchanged_expected_fail 0 "FAIL +G3 .*\[expected: in the baseline\]" "$W/c/g3_same.yaml"
+sed 's/  threshold: 0.98/  threshold: 0.999/' "$G1" >"$W/c/g1_raised.yaml"
+check regression 3 "CHANGED G1 +regression +PASS [0-9.]+ -> FAIL" "$W/c/g1_raised.yaml"
+sed 's/  threshold: 0.98/  threshold: 0.5/' "$G3" >"$W/c/g3_lowered.yaml"
+check unexpected_pass 3 "CHANGED G3 +unexpected pass +FAIL [0-9.]+ -> PASS" "$W/c/g3_lowered.yaml"
+sed 's/  size: 10000/  size: 9999/' "$G1" >"$W/c/g1_value.yaml"
+check value_change 3 "CHANGED G1 +value +.* -> " "$W/c/g1_value.yaml"
+sed 's/^id: G1$/id: G1new/' "$G1" >"$W/c/g1_new.yaml"
+check added 3 "CHANGED G1new +added" "$W/c/g1_new.yaml"
+# diff: the baseline against the last report (the added claim), and against itself.
+out=$("$CC" diff claims/expected.json "$W/report/report.json" 2>&1); rc=$?
+if [ "$rc" -eq 3 ] && grep -q "| G1new | \*\*added\*\*" <<<"$out"; then echo "ok   diff: exit 3, the added row"; else echo "FAIL diff: exit $rc"; echo "$out"; fail=1; fi
+out=$("$CC" diff claims/expected.json claims/expected.json 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && grep -qx "none" <<<"$out"; then echo "ok   diff with itself: none"; else echo "FAIL diff with itself: exit $rc"; echo "$out"; fail=1; fi
+exit $fail
