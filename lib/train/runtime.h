@@ -16,6 +16,9 @@ struct ThreadSetup {
 // 2-core machine (reports/perf.md). Env overrides: CLAIMCHECK_TORCH_THREADS, CLAIMCHECK_BLAS_THREADS.
 ThreadSetup default_threads();
 void apply_threads(const ThreadSetup& t);
+// What `verify` measures with: 1 libtorch + 1 BLAS thread, not overridable, so that a measured value
+// does not depend on the machine's core count (report/baseline.h compares values exactly).
+inline ThreadSetup measurement_threads() { return ThreadSetup{1, 1}; }
 // The thread setup a checkpoint was trained with (its sidecar's runtime), `fallback` for what
 // the sidecar does not say. CPU results are bitwise reproducible only with the same setup.
 ThreadSetup recorded_threads(const nlohmann::json& sidecar, ThreadSetup fallback);
