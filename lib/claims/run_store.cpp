@@ -118,9 +118,10 @@ std::vector<std::string> RunStore::missing_fixtures() const {
     const SweepSpec* sweep = spec.cache_name.empty() ? nullptr : runs_.find_sweep(spec.cache_name);
     if (sweep && !sweep->committed) continue;
     for (uint64_t seed : spec.seeds) {
-      bool found = false;
-      for (const auto& dir : dirs(spec, seed))
-        if (dir.rfind(root, 0) == 0 && fs::exists(dir + "/run.json")) found = true;
+      const auto ds = dirs(spec, seed);
+      const bool found = std::any_of(ds.begin(), ds.end(), [&](const std::string& d) {
+        return d.rfind(root, 0) == 0 && fs::exists(d + "/run.json");
+      });
       if (!found)
         out.push_back(fixture_dir(spec, seed) + ": missing (runs.yaml commits run '" + name + "' seed " + std::to_string(seed) +
                       ", and no equal-config run's folder holds it)");

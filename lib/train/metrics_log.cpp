@@ -20,7 +20,8 @@ MetricsLog::MetricsLog(std::string path, int64_t keep_before) : path_(std::move(
   if (std::filesystem::exists(path_)) {
     // A process killed mid-append leaves its last record without a newline: that one is re-logged.
     std::string text = read_regular_file(path_, kMaxJsonBytes, "metrics log");
-    text.erase(text.find_last_of('\n') == std::string::npos ? 0 : text.find_last_of('\n') + 1);
+    const size_t last_newline = text.rfind('\n');
+    text.resize(last_newline == std::string::npos ? 0 : last_newline + 1);
     for (auto& rec : parse(text, path_))
       if (rec.value("step", int64_t{0}) < keep_before) kept.push_back(std::move(rec));
     for (const auto& rec : kept) kept_steps_.push_back(rec["step"].get<int64_t>());
