@@ -15,7 +15,8 @@
 //         default: {}
 //         batch512: {train.batch_size: 512}
 //         sv_s6: {task.restricted_first: [g, h], task.restricted_second: [a, b]}
-// Its points have the one axis "variant" (the names, sorted).
+// Its points have the one axis "variant" (the names, sorted). Or a `design:` generates the variants:
+// the rows of a two-level fractional factorial over named factors (claims/design.h).
 // A point is one combination of axis values and one seed: an ordinary run config with its own
 // config hash, trained by the ordinary trainer into the ordinary run cache.
 #include <nlohmann/json.hpp>
@@ -55,6 +56,7 @@ struct SweepSpec {
   nlohmann::json set = nlohmann::json::object();  // dotted key -> value, every point
   std::vector<SweepAxis> axes;       // with variants: the one axis kVariantAxis over their names
   nlohmann::json variants = nlohmann::json::object();  // name -> {dotted key: value}
+  nlohmann::json design;             // null, or a `design:`'s factors and rows (claims/design.h): its rows are the variants
   int final_eval_size = 10000;
   uint64_t final_eval_seed = 20260531;  // the claims' accuracy seed: independent of the training log
   // Whether its results are committed (fixtures/sweeps/NAME for a grid, fixtures/NAME/VARIANT/seedK

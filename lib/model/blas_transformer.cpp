@@ -424,4 +424,16 @@ void adamw_step(const AdamWConfig& c, int64_t step, int64_t n, float* w, const f
   }
 }
 
+double clip_grad_norm(double max_norm, int64_t n, float* grad) {
+  double sum_sq = 0.0;  // in double: libtorch sums per tensor in float; the two agree to rounding
+  for (int64_t i = 0; i < n; ++i) sum_sq += static_cast<double>(grad[i]) * grad[i];
+  const double norm = std::sqrt(sum_sq);
+  const double coef = max_norm / (norm + 1e-6);
+  if (coef < 1.0) {
+    const float c = static_cast<float>(coef);
+    for (int64_t i = 0; i < n; ++i) grad[i] *= c;
+  }
+  return norm;
+}
+
 }  // namespace cc::model

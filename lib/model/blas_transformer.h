@@ -83,5 +83,8 @@ struct AdamWConfig {
 };
 void adamw_step(const AdamWConfig& c, int64_t step, int64_t n, float* w, const float* grad, float* exp_avg,
                 float* exp_avg_sq);
+// torch::nn::utils::clip_grad_norm_ over one flat buffer: when the gradient's 2-norm exceeds
+// max_norm, scale it by max_norm / (norm + 1e-6). Returns the norm before clipping.
+double clip_grad_norm(double max_norm, int64_t n, float* grad);
 
 }  // namespace cc::model

@@ -25,6 +25,10 @@ void check_compatible(const std::vector<RunConfig>& cfgs) {
   if (cfgs[0].train.engine != "libtorch")
     throw Error("an ensemble trains on the libtorch engine (stacked batched matmuls), not train.engine: " +
                 cfgs[0].train.engine);
+  // Stacked members share one optimizer: a global-norm clip would couple them.
+  if (cfgs[0].train.warmup_steps > 0 || cfgs[0].train.max_grad_norm > 0)
+    throw Error("an ensemble trains without warmup and gradient clipping (train.warmup_steps, train.max_grad_norm): "
+                "train these runs separately");
   for (size_t k = 1; k < cfgs.size(); ++k) {
     if (cfgs[k].model.to_json() != cfgs[0].model.to_json())
       throw Error("ensemble member " + std::to_string(k) + " has another model config than member 0");

@@ -16,6 +16,8 @@ TrainConfig TrainConfig::from_yaml(ObjectReader r) {
   c.beta1 = r.number("beta1", c.beta1);
   c.beta2 = r.number("beta2", c.beta2);
   c.eps = r.number("eps", c.eps);
+  c.warmup_steps = r.integer_in("warmup_steps", c.warmup_steps, 0, 1000000000);
+  c.max_grad_norm = r.number("max_grad_norm", c.max_grad_norm);
   c.eval_every = r.integer_in("eval_every", c.eval_every, 1, 1000000000);
   c.eval_size = static_cast<int>(r.integer_in("eval_size", c.eval_size, 1, 10000000));
   c.eval_seed = static_cast<uint64_t>(r.integer_in("eval_seed", static_cast<int64_t>(c.eval_seed), 0, int64_t{1} << 62));
@@ -29,6 +31,8 @@ TrainConfig TrainConfig::from_yaml(ObjectReader r) {
   if (c.weight_decay < 0) r.fail("weight_decay", "must be >= 0");
   if (!(c.beta1 >= 0 && c.beta1 < 1)) r.fail("beta1", "must be in [0, 1)");
   if (!(c.beta2 >= 0 && c.beta2 < 1)) r.fail("beta2", "must be in [0, 1)");
+  if (!(c.eps > 0)) r.fail("eps", "must be > 0");
+  if (!(c.max_grad_norm >= 0)) r.fail("max_grad_norm", "must be >= 0 (0: no clipping)");
   if (c.eval_every < 1) r.fail("eval_every", "must be >= 1");
   if (c.eval_size < 1) r.fail("eval_size", "must be >= 1");
   if (c.checkpoint_every < 0) r.fail("checkpoint_every", "must be >= 0");
@@ -43,6 +47,11 @@ bool TrainConfig::keeps_checkpoint(int64_t step) const {
   if (step == 0 || step == steps) return true;
   if (checkpoint_every > 0 && step % checkpoint_every == 0) return true;
   return std::find(checkpoint_steps.begin(), checkpoint_steps.end(), step) != checkpoint_steps.end();
+}
+
+double TrainConfig::lr_at(int64_t step) const {
+  if (warmup_steps <= 0 || step >= warmup_steps) return lr;
+  return lr * static_cast<double>(step) / static_cast<double>(warmup_steps);
 }
 
 nlohmann::json TrainConfig::to_json() const {
@@ -61,6 +70,8 @@ nlohmann::json TrainConfig::to_json() const {
           {"resume_every", resume_every}};
   // Only when not the default: every run trained before the field existed keeps its hash.
   if (engine != "libtorch") j["engine"] = engine;
+  if (warmup_steps != 0) j["warmup_steps"] = warmup_steps;
+  if (max_grad_norm != 0.0) j["max_grad_norm"] = max_grad_norm;
   return j;
 }
 
@@ -115,6 +126,10 @@ std::vector<UnstatedChoice> unstated_choices(const RunConfig& c) {
       {"train.batch_size", std::to_string(c.train.batch_size), "not stated in the paper"},
       {"train.beta1, train.beta2", num(c.train.beta1) + ", " + num(c.train.beta2), "AdamW betas not stated (PyTorch's defaults: 0.9, 0.999)"},
       {"train.eps", num(c.train.eps), "not stated; PyTorch default"},
+      {"train.warmup_steps", c.train.warmup_steps ? std::to_string(c.train.warmup_steps) : "0 (none)",
+       "learning-rate warmup not stated (TransformerLens's trainer: none unless set)"},
+      {"train.max_grad_norm", c.train.max_grad_norm > 0 ? num(c.train.max_grad_norm) : "0 (no clipping)",
+       "gradient clipping not stated (TransformerLens's trainer: none unless set)"},
       {"model.init_std", num(c.model.effective_init_std()),
        "initialisation not stated; N(0, 0.8/sqrt(d_model)) is TransformerLens' default (gpt2 init)"},
       {"model.activation", c.model.activation, "MLP activation not stated"},

@@ -20,6 +20,13 @@ struct TrainConfig {
   double weight_decay = 2e-2;       // stated
   double beta1 = 0.9, beta2 = 0.999;  // unstated: PyTorch's AdamW defaults
   double eps = 1e-8;                // unstated: PyTorch's default
+  // Two knobs of TransformerLens's own trainer (HookedTransformerTrainConfig), neither stated by the
+  // paper: a linear learning-rate warmup, lr × min(1, s / warmup_steps) at the s-th step (0-based,
+  // so the first step has lr 0, as TransformerLens's LambdaLR gives), and clipping of the global
+  // gradient norm to max_grad_norm before the step (clip_grad_norm_). 0 = off, TransformerLens's
+  // default; like `engine`, in the hash only when set.
+  int64_t warmup_steps = 0;
+  double max_grad_norm = 0.0;
   int64_t eval_every = 100;         // metrics log cadence
   int eval_size = 1000;             // sequences per evaluation set in the metrics log
   uint64_t eval_seed = 1234;        // evaluation sets are a function of this seed only
@@ -35,6 +42,7 @@ struct TrainConfig {
   static TrainConfig from_yaml(ObjectReader r);
   nlohmann::json to_json() const;
   bool keeps_checkpoint(int64_t step) const;
+  double lr_at(int64_t step) const;  // the learning rate of the step that starts at `step` (0-based)
 };
 
 struct RunConfig {

@@ -148,7 +148,9 @@ torch::Tensor Trainer::train_step(int64_t step) {
     s.engine.forward(s.w.data(), tokens.data_ptr<int64_t>(), tokens.size(0), tokens.size(1), s.logits.data());
     const double loss = s.engine.backward(s.w.data(), targets.data_ptr<int64_t>(), s.grad.data());
     const auto& tc = cfg_.train;
-    model::adamw_step({tc.lr, tc.beta1, tc.beta2, tc.eps, tc.weight_decay}, ++s.adam_step,
+    const auto n = static_cast<int64_t>(s.grad.size());
+    if (tc.max_grad_norm > 0) model::clip_grad_norm(tc.max_grad_norm, n, s.grad.data());
+    model::adamw_step({tc.lr_at(step), tc.beta1, tc.beta2, tc.eps, tc.weight_decay}, ++s.adam_step,
                       static_cast<int64_t>(s.w.size()), s.w.data(), s.grad.data(), s.exp_avg.data(), s.exp_avg_sq.data());
     return torch::tensor(static_cast<float>(loss));
   }
@@ -159,6 +161,12 @@ torch::Tensor Trainer::train_step(int64_t step) {
   auto loss = torch::nn::functional::cross_entropy(logits, targets);
   opt_->zero_grad();
   loss.backward();
+  const auto& tc = cfg_.train;
+  if (tc.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(model_->parameters(), tc.max_grad_norm);
+  // A warmup sets this step's rate; without one it stays the constructor's (a resumed optimizer's
+  // state carries no learning rate: the step alone decides it).
+  if (tc.warmup_steps > 0)
+    static_cast<torch::optim::AdamWOptions&>(opt_->param_groups()[0].options()).lr(tc.lr_at(step));
   opt_->step();
   return loss.detach();
 }
