@@ -5,6 +5,7 @@
 #include <set>
 
 #include "claims/engine.h"
+#include "claims/attribution.h"
 #include "claims/robustness.h"
 #include "claims/sweep_results.h"
 #include "cli.h"
@@ -51,7 +52,7 @@ int cmd_verify(const std::vector<std::string>& args) {
   po::options_description desc("verify options");
   Common common;
   std::string budget = "fixture", device = "cpu", seeds, run, robustness, report_dir = "reports/latest", fail_on = "any";
-  std::string baseline_file, write_baseline;
+  std::string baseline_file, write_baseline, attribution;
   add_common(desc, common);
   desc.add_options()
       ("budget", po::value(&budget), "fixture (committed checkpoints only) | cpu (may train on CPU) | gpu")
@@ -60,6 +61,10 @@ int cmd_verify(const std::vector<std::string>& args) {
       ("run", po::value(&run), "measure every claim on this run of runs.yaml instead of its own (e.g. b512)")
       ("robustness", po::value(&robustness),
        "also measure every run claim on each variant of this sweep (e.g. robustness): k/n seeds pass per claim and variant")
+      ("attribution", po::value(&attribution),
+       "also measure every run claim on each variant of these sweeps (comma-separated, e.g. "
+       "attribution_screen,attribution_confirm,robustness) and attribute each claim the default does not support "
+       "(claims/paper.yaml: the score and the rules)")
       ("report", po::value(&report_dir), "report directory (default reports/latest)")
       ("fail-on", po::value(&fail_on), "any: exit 1 unless every claim passes or skips; error: only on ERROR/INVALID")
       ("baseline", po::value(&baseline_file),
@@ -103,6 +108,19 @@ int cmd_verify(const std::vector<std::string>& args) {
     if (robustness_sweep->variants.empty())
       throw po::error("--robustness " + robustness + ": the sweep has axes, not variants (see claims/runs.yaml `robustness`)");
   }
+  std::vector<const claims::SweepSpec*> attribution_sweeps;
+  if (vm.count("attribution")) {
+    if (!run.empty()) throw po::error("--attribution compares configurations against the claims' own runs; not with --run");
+    for (size_t start = 0; start <= attribution.size();) {
+      const size_t comma = std::min(attribution.find(',', start), attribution.size());
+      const std::string name = attribution.substr(start, comma - start);
+      const claims::SweepSpec* s = runs.find_sweep(name);
+      if (!s) throw po::error("--attribution: no sweep '" + name + "' in the runs file");
+      if (s->variants.empty()) throw po::error("--attribution: sweep '" + name + "' has axes, not variants or a design");
+      attribution_sweeps.push_back(s);
+      start = comma + 1;
+    }
+  }
   claims::RunStore store(runs, so);
   const auto& registry = analysis::builtin_registry();
 
@@ -118,6 +136,14 @@ int cmd_verify(const std::vector<std::string>& args) {
   if (robustness_sweep) {
     const auto outcomes = claims::run_robustness(files, *robustness_sweep, registry, runs, store, eo);
     ctx.robustness = claims::robustness_json(*robustness_sweep, outcomes);
+  }
+  if (!attribution_sweeps.empty()) {
+    const std::string runs_path = find_runs_file(common.runs_file, common.paths);
+    const auto facts = claims::PaperFacts::load((fs::path(runs_path).parent_path() / "paper.yaml").string());
+    std::vector<claims::MeasuredSweep> measured;
+    for (const auto* s : attribution_sweeps) measured.push_back({s, claims::run_robustness(files, *s, registry, runs, store, eo)});
+    const std::string default_run = "default";
+    ctx.attribution = claims::attribution_json(results, default_run, measured, runs, store, facts);
   }
   ctx.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   auto rep = report::report_json(results, ctx);  // once: the files and the terminal agree

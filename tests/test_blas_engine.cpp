@@ -91,6 +91,27 @@ TEST(BlasEngineStep, AdamWMatchesTorchOptimAdamW) {
   EXPECT_LT(max_abs(ours - p.detach()), 1e-6);
 }
 
+// Clipping the flat gradient equals torch::nn::utils::clip_grad_norm_ over the parameter tensors.
+TEST(BlasEngineStep, GradientClippingMatchesClipGradNorm) {
+  torch::manual_seed(4);
+  std::vector<torch::Tensor> params = {torch::zeros({300}).set_requires_grad(true), torch::zeros({20, 10}).set_requires_grad(true)};
+  for (double max_norm : {1e9, 1.0, 0.01}) {
+    std::vector<float> flat;
+    for (auto& p : params) {
+      p.mutable_grad() = torch::randn(p.sizes());
+      const auto g = p.grad().contiguous();
+      flat.insert(flat.end(), g.data_ptr<float>(), g.data_ptr<float>() + g.numel());
+    }
+    const double norm = model::clip_grad_norm(max_norm, static_cast<int64_t>(flat.size()), flat.data());
+    const double torch_norm = torch::nn::utils::clip_grad_norm_(params, max_norm);
+    EXPECT_NEAR(norm, torch_norm, 1e-4 * torch_norm);
+    auto theirs = torch::cat({params[0].grad().reshape(-1), params[1].grad().reshape(-1)});
+    auto ours = torch::from_blob(flat.data(), {static_cast<int64_t>(flat.size())}, torch::kFloat32);
+    EXPECT_LT(max_abs(ours - theirs), 1e-6 * std::max(1.0, max_norm)) << "max_norm " << max_norm;
+    if (max_norm < norm) EXPECT_NEAR(ours.norm().item<double>(), max_norm, 1e-4 * max_norm);
+  }
+}
+
 TEST(BlasEngineStep, ChunkedLogitsEqualOneForwardAndBadInputIsAnError) {
   model::Transformer ref(model_config());
   ref.init(2);

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "analysis/phases.h"
+#include "claims/attribution.h"
 #include "claims/robustness.h"
 #include "claims/run_store.h"
 #include "claims/runs.h"
@@ -202,4 +203,124 @@ TEST(RunStore, InitCheckpointIsMadeWithoutTrainingAndEqualsTheTrainedRunsStepZer
   ASSERT_NE(trained_init, nullptr);
   EXPECT_EQ(trained_init->path, train::checkpoint_path(trains.cache_dir(base, 1), 0));
   EXPECT_EQ(model::max_abs_diff(*trained_init->model, *init->model), 0.0);
+}
+
+// Attribution: scores from claims and phases, a design's main effects and aliases, the rows chosen
+// for confirmation, the default rule's Mann-Whitney test, and each failing claim's sentence.
+TEST(Attribution, ScoresEffectsRuleAndSentences) {
+  EXPECT_EQ(mann_whitney_less({1, 2}, {3, 4}).u, 0);
+  EXPECT_NEAR(mann_whitney_less({1, 2}, {3, 4}).p, 1.0 / 6, 1e-12);  // 1 of the C(4,2) splits
+  EXPECT_NEAR(mann_whitney_less({3, 4}, {1, 2}).p, 1.0, 1e-12);
+  EXPECT_NEAR(mann_whitney_less({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}).p, 1.0 / 252, 1e-12);
+
+  const std::string dir = fresh_dir("attribution");
+  const Runs runs = Runs::load(write(dir, "runs.yaml",
+                                     "runs:\n"
+                                     "  default:\n"
+                                     "    seeds: [0, 1]\n"
+                                     "    config:\n"
+                                     "      train: {steps: 30000}\n"
+                                     "sweeps:\n"
+                                     "  screen:\n"
+                                     "    base: default\n"
+                                     "    seeds: [0, 1]\n"
+                                     "    design:\n"
+                                     "      factors:\n"
+                                     "        x: {key: train.batch_size, low: 128, high: 256, tag: b256}\n"
+                                     "        y: {key: train.max_grad_norm, low: 0, high: 1.0, tag: clip}\n"
+                                     "        z: {key: train.warmup_steps, low: 0, high: 500, tag: wu}\n"
+                                     "      generators: {z: [x, y]}\n"
+                                     "  confirm:\n"
+                                     "    base: default\n"
+                                     "    seeds: [0, 1, 2, 3, 4]\n"
+                                     "    variants:\n"
+                                     "      base: {}\n"
+                                     "      b256-wu: {train.batch_size: 256, train.warmup_steps: 500}\n"));
+  RunStore store(runs, StoreOptions{dir + "/fx", dir + "/cache", Tier::Fixture});
+  PaperFacts facts;
+  facts.binding = {5300, 5400};
+  facts.refinement = {14500, 16000};
+  facts.accuracy_terms = {{"G3", true}};
+  facts.confirm_top = 1;
+  facts.screen = "screen";
+  facts.confirm = "confirm";
+
+  // A run's claims: G3 at `acc` on every seed (threshold 0.98), M8b passing on the first `passing` seeds.
+  auto results = [](size_t seeds, double acc, size_t passing) {
+    ClaimResult g3, m8;
+    g3.loaded = m8.loaded = true;
+    g3.id = "G3";
+    m8.id = "M8b";
+    g3.claim.run = m8.claim.run = "default";
+    g3.claim.rule.threshold = 0.98;
+    for (size_t s = 0; s < seeds; ++s) {
+      SeedResult a, b;
+      a.seed = b.seed = s;
+      a.m.value = acc;
+      a.verdict = acc > 0.98 ? Verdict::Pass : Verdict::Fail;
+      b.verdict = s < passing ? Verdict::Pass : Verdict::Fail;
+      g3.seeds.push_back(a);
+      m8.seeds.push_back(b);
+    }
+    g3.verdict = acc > 0.98 ? Verdict::Pass : Verdict::Fail;
+    m8.verdict = passing == seeds ? Verdict::Pass : Verdict::Fail;
+    return std::vector<ClaimResult>{g3, m8};
+  };
+  // Every seed binds at 5300 and refines at 15000 (distance 0), so a score is G3's gap alone.
+  auto outcome = [&](const std::string& sweep, const std::string& variant, size_t seeds, double acc, size_t passing) {
+    VariantOutcome v;
+    v.variant = variant;
+    v.run = sweep + "/" + variant;
+    for (size_t s = 0; s < seeds; ++s) {
+      v.seeds.push_back(s);
+      analysis::PhaseSteps p;
+      p.binding = 5300;
+      p.var_restricted_1 = p.var_restricted = 15000;
+      v.phases[s] = p;
+    }
+    v.results = results(seeds, acc, passing);
+    return v;
+  };
+  const SweepSpec* screen = runs.find_sweep("screen");
+  const SweepSpec* confirm = runs.find_sweep("confirm");
+  ASSERT_NE(screen, nullptr);
+  // Rows (x fastest; z = -x*y): base, b256-wu, clip-wu, b256-clip. Batch 256 adds one point of accuracy.
+  std::vector<MeasuredSweep> measured = {
+      {screen, {outcome("screen", "base", 2, 0.96, 0), outcome("screen", "b256-wu", 2, 0.975, 2),
+                outcome("screen", "clip-wu", 2, 0.965, 0), outcome("screen", "b256-clip", 2, 0.97, 1)}},
+      {confirm, {outcome("confirm", "base", 5, 0.96, 0), outcome("confirm", "b256-wu", 5, 0.985, 5)}}};
+  const auto on_default = results(2, 0.96, 0);
+  const auto j = attribution_json(on_default, "default", measured, runs, store, facts);
+
+  ASSERT_EQ(j["configs"].size(), 7u);  // default + 4 rows + 2 confirmation rows
+  EXPECT_EQ(j["configs"][0]["id"], "default");
+  EXPECT_TRUE(j["configs"][0]["score"].is_null());  // no metrics log for the default here: no phases
+  EXPECT_NEAR(j["configs"][2]["score"].get<double>(), 0.5, 1e-9);  // screen/b256-wu: 98 - 97.5
+  EXPECT_EQ(j["configs"][2]["changes"], nlohmann::json({"train.batch_size=256", "train.warmup_steps=500"}));
+  // Effects: x (b256) high rows 97.5, 97 against low 96, 96.5 on G3: the score falls by 1 point.
+  const auto& fx = j["effects"]["factors"][0];
+  EXPECT_EQ(fx["factor"], "x");
+  EXPECT_NEAR(fx["score"].get<double>(), -1.0, 1e-9);
+  EXPECT_NEAR(fx["claims"]["M8b"].get<double>(), 0.75, 1e-9);  // 3/4 passing at high, 0/4 at low
+  EXPECT_EQ(fx["aliases"], nlohmann::json({"-y×z"}));
+  EXPECT_EQ(j["selection"]["chosen"], nlohmann::json({"b256-wu"}));
+  EXPECT_TRUE(j["selection"]["confirm_matches"].get<bool>());
+  // The rule: b256-wu beats base on all 5 seeds (U = 0, p = 1/252) and learns as often.
+  EXPECT_EQ(j["default_rule"]["best"], "confirm/b256-wu");
+  EXPECT_NEAR(j["default_rule"]["p"].get<double>(), 1.0 / 252, 1e-12);
+  EXPECT_TRUE(j["default_rule"]["change"].get<bool>());
+  // Sentences: G3 and M8b both hold under confirm/b256-wu (5/5); b256-wu in the screen is a candidate.
+  ASSERT_EQ(j["claims"].size(), 2u);
+  const auto& m8 = j["claims"][1];
+  EXPECT_EQ(m8["id"], "M8b");
+  EXPECT_EQ(m8["holds_under"], "confirm/b256-wu");
+  EXPECT_NE(m8["sentence"].get<std::string>().find("holds under `confirm/b256-wu` (5/5 seeds) — train.batch_size=256"),
+            std::string::npos)
+      << m8["sentence"];
+  EXPECT_EQ(m8["candidates"], nlohmann::json({"screen/b256-wu"}));
+  // Without the confirmation: M8b fails everywhere with 5+ seeds, so the best rate is named.
+  measured.pop_back();
+  const auto k = attribution_json(on_default, "default", measured, runs, store, facts);
+  EXPECT_EQ(k["claims"][1]["sentence"], "fails under all 5 configurations tried (best: 2/2 under `screen/b256-wu`)");
+  EXPECT_FALSE(k.contains("default_rule"));
 }

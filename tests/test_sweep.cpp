@@ -136,11 +136,59 @@ TEST(SweepDefinition, VariantsAreNamedChangesOneAtATime) {
   const std::string bad = runs_error(replace(variants, "train.batch_size: 256", "train.batch_size: 0"));
   EXPECT_EQ(bad.substr(0, 13), "runs.yaml:13:") << bad;
   EXPECT_NE(bad.find("variant 'big_batch'"), std::string::npos) << bad;
-  EXPECT_NE(runs_error(variants + "    axes:\n      task.pair_fraction: [0.1]\n").find("either axes"), std::string::npos);
+  EXPECT_NE(runs_error(variants + "    axes:\n      task.pair_fraction: [0.1]\n").find("one of axes"), std::string::npos);
   EXPECT_NE(runs_error(replace(variants, "train.batch_size: 256", "train.batch_sz: 256")).find("unknown config key"),
             std::string::npos);
   EXPECT_NE(runs_error(replace(variants, "big_batch: {train.batch_size: 256}", "big_batch: {}")).find("the same config"),
             std::string::npos);
+}
+
+// A design: the rows of a two-level fractional factorial become the variants, named by the tags
+// of their high factors; the low levels must be the base run's; errors name the file and line.
+TEST(SweepDefinition, DesignRowsAreVariants) {
+  const std::string design = replace(kRuns, "    axes:\n      task.pair_fraction: [0.1, 0.25, 0.5]\n",
+                                     "    design:\n"
+                                     "      factors:\n"
+                                     "        batch: {key: train.batch_size, low: 128, high: 256, tag: b256}\n"
+                                     "        clip: {key: train.max_grad_norm, low: 0, high: 1.0}\n"
+                                     "        sv:\n"
+                                     "          low: {task.restricted_first: [a, b], task.restricted_second: [g, h]}\n"
+                                     "          high: {task.restricted_first: [g, h], task.restricted_second: [a, b]}\n"
+                                     "          tag: sv6\n"
+                                     "      generators: {clip: [batch, sv]}\n");
+  const Runs runs = Runs::load(write(fresh_dir("sweep_design"), "runs.yaml", design));
+  const SweepSpec* s = runs.find_sweep("frac");
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->points.size(), 8u);  // 2^(3-1) rows x 2 seeds
+  std::vector<std::string> names;
+  for (const auto& v : s->axes[0].values) names.push_back(v.get<std::string>());
+  // Base factors batch, sv (name order, the first fastest); clip = -batch x sv, the sign that keeps
+  // the row with every factor low (a generator of even length takes the minus sign).
+  EXPECT_EQ(names, (std::vector<std::string>{"b256-clip", "b256-sv6", "base", "clip-sv6"}));
+  EXPECT_EQ(s->points[4].config_hash, runs.find("base")->for_seed(0).weights_hash());  // "base" is the base run
+  const RunSpec* both = runs.find("frac/b256-sv6");
+  ASSERT_NE(both, nullptr);
+  EXPECT_EQ(both->config.train.batch_size, 256);
+  EXPECT_EQ(both->config.train.max_grad_norm, 0.0);
+  EXPECT_EQ(runs.find("frac/clip-sv6")->config.train.max_grad_norm, 1.0);
+  EXPECT_EQ(runs.find("frac/clip-sv6")->config.train.batch_size, runs.find("base")->config.train.batch_size);
+  const nlohmann::json definition = s->definition();
+  const auto& rows = definition["design"]["rows"];
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& r : rows) {
+    const auto& l = r["levels"];
+    EXPECT_EQ(l["clip"].get<int>(), -l["batch"].get<int>() * l["sv"].get<int>()) << r.dump();
+  }
+  // Errors, at the factor's line.
+  const std::string low = runs_error(replace(design, "low: 128", "low: 64"));
+  EXPECT_EQ(low.substr(0, 13), "runs.yaml:13:") << low;
+  EXPECT_NE(low.find("not the base run's train.batch_size"), std::string::npos) << low;
+  EXPECT_NE(runs_error(replace(design, "[batch, sv]", "[batch, nope]")).find("'nope' is not a base factor"), std::string::npos);
+  EXPECT_NE(runs_error(replace(design, "[batch, sv]", "[batch]")).find("at least two base factors"), std::string::npos);
+  EXPECT_NE(runs_error(replace(design, "train.max_grad_norm", "train.batch_size")).find("varied by another factor"),
+            std::string::npos);
+  EXPECT_NE(runs_error(replace(design, "high: 1.0", "high: -1.0")).find("max_grad_norm"), std::string::npos);
+  EXPECT_NE(runs_error(design + "    variants:\n      x: {}\n").find("one of axes"), std::string::npos);
 }
 
 namespace {

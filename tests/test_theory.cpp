@@ -109,6 +109,28 @@ TEST(Theory, GradientMatchesTheChainRuleByHand) {
   EXPECT_LT(worst, 1e-12 + 1e-9 * scale) << "largest |autograd - hand| " << worst << " of " << scale;
 }
 
+// The split by key position (T1c) sums to the autograd gradient, and its t* part is the t* terms alone:
+// with every other key's ∂L/∂s_t removed by hand, the same matrix.
+TEST(Theory, GradientByKeySumsToTheGradientAndIsolatesTStar) {
+  const Model model(tiny());
+  const auto batch = model.sample(24, 7, 0);
+  torch::manual_seed(3);
+  const auto W = model.W0() + 0.3 * torch::randn({model.dim(), model.dim()}, torch::kFloat64);
+  const auto [whole, at_target] = model.gradient_by_key(batch, W);
+  const auto g = model.gradient(batch, W);
+  EXPECT_LT((whole - g).abs().max().item<double>(), 1e-12 + 1e-9 * g.abs().max().item<double>());
+  // By hand: ∂L/∂s from autograd on the scores, kept at t* only.
+  auto s = model.scores(batch, W).detach().set_requires_grad(true);
+  torch::nn::functional::cross_entropy(model.logits_from_scores(batch, s), batch.y).backward();
+  const auto mask = torch::zeros_like(s).scatter_(1, batch.target.unsqueeze(1), 1.0);
+  const auto gs = s.grad() * mask;  // [B, T]
+  const auto q = batch.X.select(1, model.sizes().T - 1);
+  const auto hand = (gs.unsqueeze(2) * batch.X).sum(1).t().matmul(q);
+  EXPECT_LT((at_target - hand).abs().max().item<double>(), 1e-15 + 1e-12 * hand.abs().max().item<double>());
+  EXPECT_GT(at_target.abs().max().item<double>(), 0.0);
+  EXPECT_GT((whole - at_target).abs().max().item<double>(), 0.0);  // the other keys contribute too
+}
+
 TEST(Theory, InitialScoresAreTheZeroVariableMechanism) {
   const Model model(tiny());
   const auto batch = model.sample(50, 1, 0);

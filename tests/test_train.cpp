@@ -173,3 +173,55 @@ TEST(Trainer, BlasEngineResumesExactlyAndIsPartOfTheHash) {
   train::Trainer whole(cfg, [&] { auto x = o; x.out_dir = dir_a; return x; }());
   EXPECT_EQ(model::max_abs_diff(resumed.model(), whole.model()), 0.0);
 }
+
+// TransformerLens's warmup (lr × min(1, s / warmup_steps), so step 0 changes nothing) and global
+// gradient clipping: in the hash only when set, the same on both engines, and resumed exactly.
+TEST(Trainer, WarmupAndClippingAreTransformerLensTrainerKnobs) {
+  auto plain = tiny_run(40);
+  auto cfg = plain;
+  cfg.train.warmup_steps = 20;
+  cfg.train.max_grad_norm = 0.5;
+  EXPECT_FALSE(plain.to_json()["train"].contains("warmup_steps"));  // old runs keep their hash
+  EXPECT_FALSE(plain.to_json()["train"].contains("max_grad_norm"));
+  EXPECT_NE(cfg.weights_hash(), plain.weights_hash());
+  EXPECT_EQ(cfg.train.lr_at(0), 0.0);
+  EXPECT_DOUBLE_EQ(cfg.train.lr_at(5), 0.25 * cfg.train.lr);
+  EXPECT_EQ(cfg.train.lr_at(20), cfg.train.lr);
+  EXPECT_EQ(plain.train.lr_at(0), plain.train.lr);
+
+  train::TrainOptions o;
+  o.progress = false;
+  o.log_metrics = false;
+  train::Trainer a(cfg, o), fresh(cfg, o), no_warmup(plain, o);
+  a.train_step(0);  // lr 0: neither the step nor the decoupled weight decay moves a weight
+  expect_same_weights(a.model(), fresh.model());
+  no_warmup.train_step(0);
+  EXPECT_GT(model::max_abs_diff(no_warmup.model(), fresh.model()), 0.0);
+  if (model::blas_engine_built()) {
+    auto blas_cfg = cfg;
+    blas_cfg.train.engine = "blas";
+    train::Trainer b(blas_cfg, o);
+    double worst = 0.0;
+    for (int64_t step = 0; step < 30; ++step) {
+      const double la = step == 0 ? 0.0 : a.train_step(step).item<double>(), lb = b.train_step(step).item<double>();
+      if (step > 0) worst = std::max(worst, std::abs(la - lb));
+    }
+    b.sync_model();
+    EXPECT_LT(worst, 1e-5);
+    EXPECT_LT(model::max_abs_diff(a.model(), b.model()), 1e-4);
+  }
+  // Resumed in the middle of the warmup: bitwise the uninterrupted run (the step alone sets the rate).
+  const std::string dir_a = fresh_dir("warmup_whole"), dir_b = fresh_dir("warmup_resumed");
+  o.log_metrics = true;
+  o.out_dir = dir_a;
+  train::Trainer whole(cfg, o);
+  whole.run();
+  o.out_dir = dir_b;
+  o.stop_after = 10;
+  train::Trainer(cfg, o).run();
+  o.stop_after = -1;
+  train::Trainer resumed(cfg, o);
+  EXPECT_EQ(resumed.start_step(), 10);
+  resumed.run();
+  expect_same_weights(resumed.model(), whole.model());
+}

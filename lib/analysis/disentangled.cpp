@@ -108,8 +108,10 @@ torch::Tensor Model::scores(const Batch& b, const torch::Tensor& W) const {
   return torch::bmm(b.X, query.matmul(W.t()).unsqueeze(2)).squeeze(2);  // [B, T]: x_t^T W x_T
 }
 
-torch::Tensor Model::logits(const Batch& b, const torch::Tensor& W) const {
-  auto attn = torch::softmax(scores(b, W), 1);                           // [B, T]
+torch::Tensor Model::logits(const Batch& b, const torch::Tensor& W) const { return logits_from_scores(b, scores(b, W)); }
+
+torch::Tensor Model::logits_from_scores(const Batch& b, const torch::Tensor& scores) const {
+  auto attn = torch::softmax(scores, 1);                                 // [B, T]
   auto mixed = torch::bmm(attn.unsqueeze(1), b.X).squeeze(1);            // [B, D]: X σ
   auto z = mixed.matmul(phi2_);                                          // [B, 2F]
   const int F = (s_.N - 1) / 2;
@@ -127,6 +129,17 @@ torch::Tensor Model::gradient(const Batch& b, const torch::Tensor& W) const {
   auto l = loss(b, w);
   l.backward();
   return w.grad().detach();
+}
+
+std::pair<torch::Tensor, torch::Tensor> Model::gradient_by_key(const Batch& b, const torch::Tensor& W) const {
+  auto s = scores(b, W).detach().set_requires_grad(true);                     // [B, T]
+  torch::nn::functional::cross_entropy(logits_from_scores(b, s), b.y).backward();
+  const auto g = s.grad().detach();                                           // [B, T]: ∂L/∂s_bt
+  const auto query = b.X.select(1, s_.T - 1);                                 // [B, D]: x_T
+  const auto keys = (g.unsqueeze(2) * b.X).sum(1);                            // [B, D]: Σ_t g_bt x_bt
+  const auto at_target = b.X.gather(1, b.target.view({-1, 1, 1}).expand({-1, 1, D_})).squeeze(1);  // [B, D]: x_bt*
+  const auto g_target = g.gather(1, b.target.unsqueeze(1));                   // [B, 1]
+  return {keys.t().matmul(query), (g_target * at_target).t().matmul(query)};  // [D, D] each
 }
 
 double cosine(const torch::Tensor& a, const torch::Tensor& b) {

@@ -19,6 +19,7 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace cc::analysis::theory {
@@ -52,8 +53,12 @@ class Model {
 
   torch::Tensor scores(const Batch& b, const torch::Tensor& W) const;  // [B, T]: x_t^T W x_T
   torch::Tensor logits(const Batch& b, const torch::Tensor& W) const;  // [B, N], differentiable in W
+  torch::Tensor logits_from_scores(const Batch& b, const torch::Tensor& scores) const;  // [B, N] from [B, T]
   torch::Tensor loss(const Batch& b, const torch::Tensor& W) const;    // mean cross-entropy
   torch::Tensor gradient(const Batch& b, const torch::Tensor& W) const;  // dL/dW at W, [D, D]
+  // dL/dW split by key position: s_t = x_t^T W x_T, so dL/dW = Σ_b Σ_t (∂L/∂s_bt) x_bt x_bT^T. Returns
+  // {the whole sum, the terms with t = t* alone} (t*: the position of the operand's assignment).
+  std::pair<torch::Tensor, torch::Tensor> gradient_by_key(const Batch& b, const torch::Tensor& W) const;
 
  private:
   Sizes s_;

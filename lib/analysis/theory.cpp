@@ -1,7 +1,9 @@
 // Kinds over the §7 disentangled model (analysis/disentangled.h): no checkpoint, no training.
 //   theory_gradient_alignment  T1a: how much of -∇L(W_0) lies along the associative memory G*:
 //                              share = cos²(-∇L(W_0), G*) at the first size, or the smallest
-//                              increase of that share from one size of the grid to the next
+//                              increase of that share from one size of the grid to the next;
+//                              T1c: the part of -∇L(W_0)'s component along G* that the key at t*
+//                              contributes (key_share), or its smallest value over the grid
 //   theory_one_step            T1b: after W_1 = W_0 - η ∇L(W_0), η = VN / (2αρ1ρ2(N-1)), the share
 //                              of one-variable sequences whose '=' scores the operand's assignment
 //                              highest among the assignment slots, or the model's accuracy
@@ -141,17 +143,100 @@ Share alignment(const Model& model, const std::vector<torch::Tensor>& gs) {
   return s;
 }
 
+// §7's closing sentence: "the key-query gradient is dominated by terms involving the token with the
+// correct assignment constant". The part of -∇L(W_0)'s component along G* that the key at t*
+// contributes: ⟨-∇L_t*, Ĝ*⟩ / ⟨-∇L, Ĝ*⟩ (0 when -∇L has no positive component along G*), the ratio of
+// the Monte Carlo means, with a jackknife over the batches.
+struct KeyShare {
+  double share = 0, se = 0, along = 0, along_key = 0;  // along: ⟨-∇L, Ĝ*⟩; along_key: the t* terms'
+};
+
+KeyShare key_share(const Model& model, const nlohmann::json& p, uint64_t seed) {
+  const int64_t batches = p["batches"], per_batch = p["samples"].get<int64_t>() / batches;
+  const int64_t chunk = chunk_for(model);
+  const auto W0 = model.W0();
+  const auto G = model.G_star();
+  const auto unit = G / G.norm();
+  std::vector<double> full, key;  // per batch, along Ĝ*
+  for (int64_t b = 0; b < batches; ++b) {
+    double f = 0, k = 0;
+    for (int64_t done = 0; done < per_batch; done += chunk) {
+      const int64_t n = std::min(chunk, per_batch - done);
+      const auto batch = model.sample(n, seed, static_cast<uint64_t>(b * 1000000 + done));
+      const auto [whole, at_target] = model.gradient_by_key(batch, W0);
+      const double w = static_cast<double>(n) / static_cast<double>(per_batch);
+      f -= w * (whole * unit).sum().item<double>();
+      k -= w * (at_target * unit).sum().item<double>();
+    }
+    full.push_back(f);
+    key.push_back(k);
+  }
+  auto ratio = [](double k, double f) { return f > 0 ? k / f : 0.0; };
+  const double K = static_cast<double>(batches);
+  double sf = 0, sk = 0;
+  for (int64_t b = 0; b < batches; ++b) {
+    sf += full[static_cast<size_t>(b)];
+    sk += key[static_cast<size_t>(b)];
+  }
+  KeyShare r;
+  r.along = sf / K;
+  r.along_key = sk / K;
+  r.share = ratio(r.along_key, r.along);
+  std::vector<double> loo;
+  for (int64_t b = 0; b < batches; ++b)
+    loo.push_back(ratio((sk - key[static_cast<size_t>(b)]) / (K - 1), (sf - full[static_cast<size_t>(b)]) / (K - 1)));
+  double avg = 0, ss = 0;
+  for (double v : loo) avg += v / K;
+  for (double v : loo) ss += (v - avg) * (v - avg);
+  r.se = std::sqrt((K - 1) / K * ss);
+  return r;
+}
+
 nlohmann::json parse_alignment(ObjectReader r) {
   nlohmann::json p = parse_common(r);
-  p["value"] = r.one_of("value", {"share", "min_increase"}, "share");
+  p["value"] = r.one_of("value", {"share", "min_increase", "key_share", "min_key_share"}, "share");
   if (p["value"] == "min_increase" && p["sizes"].size() < 2) r.fail("value", "min_increase needs at least two sizes");
   r.finish();
   return p;
 }
 
+// value key_share (at the first size) or min_key_share (the smallest over the grid).
+Measurement measure_key_share(const TheoryMeasureInput& in) {
+  const auto& p = in.params;
+  Measurement m;
+  m.n = p["samples"];
+  nlohmann::json grid = nlohmann::json::array(), un = nlohmann::json::object(), xs = nlohmann::json::array(), ys = nlohmann::json::array();
+  for (size_t i = 0; i < p["sizes"].size(); ++i) {
+    const Model model(sizes_at(p, i));
+    KeyShare k;
+    {
+      torch::AutoGradMode enable(true);
+      k = key_share(model, p, in.seed);
+    }
+    const std::string label = size_label(model.sizes());
+    grid.push_back({{"size", label}, {"key_share", k.share}, {"se", k.se}, {"along_G*", k.along}, {"along_G*_from_t*", k.along_key}});
+    un["t*-key share along G* at " + label] = k.share;
+    xs.push_back(static_cast<double>(i));
+    ys.push_back(k.share);
+    if (i == 0 || (p["value"] == "min_key_share" && k.share < m.value)) {
+      m.value = k.share;
+      m.ci_low = k.share - 1.96 * k.se;
+      m.ci_high = k.share + 1.96 * k.se;
+    }
+    if (p["value"] == "key_share") break;
+  }
+  m.details = {{"grid", grid}, {"unthresholded", un},
+               {"figures", nlohmann::json::array({{{"id", "t1c_key_share"}, {"paper_figure", "§7"}, {"type", "lines"}, {"merge_seeds", true},
+                                                   {"title", "share of -∇L(W_0) along G* from the key at t*"},
+                                                   {"xlabel", "grid index (sizes in the report)"}, {"ylabel", "t*-key share"},
+                                                   {"series", nlohmann::json::array({{{"name", "t* share"}, {"x", xs}, {"y", ys}}})}}})}};
+  return m;
+}
+
 Measurement measure_alignment(const TheoryMeasureInput& in) {
   torch::NoGradGuard outer;  // only Model::gradient records a graph
   const auto& p = in.params;
+  if (p["value"] == "key_share" || p["value"] == "min_key_share") return measure_key_share(in);
   std::vector<Share> shares;
   nlohmann::json grid = nlohmann::json::array(), xs = nlohmann::json::array(), ys = nlohmann::json::array();
   for (size_t i = 0; i < p["sizes"].size(); ++i) {
@@ -305,7 +390,8 @@ void register_theory(Registry& r) {
   MeasurementKind alignment{"theory_gradient_alignment",
                             "§7 disentangled model: share of |∇L(W_0)|² along the associative memory G* (cos²), or its "
                             "smallest increase along the size grid",
-                            Statistic::Scalar, parse_alignment, nullptr, common + "value: share | min_increase (default share)"};
+                            Statistic::Scalar, parse_alignment, nullptr, common + "value: share | min_increase | key_share (the part of -∇L's component along G* that the key at "
+                                     "t* contributes) | min_key_share (its smallest value over the grid) (default share)"};
   alignment.subject = Subject::Theory;
   alignment.theory = "disentangled";
   alignment.measure_theory = measure_alignment;

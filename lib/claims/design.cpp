@@ -112,7 +112,9 @@ Design Design::from_yaml(ObjectReader r, const nlohmann::json& base_config) {
     for (size_t b = 0; b < base.size(); ++b) row.levels[base[b]->name] = ((i >> b) & 1) ? 1 : -1;
     for (const auto& f : d.factors) {
       if (f.generator.empty()) continue;
-      int level = 1;
+      // The product of the generator's columns, with the sign that puts the row with every base
+      // factor low in the fraction: a generator of even length takes the minus sign.
+      int level = f.generator.size() % 2 == 0 ? -1 : 1;
       for (const auto& g : f.generator) level *= row.levels.at(g);
       row.levels[f.name] = level;
     }

@@ -7,7 +7,8 @@
 //       sv: {low: {task.restricted_first: [a, b], ...}, high: {...}, tag: sv6}   # several keys at once
 //       ...
 //     generators:                       # a generated factor's level is the product of these
-//       warmup: [batch, beta2, init]    # factors' levels (coded -1 low, +1 high)
+//       warmup: [batch, beta2, init]    # factors' levels (coded -1 low, +1 high), negated for a
+//                                       # generator of even length: the fraction holds the all-low row
 // The factors that are not generated form a full 2^k factorial (in name order, the first varying
 // fastest);
 // each generated factor adds no run. Each row becomes a variant of the sweep, named by the tags of

@@ -13,19 +13,6 @@
 namespace cc::claims {
 namespace {
 
-// The seed's phase steps from the metrics log beside its final checkpoint (fixtures or cache;
-// training only if the store's budget allows it, as for any claim).
-std::optional<analysis::PhaseSteps> seed_phases(const RunSpec& spec, uint64_t seed, RunStore& store, std::string& why) {
-  auto ck = store.get(spec, seed, resolve_step("final", spec), why);
-  if (!ck) return std::nullopt;
-  const auto log = std::filesystem::path(ck->path).parent_path() / "metrics.jsonl";
-  if (!std::filesystem::exists(log)) {
-    why = ck->path + ": no metrics.jsonl beside it";
-    return std::nullopt;
-  }
-  return analysis::phase_steps(train::MetricsLog::read(log.string()));
-}
-
 // Distance of a step from the paper's range [lo, hi]: 0 inside it.
 double distance(double step, const int64_t (&range)[2]) {
   if (step < static_cast<double>(range[0])) return static_cast<double>(range[0]) - step;
@@ -60,6 +47,17 @@ nlohmann::json rate(int64_t k, int64_t n) {
 bool run_independent(const ClaimResult& r) { return r.loaded && (!r.claim.sweep.empty() || !r.claim.theory.empty()); }
 
 }  // namespace
+
+std::optional<analysis::PhaseSteps> seed_phases(const RunSpec& spec, uint64_t seed, RunStore& store, std::string& why) {
+  auto ck = store.get(spec, seed, resolve_step("final", spec), why);
+  if (!ck) return std::nullopt;
+  const auto log = std::filesystem::path(ck->path).parent_path() / "metrics.jsonl";
+  if (!std::filesystem::exists(log)) {
+    why = ck->path + ": no metrics.jsonl beside it";
+    return std::nullopt;
+  }
+  return analysis::phase_steps(train::MetricsLog::read(log.string()));
+}
 
 std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files, const SweepSpec& sweep,
                                            const analysis::Registry& registry, const Runs& runs, RunStore& store,

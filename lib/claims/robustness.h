@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct VariantOutcome {
   std::map<uint64_t, analysis::PhaseSteps> phases;  // seeds whose final checkpoint and metrics log exist
   std::map<uint64_t, std::string> unavailable;      // seed -> why not
 };
+
+// The seed's phase steps from the metrics log beside its final checkpoint (fixtures or cache;
+// training only if the store's budget allows it, as for any claim); nullopt with `why` otherwise.
+std::optional<analysis::PhaseSteps> seed_phases(const RunSpec& spec, uint64_t seed, RunStore& store, std::string& why);
 
 // Measures every claim file on every variant run of `sweep` (which must have variants).
 std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files, const SweepSpec& sweep,

@@ -103,7 +103,8 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
       s.seeds.push_back(static_cast<uint64_t>(seed));
     }
     if (s.seeds.empty()) r.fail("seeds", "needs at least one seed");
-    const nlohmann::json base_json = base->for_seed(s.seeds.front()).to_json();
+    // Every field, so that a key written only when set (train.engine, train.warmup_steps) is known.
+    const nlohmann::json base_json = base->for_seed(s.seeds.front()).to_json(true);
 
     // set: {key: value}, each checked alone against the base config.
     std::map<std::string, SourcePos> set_marks;

@@ -54,9 +54,17 @@ const char* colour(size_t i) {
 void heatmap(std::ostringstream& gp, const nlohmann::json& spec) {
   const auto& m = spec.at("matrix");
   const size_t rows = m.size(), cols = rows ? m[0].size() : 0;
-  gp << "set palette defined (0 '#f7fbff', 0.5 '#6baed6', 1 '#08306b')\nunset key\nset size ratio -1\n"
+  // "diverging": signed values in [-1, 1] (an effect), white at 0; otherwise light to dark.
+  if (spec.value("diverging", false))
+    gp << "set palette defined (-1 '#b2182b', 0 '#f7f7f7', 1 '#2166ac')\nset cbrange [-1:1]\n";
+  else
+    gp << "set palette defined (0 '#f7fbff', 0.5 '#6baed6', 1 '#08306b')\n";
+  if (spec.contains("cbrange"))
+    gp << "set cbrange [" << num(spec["cbrange"][0].get<double>()) << ":" << num(spec["cbrange"][1].get<double>()) << "]\n";
+  gp << "unset key\nset size ratio -1\n"
      << "set xrange [-0.5:" << cols - 0.5 << "]\nset yrange [" << rows - 0.5 << ":-0.5]\n"
      << "set cblabel " << quoted(text(spec, "cblabel")) << "\n";
+  if (spec.value("xtics_rotate", false)) gp << "set xtics rotate by 60 right\n";
   for (const char* axis : {"xtics", "ytics"}) {
     if (!spec.contains(axis)) continue;
     gp << "set " << axis << " (";
@@ -65,7 +73,7 @@ void heatmap(std::ostringstream& gp, const nlohmann::json& spec) {
   }
   gp << "$m << EOD\n";
   for (size_t r = 0; r < rows; ++r) {
-    for (size_t c = 0; c < cols; ++c) gp << (c ? " " : "") << num(m[r][c].get<double>());
+    for (size_t c = 0; c < cols; ++c) gp << (c ? " " : "") << (m[r][c].is_number() ? num(m[r][c].get<double>()) : "NaN");
     gp << "\n";
   }
   gp << "EOD\nplot $m matrix with image\n";
@@ -177,13 +185,33 @@ std::string gnuplot_script(const nlohmann::json& spec, const std::string& png_pa
   std::ostringstream gp;
   const std::string type = text(spec, "type");
   const bool square = type == "heatmap";
-  header(gp, spec, png_path, square ? 560 : 720, square ? 500 : 380);
+  const bool sized = spec.contains("size") && spec["size"].is_array() && spec["size"].size() == 2;
+  header(gp, spec, png_path, sized ? spec["size"][0].get<int>() : square ? 560 : 720,
+         sized ? spec["size"][1].get<int>() : square ? 500 : 380);
   if (type == "heatmap") heatmap(gp, spec);
   else if (type == "lines") lines(gp, spec);
   else if (type == "histogram") histogram(gp, spec);
   else if (type == "bars") bars(gp, spec);
   else throw Error("figure '" + text(spec, "id") + "': unknown type '" + type + "'");
   return gp.str();
+}
+
+nlohmann::json render_figure(const std::string& dir, const std::string& rel, const nlohmann::json& spec) {
+  nlohmann::json entry = {{"caption", text(spec, "title")}, {"paper_figure", text(spec, "paper_figure")}};
+  try {
+    fs::create_directories(fs::path(dir + "/" + rel).parent_path());
+    const std::string script = gnuplot_script(spec, dir + "/" + rel);
+    FILE* gp = ::popen("gnuplot 2>&1", "w");
+    if (!gp) throw Error("cannot start gnuplot");
+    std::fwrite(script.data(), 1, script.size(), gp);
+    const int rc = ::pclose(gp);
+    if (rc != 0 || !fs::exists(dir + "/" + rel) || fs::file_size(dir + "/" + rel) == 0)
+      throw Error("gnuplot failed (exit status " + std::to_string(rc) + "; is gnuplot-nox installed?)");
+    entry["file"] = rel;
+  } catch (const std::exception& e) {
+    entry["error"] = e.what();
+  }
+  return entry;
 }
 
 void render_figures(const std::string& dir, nlohmann::json& report) {
@@ -208,23 +236,7 @@ void render_figures(const std::string& dir, nlohmann::json& report) {
         const std::string kind = spec["mark_reported"] == "vline" ? "vlines" : "hlines";
         spec[kind].push_back({{"at", claim["reported"]["value"]}, {"label", "paper: " + claim["reported"]["text"].get<std::string>()}});
       }
-      const std::string rel = "figures/" + claim["id"].get<std::string>() + "-" + id + ".png";
-      const std::string caption = text(spec, "title");
-      nlohmann::json entry = {{"caption", caption}, {"paper_figure", text(spec, "paper_figure")}};
-      try {
-        fs::create_directories(dir + "/figures");
-        const std::string script = gnuplot_script(spec, dir + "/" + rel);
-        FILE* gp = ::popen("gnuplot 2>&1", "w");
-        if (!gp) throw Error("cannot start gnuplot");
-        std::fwrite(script.data(), 1, script.size(), gp);
-        const int rc = ::pclose(gp);
-        if (rc != 0 || !fs::exists(dir + "/" + rel) || fs::file_size(dir + "/" + rel) == 0)
-          throw Error("gnuplot failed (exit status " + std::to_string(rc) + "; is gnuplot-nox installed?)");
-        entry["file"] = rel;
-      } catch (const std::exception& e) {
-        entry["error"] = e.what();
-      }
-      claim["figures"].push_back(entry);
+      claim["figures"].push_back(render_figure(dir, "figures/" + claim["id"].get<std::string>() + "-" + id + ".png", spec));
     }
   }
 }

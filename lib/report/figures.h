@@ -21,6 +21,9 @@ namespace cc::report {
 // The gnuplot script for one spec (its data inline), writing to `png_path`.
 std::string gnuplot_script(const nlohmann::json& spec, const std::string& png_path);
 
+// Renders one spec into DIR/REL: {"file": REL, "caption", "paper_figure"}, or {"error", "caption"}.
+nlohmann::json render_figure(const std::string& dir, const std::string& rel, const nlohmann::json& spec);
+
 // Renders every claim's figures into DIR/figures/ and records, per claim, "figures":
 // [{"file" (relative to DIR), "caption", "paper_figure"}] or [{"error", "caption"}] when one could
 // not be drawn (gnuplot missing or failing): the report says so, the verdicts do not change.

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "report/figures.h"
+#include "report/attribution_md.h"
 #include "report/robustness_md.h"
 #include "train/run_config.h"
 #include "util/atomic_file.h"
@@ -112,6 +113,7 @@ nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, cons
   }
   if (ctx.store) j["provenance"] = ctx.store->provenance();
   if (!ctx.robustness.is_null()) j["robustness"] = ctx.robustness;
+  if (!ctx.attribution.is_null()) j["attribution"] = ctx.attribution;
   return j;
 }
 
@@ -163,6 +165,7 @@ std::string report_markdown(const nlohmann::json& rep) {
   }
 
   if (rep.contains("robustness")) md << robustness_markdown(rep["robustness"]);
+  if (rep.contains("attribution")) md << attribution_markdown(rep["attribution"]);
 
   md << "\n## Details\n";
   for (const auto& c : rep["claims"]) {
@@ -349,6 +352,7 @@ void check_report_dir(const std::string& dir) {
 void write_reports(const std::string& dir, nlohmann::json rep) {
   check_report_dir(dir);
   render_figures(dir, rep);
+  if (rep.contains("attribution")) render_attribution_figures(dir, rep["attribution"]);
   write_file_atomic(dir + "/report.json", rep.dump(2) + "\n");
   write_file_atomic(dir + "/REPORT.md", report_markdown(rep));
   write_file_atomic(dir + "/junit.xml", report_junit(rep));

@@ -19,6 +19,7 @@ struct ReportContext {
   const claims::Runs* runs = nullptr;          // for the unstated-choices table
   const claims::RunStore* store = nullptr;     // for per-run provenance
   nlohmann::json robustness;                   // claims::robustness_json(), or null
+  nlohmann::json attribution;                  // claims::attribution_json(), or null
 };
 
 nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, const ReportContext& ctx);

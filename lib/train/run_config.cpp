@@ -54,7 +54,7 @@ double TrainConfig::lr_at(int64_t step) const {
   return lr * static_cast<double>(step) / static_cast<double>(warmup_steps);
 }
 
-nlohmann::json TrainConfig::to_json() const {
+nlohmann::json TrainConfig::to_json(bool every_field) const {
   nlohmann::json j = {{"steps", steps},
           {"batch_size", batch_size},
           {"lr", lr},
@@ -69,9 +69,9 @@ nlohmann::json TrainConfig::to_json() const {
           {"checkpoint_every", checkpoint_every},
           {"resume_every", resume_every}};
   // Only when not the default: every run trained before the field existed keeps its hash.
-  if (engine != "libtorch") j["engine"] = engine;
-  if (warmup_steps != 0) j["warmup_steps"] = warmup_steps;
-  if (max_grad_norm != 0.0) j["max_grad_norm"] = max_grad_norm;
+  if (every_field || engine != "libtorch") j["engine"] = engine;
+  if (every_field || warmup_steps != 0) j["warmup_steps"] = warmup_steps;
+  if (every_field || max_grad_norm != 0.0) j["max_grad_norm"] = max_grad_norm;
   return j;
 }
 
@@ -99,8 +99,8 @@ RunConfig RunConfig::from_json(const nlohmann::json& j) {
   return from_yaml(ObjectReader(doc, ""));
 }
 
-nlohmann::json RunConfig::to_json() const {
-  return {{"name", name}, {"seed", seed}, {"task", task.to_json()}, {"model", model.to_json()}, {"train", train.to_json()}};
+nlohmann::json RunConfig::to_json(bool every_field) const {
+  return {{"name", name}, {"seed", seed}, {"task", task.to_json()}, {"model", model.to_json()}, {"train", train.to_json(every_field)}};
 }
 
 std::string RunConfig::weights_hash() const {

@@ -40,7 +40,9 @@ struct TrainConfig {
   std::string engine = "libtorch";
 
   static TrainConfig from_yaml(ObjectReader r);
-  nlohmann::json to_json() const;
+  // every_field: also the fields written only when set (engine, warmup_steps, max_grad_norm), for
+  // checking a key against the schema; without it, what a sidecar and the hash hold.
+  nlohmann::json to_json(bool every_field = false) const;
   bool keeps_checkpoint(int64_t step) const;
   double lr_at(int64_t step) const;  // the learning rate of the step that starts at `step` (0-based)
 };
@@ -55,7 +57,7 @@ struct RunConfig {
   static RunConfig from_yaml(ObjectReader r);       // {name?, seed?, task?, model?, train?}
   static RunConfig from_file(const std::string& path);
   static RunConfig from_json(const nlohmann::json& j);
-  nlohmann::json to_json() const;
+  nlohmann::json to_json(bool every_field = false) const;
   // Hash of everything that changes the trained weights (not the logging cadence).
   std::string weights_hash() const;
 };

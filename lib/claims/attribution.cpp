@@ -1,0 +1,422 @@
+#include "claims/attribution.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "claims/runs.h"
+#include "claims/stats.h"
+#include "util/error.h"
+
+namespace cc::claims {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Keys that change only what is logged, or how a step is computed: not a choice about the paper's setup.
+const std::set<std::string> kNotChoices = {"train.eval_every", "train.eval_size", "train.eval_seed", "train.checkpoint_steps",
+                                           "train.checkpoint_every", "train.resume_every", "train.engine"};
+
+double window_distance(double step, const PaperFacts::Window& w) {
+  if (step < static_cast<double>(w.low)) return static_cast<double>(w.low) - step;
+  if (step > static_cast<double>(w.high)) return step - static_cast<double>(w.high);
+  return 0;
+}
+
+// One configuration: a run (SWEEP/VARIANT, or the default run) with its claim results and phases.
+struct Config {
+  std::string id, sweep, variant;
+  const RunSpec* spec = nullptr;
+  const std::vector<ClaimResult>* results = nullptr;
+  std::map<uint64_t, analysis::PhaseSteps> phases;
+  std::map<uint64_t, double> scores;  // seeds with every score term measured
+  std::vector<uint64_t> seeds;
+  int64_t learned = 0;
+  double score = kInf;                // mean over `scores`
+};
+
+const ClaimResult* find_result(const std::vector<ClaimResult>& results, const std::string& id) {
+  for (const auto& r : results)
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
+// The per-seed score of reports/assumptions.md, for every seed with all its terms.
+void score(Config& c, const PaperFacts& f) {
+  for (const auto& [seed, p] : c.phases) {
+    double s = 0;
+    bool complete = true;
+    for (const auto& term : f.accuracy_terms) {
+      const ClaimResult* r = find_result(*c.results, term.claim);
+      const SeedResult* sr = nullptr;
+      if (r)
+        for (const auto& x : r->seeds)
+          if (x.seed == seed) sr = &x;
+      if (!sr || !std::isfinite(sr->m.value) || (!term.below_threshold && !r->claim.reported)) {
+        complete = false;
+        break;
+      }
+      const double acc = 100 * sr->m.value;
+      s += term.below_threshold ? std::max(0.0, 100 * r->claim.rule.threshold - acc) : std::abs(acc - 100 * *r->claim.reported);
+    }
+    if (!complete) continue;
+    const double last = static_cast<double>(c.spec->config.train.steps);  // a phase never reached counts as reached here
+    s += window_distance(p.binding ? static_cast<double>(*p.binding) : last, f.binding) / f.steps_per_point;
+    s += window_distance(p.var_restricted ? static_cast<double>(*p.var_restricted) : last, f.refinement) / f.steps_per_point;
+    c.scores[seed] = s;
+  }
+  for (const auto& [seed, p] : c.phases) c.learned += p.learned();
+  if (!c.scores.empty()) {
+    std::vector<double> v;
+    for (const auto& [seed, s] : c.scores) v.push_back(s);
+    c.score = mean(v);
+  }
+}
+
+// "key=value" for every config value in which `spec` differs from `reference` (choices only).
+nlohmann::json changes(const RunSpec& spec, const RunSpec& reference) {
+  nlohmann::json out = nlohmann::json::array();
+  const auto a = spec.config.to_json(), b = reference.config.to_json();
+  for (const char* section : {"task", "model", "train"})
+    for (const auto& [key, value] : a[section].items()) {
+      const std::string full = std::string(section) + "." + key;
+      if (kNotChoices.count(full)) continue;
+      if (!b[section].contains(key) || b[section][key] != value) out.push_back(full + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
+    }
+  for (const auto& [key, value] : b["train"].items())  // a knob the reference sets and this run leaves at its default
+    if (!a["train"].contains(key) && !kNotChoices.count("train." + key)) out.push_back("train." + key + "=(default)");
+  return out;
+}
+
+struct Tally {
+  int64_t k = 0, n = 0;
+};
+Tally tally(const ClaimResult& r) {
+  Tally t;
+  for (const auto& s : r.seeds) {
+    t.k += s.verdict == Verdict::Pass;
+    ++t.n;
+  }
+  return t;
+}
+
+nlohmann::json json_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+// Main effects over a design's rows (every seed a replicate): mean(high) - mean(low) of `value`,
+// which returns NaN for a (row, seed) not measured.
+template <class F>
+double effect(const nlohmann::json& rows, const std::string& factor, const std::vector<Config*>& configs, F value) {
+  double sum[2] = {0, 0};
+  int64_t count[2] = {0, 0};
+  for (const auto* c : configs) {
+    int level = 0;
+    for (const auto& r : rows)
+      if (r["variant"] == c->variant) level = r["levels"][factor].get<int>();
+    if (level == 0) continue;
+    for (uint64_t seed : c->seeds) {
+      const double v = value(*c, seed);
+      if (!std::isfinite(v)) continue;
+      sum[level > 0] += v;
+      ++count[level > 0];
+    }
+  }
+  if (count[0] == 0 || count[1] == 0) return std::numeric_limits<double>::quiet_NaN();
+  return sum[1] / static_cast<double>(count[1]) - sum[0] / static_cast<double>(count[0]);
+}
+
+// The two-factor interactions aliased with `factor`'s main effect: pairs whose column product is
+// the factor's column (up to sign) on every row.
+nlohmann::json aliases(const nlohmann::json& design, const std::string& factor) {
+  std::vector<std::string> names;
+  for (const auto& f : design["factors"]) names.push_back(f["name"].get<std::string>());
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t a = 0; a < names.size(); ++a)
+    for (size_t b = a + 1; b < names.size(); ++b) {
+      if (names[a] == factor || names[b] == factor) continue;
+      int sign = 0;
+      bool same = true;
+      for (const auto& r : design["rows"]) {
+        const auto& l = r["levels"];
+        const int prod = l[names[a]].get<int>() * l[names[b]].get<int>() * l[factor].get<int>();
+        if (sign == 0) sign = prod;
+        same = same && prod == sign;
+      }
+      if (same) out.push_back((sign < 0 ? "-" : "") + names[a] + "×" + names[b]);
+    }
+  return out;
+}
+
+std::string rate(const Tally& t) { return std::to_string(t.k) + "/" + std::to_string(t.n); }
+
+}  // namespace
+
+PaperFacts PaperFacts::load(const std::string& path) {
+  const YamlDoc doc = load_yaml_file(path);
+  ObjectReader top(doc, "");
+  PaperFacts f;
+  ObjectReader ph = top.object("phases");
+  auto window = [&](const std::string& key) {
+    const auto v = ph.integers(key, {});
+    if (v.size() != 2 || v[0] > v[1]) ph.fail(key, "expected [first step, last step]");
+    return Window{v[0], v[1]};
+  };
+  f.binding = window("binding");
+  f.refinement = window("refinement");
+  ph.finish();
+  ObjectReader at = top.object("attribution");
+  const auto& terms = at.raw("score");
+  if (!terms.is_array() || terms.empty()) at.fail("score", "expected a list of {claim, term}");
+  for (size_t i = 0; i < terms.size(); ++i) {
+    ObjectReader t(doc, at.pointer() + "/score/" + std::to_string(i));
+    ScoreTerm term;
+    term.claim = t.string("claim");
+    term.below_threshold = t.one_of("term", {"below_threshold", "distance_to_reported"}, "") == "below_threshold";
+    t.finish();
+    f.accuracy_terms.push_back(term);
+  }
+  f.steps_per_point = at.number("steps_per_point");
+  if (!(f.steps_per_point > 0)) at.fail("steps_per_point", "must be > 0");
+  f.confirm_top = static_cast<int>(at.integer_in("confirm_top", f.confirm_top, 1, 100));
+  f.holds_min_seeds = static_cast<int>(at.integer_in("holds_min_seeds", f.holds_min_seeds, 1, 1000));
+  f.screen = at.string("screen");
+  f.confirm = at.string("confirm");
+  f.alpha = at.number("alpha");
+  if (!(f.alpha > 0 && f.alpha < 1)) at.fail("alpha", "must be in (0, 1)");
+  at.finish();
+  top.finish();
+  return f;
+}
+
+MannWhitney mann_whitney_less(const std::vector<double>& a, const std::vector<double>& b) {
+  auto u_of = [](const std::vector<double>& x, const std::vector<double>& y) {
+    double u = 0;
+    for (double xi : x)
+      for (double yj : y) u += xi > yj ? 1.0 : xi == yj ? 0.5 : 0.0;
+    return u;
+  };
+  MannWhitney mw;
+  if (a.empty() || b.empty()) return mw;
+  mw.u = u_of(a, b);
+  std::vector<double> pooled = a;
+  pooled.insert(pooled.end(), b.begin(), b.end());
+  if (pooled.size() > 24) throw Error("mann_whitney_less: more than 24 values (exact enumeration)");
+  // Every way of choosing |a| of the pooled values as "a": the permutation distribution of U.
+  int64_t total = 0, as_low = 0;
+  const size_t n = pooled.size(), k = a.size();
+  for (uint32_t mask = 0; mask < (1u << n); ++mask) {
+    if (static_cast<size_t>(__builtin_popcount(mask)) != k) continue;
+    std::vector<double> x, y;
+    for (size_t i = 0; i < n; ++i) ((mask >> i) & 1 ? x : y).push_back(pooled[i]);
+    ++total;
+    as_low += u_of(x, y) <= mw.u + 1e-9;
+  }
+  mw.p = static_cast<double>(as_low) / static_cast<double>(total);
+  return mw;
+}
+
+nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, const std::string& default_run,
+                                const std::vector<MeasuredSweep>& sweeps, const Runs& runs, RunStore& store,
+                                const PaperFacts& facts) {
+  const std::string& screen = facts.screen;
+  const std::string& confirm = facts.confirm;
+  const RunSpec* reference = runs.find(default_run);
+  if (!reference) throw Error("attribution: no run '" + default_run + "'");
+
+  // Every configuration measured: the default run, then each sweep's variants.
+  std::vector<Config> configs;
+  {
+    Config d;
+    d.id = default_run;
+    d.spec = reference;
+    d.results = &on_default;
+    d.seeds = reference->seeds;
+    for (uint64_t seed : reference->seeds) {
+      std::string why;
+      if (auto p = seed_phases(*reference, seed, store, why)) d.phases[seed] = *p;
+    }
+    configs.push_back(std::move(d));
+  }
+  for (const auto& ms : sweeps)
+    for (const auto& v : ms.outcomes) {
+      Config c;
+      c.id = v.run;
+      c.sweep = ms.sweep->name;
+      c.variant = v.variant;
+      c.spec = runs.find(v.run);
+      c.results = &v.results;
+      c.phases = v.phases;
+      c.seeds = v.seeds;
+      configs.push_back(std::move(c));
+    }
+  for (auto& c : configs) score(c, facts);
+
+  nlohmann::json j;
+  j["paper"] = {{"binding", {facts.binding.low, facts.binding.high}}, {"refinement", {facts.refinement.low, facts.refinement.high}}};
+  j["default_run"] = default_run;
+  j["configs"] = nlohmann::json::array();
+  for (const auto& c : configs) {
+    nlohmann::json scores = nlohmann::json::object();
+    for (const auto& [seed, s] : c.scores) scores[std::to_string(seed)] = s;
+    j["configs"].push_back({{"id", c.id},
+                            {"sweep", c.sweep},
+                            {"variant", c.variant},
+                            {"seeds", c.seeds},
+                            {"changes", changes(*c.spec, *reference)},
+                            {"scores", scores},
+                            {"score", json_or_null(c.score)},
+                            {"learned", c.learned},
+                            {"trained", c.phases.size()}});
+  }
+
+  // Failing claims on the default (run claims first measured there), for the effects and the table.
+  std::vector<const ClaimResult*> failing;
+  for (const auto& r : on_default)
+    if (r.loaded && (r.verdict == Verdict::Fail || r.verdict == Verdict::Inconclusive)) failing.push_back(&r);
+
+  // Stage 1: the design's main effects, and the rows that go on to confirmation.
+  std::vector<Config*> screen_rows, confirm_rows;
+  for (auto& c : configs) {
+    if (!screen.empty() && c.sweep == screen) screen_rows.push_back(&c);
+    if (!confirm.empty() && c.sweep == confirm) confirm_rows.push_back(&c);
+  }
+  const SweepSpec* screen_sweep = screen.empty() ? nullptr : runs.find_sweep(screen);
+  if (screen_sweep && !screen_sweep->design.is_null() && !screen_rows.empty()) {
+    const auto& design = screen_sweep->design;
+    nlohmann::json effects = nlohmann::json::array();
+    for (const auto& f : design["factors"]) {
+      const std::string name = f["name"].get<std::string>();
+      nlohmann::json e = {{"factor", name}, {"tag", f["tag"]}, {"aliases", aliases(design, name)}};
+      e["score"] = json_or_null(effect(design["rows"], name, screen_rows, [](const Config& c, uint64_t seed) {
+        const auto it = c.scores.find(seed);
+        return it == c.scores.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
+      }));
+      e["learned"] = json_or_null(effect(design["rows"], name, screen_rows, [](const Config& c, uint64_t seed) {
+        const auto it = c.phases.find(seed);
+        return it == c.phases.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.learned() ? 1.0 : 0.0;
+      }));
+      e["claims"] = nlohmann::json::object();
+      for (const auto* r : failing) {
+        if (!r->claim.run.empty() && r->claim.theory.empty() && r->claim.sweep.empty())
+          e["claims"][r->id] = json_or_null(effect(design["rows"], name, screen_rows, [&](const Config& c, uint64_t seed) {
+            const ClaimResult* cr = find_result(*c.results, r->id);
+            if (cr)
+              for (const auto& s : cr->seeds)
+                if (s.seed == seed) return s.verdict == Verdict::Pass ? 1.0 : 0.0;
+            return std::numeric_limits<double>::quiet_NaN();
+          }));
+      }
+      effects.push_back(e);
+    }
+    j["effects"] = {{"sweep", screen}, {"design", design}, {"factors", effects}};
+  }
+  if (!screen_rows.empty()) {
+    std::vector<const Config*> ranked(screen_rows.begin(), screen_rows.end());
+    std::stable_sort(ranked.begin(), ranked.end(), [](const Config* a, const Config* b) {
+      if (a->score != b->score) return a->score < b->score;
+      if (a->learned != b->learned) return a->learned > b->learned;
+      return a->variant < b->variant;
+    });
+    nlohmann::json ranking = nlohmann::json::array(), chosen = nlohmann::json::array();
+    bool complete = true;
+    for (const auto* c : ranked) {
+      ranking.push_back(c->variant);
+      complete = complete && c->scores.size() == c->seeds.size();
+      if (static_cast<int>(chosen.size()) < facts.confirm_top) chosen.push_back(c->variant);
+    }
+    nlohmann::json sel = {{"sweep", screen}, {"ranking", ranking}, {"chosen", chosen}, {"complete", complete}};
+    if (!confirm_rows.empty()) {
+      std::set<std::string> want(chosen.begin(), chosen.end()), have;
+      want.insert("base");
+      for (const auto* c : confirm_rows) have.insert(c->variant);
+      sel["confirm_sweep"] = confirm;
+      sel["confirm_matches"] = want == have;
+    }
+    j["selection"] = sel;
+  }
+
+  // Stage 2: the rule for the default.
+  const Config* best = nullptr;
+  const Config* base = nullptr;
+  bool confirm_complete = !confirm_rows.empty();
+  for (const auto* c : confirm_rows) {
+    confirm_complete = confirm_complete && c->scores.size() == c->seeds.size();
+    if (c->variant == "base") base = c;
+    if (!best || c->score < best->score) best = c;
+  }
+  if (best && base) {
+    std::vector<double> sb, sa;
+    for (const auto& [seed, s] : best->scores) sb.push_back(s);
+    for (const auto& [seed, s] : base->scores) sa.push_back(s);
+    const MannWhitney mw = mann_whitney_less(sb, sa);
+    const bool change = best != base && best->learned >= base->learned && mw.p < facts.alpha;
+    j["default_rule"] = {{"best", best->id}, {"base", base->id}, {"best_score", json_or_null(best->score)},
+                         {"base_score", json_or_null(base->score)}, {"best_learned", best->learned},
+                         {"base_learned", base->learned}, {"u", mw.u}, {"p", mw.p}, {"alpha", facts.alpha},
+                         {"complete", confirm_complete}, {"change", change}, {"changes", changes(*best->spec, *reference)}};
+  }
+
+  // Per failing claim: k/n under every configuration, and its sentence.
+  j["claims"] = nlohmann::json::array();
+  for (const auto* r : failing) {
+    nlohmann::json claim = {{"id", r->id}, {"title", r->claim.title}, {"default_verdict", verdict_name(r->verdict)},
+                            {"cells", nlohmann::json::object()}};
+    if (!r->claim.theory.empty()) {
+      claim["sentence"] = "measured on §7's idealised model (" + r->claim.theory + "), not on a trained run: no training choice applies";
+      j["claims"].push_back(claim);
+      continue;
+    }
+    if (!r->claim.sweep.empty()) {
+      claim["sentence"] = std::string("a threshold over the sweep `") + r->claim.sweep + "` (trained on `" +
+                          runs.find_sweep(r->claim.sweep)->base + "`): " + verdict_name(r->verdict) +
+                          " there; under the search's best configuration it is the third stage";
+      j["claims"].push_back(claim);
+      continue;
+    }
+    const Config* holds = nullptr;
+    const Config* best_rate = nullptr;
+    Tally holds_t, best_t;
+    std::vector<std::string> candidates;
+    int64_t tried = 0;
+    for (const auto& c : configs) {
+      const ClaimResult* cr = find_result(*c.results, r->id);
+      if (!cr || cr->seeds.empty()) continue;
+      const Tally t = tally(*cr);
+      ++tried;
+      claim["cells"][c.id] = {{"k", t.k}, {"n", t.n}, {"verdict", verdict_name(cr->verdict)}};
+      if (t.k == t.n && t.n >= facts.holds_min_seeds &&
+          (!holds || t.n > holds_t.n || (t.n == holds_t.n && c.score < holds->score))) {
+        holds = &c;
+        holds_t = t;
+      }
+      if (t.k == t.n && t.n < facts.holds_min_seeds) candidates.push_back(c.id);
+      const double rate_c = static_cast<double>(t.k) / static_cast<double>(t.n);
+      const double rate_b = best_rate ? static_cast<double>(best_t.k) / static_cast<double>(best_t.n) : -1;
+      if (!best_rate || rate_c > rate_b || (rate_c == rate_b && t.n > best_t.n)) {
+        best_rate = &c;
+        best_t = t;
+      }
+    }
+    claim["candidates"] = candidates;
+    if (holds) {
+      const auto ch = changes(*holds->spec, *reference);
+      std::string what;
+      for (const auto& x : ch) what += (what.empty() ? "" : ", ") + x.get<std::string>();
+      claim["holds_under"] = holds->id;
+      claim["sentence"] = "holds under `" + holds->id + "` (" + rate(holds_t) + " seeds)" +
+                          (what.empty() ? std::string(": the default's own choices")
+                                        : " — " + what + ": choices the paper does not state");
+    } else if (best_rate) {
+      claim["best"] = best_rate->id;
+      claim["sentence"] = "fails under all " + std::to_string(tried) + " configurations tried (best: " + rate(best_t) +
+                          " under `" + best_rate->id + "`)";
+    } else {
+      claim["sentence"] = "not measured on any configuration";
+    }
+    j["claims"].push_back(claim);
+  }
+  return j;
+}
+
+}  // namespace cc::claims

@@ -1,0 +1,58 @@
+#pragma once
+// Attribution: for each claim the default run does not support, which configuration of the paper's
+// unstated choices (if any) makes it hold. Reads the per-variant outcomes of several sweeps
+// (claims/robustness.h: the attribution search's stages and the robustness sweep), scores every
+// configuration by its distance to the paper's reported numbers, estimates each design factor's
+// effect, applies the pre-registered rules (reports/assumptions.md, "Attribution") and writes one
+// sentence per claim. The score's terms, the paper's phase windows and the rules' numbers are data:
+// claims/paper.yaml.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "claims/robustness.h"
+
+namespace cc::claims {
+
+// claims/paper.yaml: the paper's phase windows and the attribution rules.
+struct PaperFacts {
+  struct Window {
+    int64_t low = 0, high = 0;
+  };
+  Window binding, refinement;  // §6: the binding spike; the var-restricted sets learned
+  struct ScoreTerm {
+    std::string claim;          // a per-seed accuracy claim (value in [0, 1])
+    bool below_threshold = false;  // true: max(0, threshold - acc); false: |acc - reported|
+  };
+  std::vector<ScoreTerm> accuracy_terms;  // in percentage points, weight 1 each
+  double steps_per_point = 1000;          // a phase's distance to its window, in steps, per score point
+  int confirm_top = 4;                    // screening rows that go on to confirmation
+  int holds_min_seeds = 5;                // "holds under X" needs at least this many seeds, all passing
+  double alpha = 0.05;                    // the default rule's one-sided Mann-Whitney test
+  std::string screen, confirm;            // the sweeps of stages 1 and 2
+
+  static PaperFacts load(const std::string& path);  // errors name FILE:LINE:COL
+};
+
+struct MeasuredSweep {
+  const SweepSpec* sweep = nullptr;
+  std::vector<VariantOutcome> outcomes;
+};
+
+// One-sided exact Mann-Whitney test that `a` tends to be lower than `b` (ties count one half):
+// U = #{(x, y): x > y} + #{x == y}/2, p = P(U <= observed) over every split of the pooled values.
+struct MannWhitney {
+  double u = 0, p = 1;
+};
+MannWhitney mann_whitney_less(const std::vector<double>& a, const std::vector<double>& b);
+
+// `on_default`: every claim on the default run (the report's main table); facts.screen and
+// facts.confirm name the sweeps of the search's first two stages (either may be absent from `sweeps`).
+// {"configs": [{id, sweep, variant, seeds, changes, scores, score, learned}], "effects": {...},
+//  "selection": {...}, "default_rule": {...}, "claims": [{id, default_verdict, cells, sentence}]}
+nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, const std::string& default_run,
+                                const std::vector<MeasuredSweep>& sweeps, const Runs& runs, RunStore& store,
+                                const PaperFacts& facts);
+
+}  // namespace cc::claims

@@ -1,0 +1,173 @@
+#include "report/attribution_md.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "report/figures.h"
+
+namespace cc::report {
+namespace {
+
+std::string num(const nlohmann::json& v, const char* f = "%.2f") {
+  if (!v.is_number()) return "–";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, f, v.get<double>());
+  return buf;
+}
+
+std::string signed_num(const nlohmann::json& v) { return v.is_number() ? num(v, "%+.2f") : "–"; }
+
+std::string join(const nlohmann::json& list, const std::string& sep = ", ") {
+  std::string s;
+  for (const auto& x : list) s += (s.empty() ? "" : sep) + x.get<std::string>();
+  return s;
+}
+
+// The configurations that measured at least one failing claim, in the report's order.
+std::vector<std::string> measured_configs(const nlohmann::json& att) {
+  std::vector<std::string> out;
+  for (const auto& c : att["configs"]) {
+    const std::string id = c["id"].get<std::string>();
+    for (const auto& cl : att["claims"])
+      if (cl["cells"].contains(id)) {
+        out.push_back(id);
+        break;
+      }
+  }
+  return out;
+}
+
+std::string figure_md(const nlohmann::json& att, const std::string& id) {
+  if (!att.contains("figures") || !att["figures"].contains(id)) return "";
+  const auto& f = att["figures"][id];
+  if (f.contains("file")) return "![" + f["caption"].get<std::string>() + "](" + f["file"].get<std::string>() + ")\n\n";
+  return "(figure not drawn: " + f.value("error", std::string("?")) + ")\n\n";
+}
+
+}  // namespace
+
+void render_attribution_figures(const std::string& dir, nlohmann::json& att) {
+  att["figures"] = nlohmann::json::object();
+  const auto configs = measured_configs(att);
+  nlohmann::json rows = nlohmann::json::array(), ytics = nlohmann::json::array(), matrix = nlohmann::json::array();
+  for (const auto& cl : att["claims"]) {
+    if (cl["cells"].empty()) continue;
+    ytics.push_back(cl["id"]);
+    nlohmann::json row = nlohmann::json::array();
+    for (const auto& id : configs) {
+      const auto& cell = cl["cells"].contains(id) ? cl["cells"][id] : nlohmann::json();
+      row.push_back(cell.is_null() || cell["n"].get<int64_t>() == 0
+                        ? nlohmann::json(nullptr)
+                        : nlohmann::json(cell["k"].get<double>() / cell["n"].get<double>()));
+    }
+    matrix.push_back(row);
+  }
+  if (!matrix.empty() && !configs.empty()) {
+    nlohmann::json xtics = nlohmann::json::array();
+    for (const auto& id : configs) xtics.push_back(id);
+    const nlohmann::json spec = {{"type", "heatmap"}, {"title", "Claims the default does not support: share of seeds passing, per configuration"},
+                                 {"matrix", matrix}, {"xtics", xtics}, {"ytics", ytics}, {"cblabel", "seeds passing"},
+                                 {"cbrange", {0, 1}}, {"xtics_rotate", true},
+                                 {"size", {std::max<int>(560, 40 * static_cast<int>(configs.size()) + 260), 620}}};
+    att["figures"]["pass_rates"] = render_figure(dir, "figures/attribution-pass-rates.png", spec);
+  }
+  if (att.contains("effects")) {
+    nlohmann::json xtics = nlohmann::json::array(), ytics2 = nlohmann::json::array(), m = nlohmann::json::array();
+    for (const auto& f : att["effects"]["factors"]) xtics.push_back(f["tag"]);
+    std::vector<std::string> ids;
+    if (!att["effects"]["factors"].empty())
+      for (const auto& [id, _] : att["effects"]["factors"][0]["claims"].items()) ids.push_back(id);
+    for (const auto& id : ids) {
+      ytics2.push_back(id);
+      nlohmann::json row = nlohmann::json::array();
+      for (const auto& f : att["effects"]["factors"]) row.push_back(f["claims"][id]);
+      m.push_back(row);
+    }
+    if (!m.empty()) {
+      const nlohmann::json spec = {{"type", "heatmap"}, {"title", "Main effect of each choice on each claim (share of seeds passing, high - low)"},
+                                   {"matrix", m}, {"xtics", xtics}, {"ytics", ytics2}, {"cblabel", "effect on pass rate"},
+                                   {"diverging", true}, {"xtics_rotate", true}, {"size", {640, 560}}};
+      att["figures"]["effects"] = render_figure(dir, "figures/attribution-effects.png", spec);
+    }
+  }
+}
+
+std::string attribution_markdown(const nlohmann::json& att) {
+  std::ostringstream md;
+  md << "\n## Attribution: is a failing claim the paper's, or a choice it does not state?\n\n"
+     << "For each claim the default run does not support, every configuration of the paper's unstated choices measured "
+        "here (the attribution search's stages and the robustness sweep), with k of n seeds passing the claim's per-seed "
+        "test. The design, the score, the stage sizes and the rules were committed before the first result "
+        "(reports/assumptions.md, \"Attribution\"); the score's terms are in claims/paper.yaml.\n\n";
+
+  md << "### Per claim\n\n| claim | on `" << att["default_run"].get<std::string>() << "` | attribution |\n| --- | --- | --- |\n";
+  for (const auto& c : att["claims"]) {
+    std::string extra;
+    if (c.contains("candidates") && !c["candidates"].empty())
+      extra = "<br>candidates (every seed passes, fewer than 5 seeds): " + join(c["candidates"]);
+    md << "| " << c["id"].get<std::string>() << " | " << c["default_verdict"].get<std::string>() << " | "
+       << c["sentence"].get<std::string>() << extra << " |\n";
+  }
+  md << "\n" << figure_md(att, "pass_rates");
+
+  md << "### Configurations and their scores\n\nScore: the distance of a run's outcomes to the paper's numbers "
+        "(percentage points of G1–G5 accuracy, plus each phase's distance to its window per 1000 steps; binding "
+     << att["paper"]["binding"][0] << "–" << att["paper"]["binding"][1] << ", var-restricted " << att["paper"]["refinement"][0]
+     << "–" << att["paper"]["refinement"][1] << "), the mean over seeds; lower is closer. Learned: binding and "
+        "var_restricted_1 ≥ 0.9 by the last step.\n\n"
+     << "| configuration | choices that differ from `" << att["default_run"].get<std::string>()
+     << "` | seeds trained | learned | score | per seed |\n| --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& c : att["configs"]) {
+    std::string per_seed;
+    for (const auto& [seed, s] : c["scores"].items()) per_seed += (per_seed.empty() ? "" : " ") + ("s" + seed + ": " + num(s));
+    md << "| `" << c["id"].get<std::string>() << "` | " << (c["changes"].empty() ? "–" : join(c["changes"])) << " | "
+       << c["trained"].get<int64_t>() << "/" << c["seeds"].size() << " | " << c["learned"].get<int64_t>() << " | "
+       << num(c["score"]) << " | " << (per_seed.empty() ? "–" : per_seed) << " |\n";
+  }
+
+  if (att.contains("effects")) {
+    const auto& e = att["effects"];
+    md << "\n### Stage 1: what each choice moves (main effects, sweep `" << e["sweep"].get<std::string>() << "`)\n\n"
+       << "Each factor's effect: the mean over the runs at its high level minus the mean at its low level (each seed a "
+          "replicate), on the score (negative: closer to the paper), on the share of runs that learn the task, and on "
+          "the share of seeds passing each claim the default does not support. A main effect of this resolution-III "
+          "design is confounded with the two-factor interactions listed beside it.\n\n| factor | score | learned |";
+    std::vector<std::string> ids;
+    if (!e["factors"].empty())
+      for (const auto& [id, _] : e["factors"][0]["claims"].items()) ids.push_back(id);
+    for (const auto& id : ids) md << " " << id << " |";
+    md << " aliased with |\n| --- | --- | --- |";
+    for (size_t i = 0; i < ids.size(); ++i) md << " --- |";
+    md << " --- |\n";
+    for (const auto& f : e["factors"]) {
+      md << "| `" << f["tag"].get<std::string>() << "` | " << signed_num(f["score"]) << " | " << signed_num(f["learned"]) << " |";
+      for (const auto& id : ids) md << " " << signed_num(f["claims"][id]) << " |";
+      md << " " << (f["aliases"].empty() ? "–" : join(f["aliases"])) << " |\n";
+    }
+    md << "\n" << figure_md(att, "effects");
+  }
+
+  if (att.contains("selection")) {
+    const auto& s = att["selection"];
+    md << "### Stage 2: the rows that go on to 5 seeds\n\nRanked by score (ties: more seeds learning, then the name): "
+       << join(s["ranking"]) << ". Chosen: **" << join(s["chosen"]) << "**, with `base`"
+       << (s["complete"].get<bool>() ? "" : " (provisional: not every screening seed is measured yet)") << ".";
+    if (s.contains("confirm_matches"))
+      md << (s["confirm_matches"].get<bool>() ? " The sweep `" + s["confirm_sweep"].get<std::string>() + "` holds exactly these rows."
+                                              : " **The sweep `" + s["confirm_sweep"].get<std::string>() +
+                                                    "` does not hold these rows: its rows differ from the rule's choice.**");
+    md << "\n\n";
+  }
+  if (att.contains("default_rule")) {
+    const auto& r = att["default_rule"];
+    md << "### The rule for the default\n\nBest confirmed row: `" << r["best"].get<std::string>() << "` (score "
+       << num(r["best_score"]) << ", learned " << r["best_learned"] << ") against `" << r["base"].get<std::string>()
+       << "` (score " << num(r["base_score"]) << ", learned " << r["base_learned"] << "): Mann–Whitney U = " << num(r["u"], "%.1f")
+       << ", one-sided p = " << num(r["p"], "%.3f") << " (alpha " << num(r["alpha"]) << "). Outcome: **"
+       << (r["change"].get<bool>() ? "the default changes to it" : "the default stays") << "**"
+       << (r["complete"].get<bool>() ? "" : " (provisional: not every confirmation seed is measured yet)") << ".\n";
+  }
+  return md.str();
+}
+
+}  // namespace cc::report
