@@ -20,6 +20,18 @@ namespace cc::app {
 namespace fs = std::filesystem;
 namespace {
 
+// "a,b,c" -> {a, b, c}; "" -> {}.
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  for (size_t start = 0; start <= text.size();) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
 // runs.yaml: the one given, else the first found walking up from the first claim path.
 std::string find_runs_file(const std::string& given, const std::vector<std::string>& paths) {
   if (!given.empty()) return given;
@@ -52,13 +64,16 @@ int cmd_verify(const std::vector<std::string>& args) {
   po::options_description desc("verify options");
   Common common;
   std::string budget = "fixture", device = "cpu", seeds, run, robustness, report_dir = "reports/latest", fail_on = "any";
-  std::string baseline_file, write_baseline, attribution;
+  std::string baseline_file, write_baseline, attribution, sweep_as;
   add_common(desc, common);
   desc.add_options()
       ("budget", po::value(&budget), "fixture (committed checkpoints only) | cpu (may train on CPU) | gpu")
       ("device", po::value(&device), "cpu | cuda | cuda:N, for measuring and training")
       ("seeds", po::value(&seeds), "only these seeds, e.g. 0,1")
       ("run", po::value(&run), "measure every claim on this run of runs.yaml instead of its own (e.g. b512)")
+      ("sweep-as", po::value(&sweep_as),
+       "OLD=NEW[,OLD=NEW...]: every claim on sweep OLD reads sweep NEW instead, a grid over the same axis (e.g. "
+       "pair_fraction=attribution_pair_fraction)")
       ("robustness", po::value(&robustness),
        "also measure every run claim on each variant of this sweep (e.g. robustness): k/n seeds pass per claim and variant")
       ("attribution", po::value(&attribution),
@@ -96,6 +111,11 @@ int cmd_verify(const std::vector<std::string>& args) {
   claims::EngineOptions eo;
   if (!seeds.empty()) eo.seeds = parse_seed_list(seeds);
   eo.run = run;
+  for (const auto& pair : split_list(sweep_as)) {
+    const size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size()) throw po::error("--sweep-as '" + pair + "': expected OLD=NEW");
+    eo.sweep_as[pair.substr(0, eq)] = pair.substr(eq + 1);
+  }
 
   const auto files = claims::find_claim_files(common.paths);
   if (files.empty()) throw Error("no claim files under the given paths");
@@ -111,14 +131,11 @@ int cmd_verify(const std::vector<std::string>& args) {
   std::vector<const claims::SweepSpec*> attribution_sweeps;
   if (vm.count("attribution")) {
     if (!run.empty()) throw po::error("--attribution compares configurations against the claims' own runs; not with --run");
-    for (size_t start = 0; start <= attribution.size();) {
-      const size_t comma = std::min(attribution.find(',', start), attribution.size());
-      const std::string name = attribution.substr(start, comma - start);
+    for (const auto& name : split_list(attribution)) {
       const claims::SweepSpec* s = runs.find_sweep(name);
       if (!s) throw po::error("--attribution: no sweep '" + name + "' in the runs file");
       if (s->variants.empty()) throw po::error("--attribution: sweep '" + name + "' has axes, not variants or a design");
       attribution_sweeps.push_back(s);
-      start = comma + 1;
     }
   }
   claims::RunStore store(runs, so);
@@ -142,8 +159,22 @@ int cmd_verify(const std::vector<std::string>& args) {
     const auto facts = claims::PaperFacts::load((fs::path(runs_path).parent_path() / "paper.yaml").string());
     std::vector<claims::MeasuredSweep> measured;
     for (const auto* s : attribution_sweeps) measured.push_back({s, claims::run_robustness(files, *s, registry, runs, store, eo)});
+    // Stage 3: the sweep claims again on the grids trained under the best row (those declared yet).
+    claims::EngineOptions on_grids = eo;
+    std::vector<std::string> sweep_files;
+    for (const auto& [from, to] : facts.thresholds)
+      if (runs.find_sweep(to)) on_grids.sweep_as[from] = to;
+    for (const auto& f : files) {
+      try {
+        const auto c = claims::load_claim(f, registry, runs);
+        if (on_grids.sweep_as.count(c.sweep)) sweep_files.push_back(f);
+      } catch (const Error&) {  // reported in the main table
+      }
+    }
+    const auto on_thresholds = sweep_files.empty() ? std::vector<claims::ClaimResult>{}
+                                                   : claims::run_claims(sweep_files, registry, runs, store, on_grids);
     const std::string default_run = "default";
-    ctx.attribution = claims::attribution_json(results, default_run, measured, runs, store, facts);
+    ctx.attribution = claims::attribution_json(results, default_run, measured, runs, store, facts, on_thresholds);
   }
   ctx.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   auto rep = report::report_json(results, ctx);  // once: the files and the terminal agree

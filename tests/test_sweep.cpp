@@ -268,13 +268,13 @@ const std::string kThresholdClaim =
     "expect: {op: within, threshold: [0.2, 0.3], seeds: median, min_seeds: 2}\n"
     "control: {checkpoint: init}\n";
 
-ClaimResult run_one(const std::string& dir, const Runs& runs, const std::string& claim_text) {
+ClaimResult run_one(const std::string& dir, const Runs& runs, const std::string& claim_text, const EngineOptions& eo = {}) {
   const std::string claim = write(dir, "claim.yaml", claim_text);
   StoreOptions so;
   so.fixtures_dir = dir + "/fixtures";
   so.cache_dir = dir + "/cache";
   RunStore store(runs, so);
-  return run_claim(claim, analysis::builtin_registry(), runs, store, {});
+  return run_claim(claim, analysis::builtin_registry(), runs, store, eo);
 }
 
 }  // namespace
@@ -324,6 +324,27 @@ TEST(SweepClaims, ThresholdVerdictWithControlAndStaleSummary) {
   r = run_one(dir, changed, kThresholdClaim);
   EXPECT_EQ(r.verdict, Verdict::Error);
   EXPECT_NE(r.reason.find("collect it again"), std::string::npos) << r.reason;
+}
+
+// --sweep-as: the claim reads another sweep over the same axis (the attribution's threshold stage).
+TEST(SweepClaims, SweepAsReadsTheSameGridUnderOtherChoices) {
+  const std::string dir = fresh_dir("sweep_as");
+  const std::string text = kRuns + "  frac_b256:\n    base: base\n    seeds: [0, 1]\n    set: {train.eval_every: 50, train.batch_size: 256}\n"
+                                   "    axes:\n      task.pair_fraction: [0.1, 0.25, 0.5]\n"
+                                   "  other_axis:\n    base: base\n    axes:\n      task.ratio_2var_to_0var: [0.1, 0.5]\n";
+  const Runs runs = Runs::load(write(dir, "runs.yaml", text));
+  write_summary(*runs.find_sweep("frac"), dir + "/fixtures", {{500, 970, 999}, {400, 900, 995}});       // f* = 0.5
+  write_summary(*runs.find_sweep("frac_b256"), dir + "/fixtures", {{500, 985, 999}, {400, 990, 995}});  // f* = 0.25
+  EngineOptions eo;
+  EXPECT_EQ(run_one(dir, runs, kThresholdClaim, eo).verdict, Verdict::Fail);
+  eo.sweep_as["frac"] = "frac_b256";
+  const auto r = run_one(dir, runs, kThresholdClaim, eo);
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason;
+  EXPECT_EQ(r.claim.sweep, "frac_b256");
+  eo.sweep_as["frac"] = "other_axis";
+  EXPECT_NE(run_one(dir, runs, kThresholdClaim, eo).reason.find("do not vary the same one axis"), std::string::npos);
+  eo.sweep_as["frac"] = "nope";
+  EXPECT_NE(run_one(dir, runs, kThresholdClaim, eo).reason.find("no sweep 'nope'"), std::string::npos);
 }
 
 TEST(SweepClaims, WithinAndMedianRules) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
@@ -180,6 +181,9 @@ PaperFacts PaperFacts::load(const std::string& path) {
   if (!(f.steps_per_point > 0)) at.fail("steps_per_point", "must be > 0");
   f.confirm_top = static_cast<int>(at.integer_in("confirm_top", f.confirm_top, 1, 100));
   f.holds_min_seeds = static_cast<int>(at.integer_in("holds_min_seeds", f.holds_min_seeds, 1, 1000));
+  ObjectReader th = at.object_or_empty("thresholds");
+  for (const auto& [from, _] : th.json().items()) f.thresholds[from] = th.string(from);
+  th.finish();
   f.screen = at.string("screen");
   f.confirm = at.string("confirm");
   f.alpha = at.number("alpha");
@@ -218,7 +222,7 @@ MannWhitney mann_whitney_less(const std::vector<double>& a, const std::vector<do
 
 nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, const std::string& default_run,
                                 const std::vector<MeasuredSweep>& sweeps, const Runs& runs, RunStore& store,
-                                const PaperFacts& facts) {
+                                const PaperFacts& facts, const std::vector<ClaimResult>& on_thresholds) {
   const std::string& screen = facts.screen;
   const std::string& confirm = facts.confirm;
   const RunSpec* reference = runs.find(default_run);
@@ -368,9 +372,20 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
       continue;
     }
     if (!r->claim.sweep.empty()) {
-      claim["sentence"] = std::string("a threshold over the sweep `") + r->claim.sweep + "` (trained on `" +
-                          runs.find_sweep(r->claim.sweep)->base + "`): " + verdict_name(r->verdict) +
-                          " there; under the search's best configuration it is the third stage";
+      std::string sentence = std::string("a threshold over the sweep `") + r->claim.sweep + "` (trained on `" +
+                             runs.find_sweep(r->claim.sweep)->base + "`): " + verdict_name(r->verdict) + " there";
+      const ClaimResult* best_grid = find_result(on_thresholds, r->id);
+      if (best_grid && best_grid->verdict != Verdict::Skipped) {
+        char value[32];
+        std::snprintf(value, sizeof value, "%.4g", best_grid->measured);
+        sentence += std::string("; on `") + best_grid->claim.sweep + "`, the same grid under the search's best configuration: " +
+                    verdict_name(best_grid->verdict) + " (" + value + ")";
+        claim["under_best"] = {{"sweep", best_grid->claim.sweep}, {"verdict", verdict_name(best_grid->verdict)},
+                               {"value", json_or_null(best_grid->measured)}};
+      } else {
+        sentence += "; under the search's best configuration it is the third stage, not measured yet";
+      }
+      claim["sentence"] = sentence;
       j["claims"].push_back(claim);
       continue;
     }

@@ -8,6 +8,7 @@
 // claims/paper.yaml.
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ struct PaperFacts {
   int holds_min_seeds = 5;                // "holds under X" needs at least this many seeds, all passing
   double alpha = 0.05;                    // the default rule's one-sided Mann-Whitney test
   std::string screen, confirm;            // the sweeps of stages 1 and 2
+  std::map<std::string, std::string> thresholds;  // stage 3: each §4 sweep -> its grid under the best row
 
   static PaperFacts load(const std::string& path);  // errors name FILE:LINE:COL
 };
@@ -51,8 +53,9 @@ MannWhitney mann_whitney_less(const std::vector<double>& a, const std::vector<do
 // facts.confirm name the sweeps of the search's first two stages (either may be absent from `sweeps`).
 // {"configs": [{id, sweep, variant, seeds, changes, scores, score, learned}], "effects": {...},
 //  "selection": {...}, "default_rule": {...}, "claims": [{id, default_verdict, cells, sentence}]}
+// `on_thresholds`: the sweep claims measured on facts.thresholds' grids (--sweep-as), or empty.
 nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, const std::string& default_run,
                                 const std::vector<MeasuredSweep>& sweeps, const Runs& runs, RunStore& store,
-                                const PaperFacts& facts);
+                                const PaperFacts& facts, const std::vector<ClaimResult>& on_thresholds = {});
 
 }  // namespace cc::claims

@@ -226,6 +226,14 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
       if (!runs.find(opts.run)) throw Error("--run " + opts.run + ": no such run in runs.yaml");
       r.claim.run = opts.run;
     }
+    if (const auto it = opts.sweep_as.find(r.claim.sweep); !r.claim.sweep.empty() && it != opts.sweep_as.end()) {
+      const SweepSpec* from = runs.find_sweep(r.claim.sweep);
+      const SweepSpec* to = runs.find_sweep(it->second);
+      if (!to) throw Error("--sweep-as " + it->first + "=" + it->second + ": no sweep '" + it->second + "' in runs.yaml");
+      if (to->axes.size() != 1 || from->axes.size() != 1 || to->axes[0].key != from->axes[0].key)
+        throw Error("--sweep-as " + it->first + "=" + it->second + ": the sweeps do not vary the same one axis");
+      r.claim.sweep = it->second;
+    }
     const Claim& c = r.claim;
     const bool theory = !c.theory.empty();
     const RunSpec* spec = c.sweep.empty() && !theory ? runs.find(c.run) : nullptr;

@@ -2,6 +2,7 @@
 // Runs claims: resolve checkpoints, measure, decide, check the negative control.
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,8 @@ struct EngineOptions {
   std::vector<uint64_t> seeds;  // --seeds: restrict every claim to these seeds (empty: all)
   std::string run;              // --run: measure every claim on this run instead of its own
                                 // (e.g. the same claims on an alternative config); "" = as written
+  std::map<std::string, std::string> sweep_as;  // --sweep-as: a sweep claim on sweep A reads sweep B
+                                                // instead (the same grid under other choices)
 };
 
 ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const Runs& runs, RunStore& store,
