@@ -1,4 +1,4 @@
-// claimcheck eval CHECKPOINT [--size N] [--device]
+// claimcheck eval CHECKPOINT [--size N] [--device] [--cache-out FILE]
 #include <cstdio>
 #include <iostream>
 
@@ -7,19 +7,57 @@
 #include "train/evaluate.h"
 #include "train/runtime.h"
 #include "util/error.h"
+#include "util/safetensors.h"
 
 namespace cc::app {
 
+namespace {
+
+StTensor st_of(const torch::Tensor& t) {
+  const bool ints = t.scalar_type() == torch::kLong;
+  auto c = t.detach().to(torch::kCPU, ints ? torch::kLong : torch::kFloat32).contiguous();
+  StTensor out;
+  out.dtype = ints ? "I64" : "F32";
+  out.shape.assign(c.sizes().begin(), c.sizes().end());
+  out.bytes.assign(static_cast<const char*>(c.data_ptr()), static_cast<size_t>(c.nbytes()));
+  return out;
+}
+
+// The first 64 sequences of every evaluation set, their logits and their activation cache.
+void write_cache(const model::Transformer& model, const std::vector<task::EvalSet>& sets, const std::string& path) {
+  std::vector<task::Example> examples;
+  for (const auto& s : sets)
+    for (size_t i = 0; i < s.examples.size() && i < 64; ++i) examples.push_back(s.examples[i]);
+  if (examples.empty()) throw Error("--cache-out: the evaluation sets are empty");
+  torch::NoGradGuard no_grad;
+  const auto tokens = train::tokens_tensor(examples);  // [B, T]
+  model::ActivationCache cache;
+  const auto logits = model.run_with_cache(tokens.to(model.device()), cache);  // [B, T, vocab]
+  StFile file;
+  file.metadata = {{"producer", "claimcheck eval --cache-out"}};
+  file.tensors.emplace_back("tokens", st_of(tokens));
+  file.tensors.emplace_back("logits", st_of(logits));
+  for (const auto& name : cache.names()) file.tensors.emplace_back(name, st_of(cache[name]));
+  write_safetensors(path, file);
+  std::printf("cache: %s (%zu sequences, %zu activations)\n", path.c_str(), examples.size(), cache.names().size());
+}
+
+}  // namespace
+
 int cmd_eval(const std::vector<std::string>& args) {
   po::options_description desc("eval options");
-  std::string checkpoint, device = "cpu";
+  std::string checkpoint, device = "cpu", cache_out;
   int size = 10000;
   uint64_t eval_seed = 0;
   desc.add_options()
       ("checkpoint", po::value(&checkpoint)->required(), "a stepNNNNNN.safetensors file (its .json sidecar beside it)")
       ("size", po::value(&size), "sequences per sampled evaluation set (default 10000)")
       ("eval-seed", po::value(&eval_seed), "seed of the evaluation sets (default: the run's train.eval_seed)")
-      ("device", po::value(&device), "cpu | cuda | cuda:N");
+      ("device", po::value(&device), "cpu | cuda | cuda:N")
+      ("cache-out", po::value(&cache_out),
+       "also write FILE (safetensors): `tokens` [B, 16] (I64; the first 64 sequences of each evaluation set), their "
+       "`logits` [B, 16, vocab] and every activation of run_with_cache under its TransformerLens hook name, for "
+       "checking the forward pass against another implementation (tests/tl_reference.py)");
   po::positional_options_description pos;
   pos.add("checkpoint", 1);
   po::variables_map vm;
@@ -42,6 +80,7 @@ int cmd_eval(const std::vector<std::string>& args) {
     }
     std::printf("%-18s %8lld %9.2f%% %8.4f\n", r.name.c_str(), static_cast<long long>(r.n), 100.0 * r.accuracy(), r.loss);
   }
+  if (!cache_out.empty()) write_cache(*ck.model, sets, cache_out);
   return kExitOk;
 }
 

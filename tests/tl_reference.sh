@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# ctest reference.transformerlens: claimcheck's forward pass against tests/tl_reference.py, a plain
+# PyTorch module written from TransformerLens's conventions (Debian's python3-torch; skipped, exit 77,
+# where it is missing). Usage: tl_reference.sh CLAIMCHECK CHECKPOINT
+set -euo pipefail
+cc=$1 checkpoint=$2
+# Debian's interpreter first: a pyenv or venv python3 earlier on PATH does not see python3-torch.
+py=/usr/bin/python3
+[ -x "$py" ] || py=$(command -v python3 || true)
+[ -n "$py" ] || { echo "SKIP: no python3"; exit 77; }
+"$py" -c "import torch" 2>/dev/null || { echo "SKIP: python3-torch is not installed for $py (apt-get install python3-torch)"; exit 77; }
+dir=$(mktemp -d "${TMPDIR:-/tmp}/claimcheck-tlref.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+"$cc" eval "$checkpoint" --size 100 --cache-out "$dir/cache.safetensors" > "$dir/eval.txt"
+exec "$py" "$(dirname "$0")/tl_reference.py" "$checkpoint" "$dir/cache.safetensors"
