@@ -2,7 +2,7 @@
 // The phase steps of one training run, read off its metrics log (every set every `eval_every`
 // steps): when 0-var addition, variable binding and the var-restricted sets are learned (§4
 // Figure 2, §6). The robustness report gives their distribution over seeds per configuration;
-// the levels are D1's and the readings of "learned".
+// the levels are D1's readings of "learned" (claims/s6_dynamics).
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -21,7 +21,7 @@ struct PhaseSteps {
   std::optional<int64_t> var_restricted_1;  // first step var_restricted_1 >= 0.9
   std::optional<int64_t> var_restricted;    // the later of the first steps var_restricted_1 and _2 reach 0.9
   int64_t last_step = 0;                    // the log's last step
-  // "Learns the task" (the robustness issue's rule for the default): binding and var_restricted_1
+  // "Learns the task" (the robustness rule for the default, reports/assumptions.md): binding and var_restricted_1
   // both reached within the log.
   bool learned() const { return binding.has_value() && var_restricted_1.has_value(); }
 };

@@ -124,7 +124,7 @@ nlohmann::json robustness_json(const SweepSpec& sweep, const std::vector<Variant
                          {"distance", std::isfinite(dist) ? nlohmann::json(dist) : nlohmann::json(nullptr)}});
   }
 
-  // The rule for the default, fixed before the per-claim results were looked at (issue #12):
+  // The rule for the default, fixed before the per-claim results were looked at (reports/assumptions.md):
   // most seeds learning the task (binding and var_restricted_1 >= 0.9 by the last step), ties
   // broken by the distance of the median binding and refinement steps from the paper's ranges.
   std::stable_sort(ranking.begin(), ranking.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
