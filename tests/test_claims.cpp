@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "claims/engine.h"
 #include "report/report.h"
@@ -337,4 +338,22 @@ TEST(Engine, FractionRuleJudgesTheShareOfPassingSeeds) {
   EXPECT_NE(load_error(replace(base, "fraction: 0.3", "fraction: 1.5")).find("must be in (0, 1]"), std::string::npos);
   EXPECT_NE(load_error(replace(base, "seeds: fraction, fraction: 0.3", "seeds: each, fraction: 0.3")).find("only with seeds: fraction"),
             std::string::npos);
+}
+
+// claims/README.md's kinds table is written by hand: every registered kind must have a row there, and
+// every row must name a registered kind, so that the table cannot drift from the registry.
+TEST(ClaimFile, KindsTableInTheReadmeMatchesTheRegistry) {
+  std::ifstream in(std::string(CLAIMCHECK_TEST_DATA) + "/../../claims/README.md");
+  ASSERT_TRUE(in.good());
+  std::set<std::string> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| `", 0) != 0) continue;  // a table row whose first cell is `name`
+    const size_t end = line.find('`', 3);
+    if (end != std::string::npos) rows.insert(line.substr(3, end - 3));
+  }
+  const auto& registry = analysis::builtin_registry();
+  for (const auto& name : registry.names()) EXPECT_TRUE(rows.count(name)) << "kind '" << name << "' has no row in claims/README.md";
+  for (const auto& row : rows)
+    if (row.find('.') == std::string::npos && row.find(' ') == std::string::npos && row.find('_') != std::string::npos)
+      EXPECT_NE(registry.find(row), nullptr) << "claims/README.md has a row for '" << row << "', which is not a registered kind";
 }

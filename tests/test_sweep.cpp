@@ -377,3 +377,22 @@ TEST(SweepDefinition, StepsAndSeedsAreRangeChecked) {
       << runs_error(replace(kRuns, "steps: 100", "steps: 0"));
   EXPECT_NE(runs_error(replace(kRuns, "seeds: [0]", "seeds: [-1]")).find("seeds must be in [0, 2^32]"), std::string::npos);
 }
+
+// A run's `base:` starts from another run's config and changes only what it sets; the result hashes
+// as the same config written out, and a cycle or an unknown key is an error at its line.
+TEST(RunsFile, BaseRunsInheritTheirBasesConfig) {
+  const std::string full = "runs:\n  a:\n    config:\n      train: {steps: 100, beta2: 0.999}\n      task: {assignments_max: 6}\n";
+  const std::string based = "runs:\n  b:\n    base: z\n    config:\n      train: {beta2: 0.999}\n"
+                            "  z:\n    seeds: [0, 1]\n    config:\n      train: {steps: 100, beta2: 0.98}\n      task: {assignments_max: 6}\n";
+  const Runs a = Runs::load(write(fresh_dir("runs_base_a"), "runs.yaml", full));
+  const Runs b = Runs::load(write(fresh_dir("runs_base_b"), "runs.yaml", based));
+  EXPECT_EQ(b.find("b")->for_seed(3).weights_hash(), a.find("a")->for_seed(3).weights_hash());
+  EXPECT_EQ(b.find("b")->seeds, (std::vector<uint64_t>{0}));  // seeds are the run's own, not its base's
+  EXPECT_EQ(b.find("z")->config.train.beta2, 0.98);
+  EXPECT_NE(runs_error(replace(based, "base: z", "base: b")).find("is its own base"), std::string::npos);
+  EXPECT_NE(runs_error(replace(based, "base: z", "base: nope")).find("unknown base run 'nope'"), std::string::npos);
+  const std::string bad = runs_error(replace(based, "{beta2: 0.999}", "{beta3: 0.999}"));
+  EXPECT_EQ(bad.substr(0, 12), "runs.yaml:5:") << bad;
+  EXPECT_NE(bad.find("unknown config key 'train.beta3'"), std::string::npos) << bad;
+  EXPECT_NE(runs_error(replace(based, "{beta2: 0.999}", "{beta2: 1.5}")).find("beta2"), std::string::npos);
+}

@@ -1,5 +1,8 @@
 #include "claims/runs.h"
 
+#include <functional>
+#include <set>
+
 #include "util/error.h"
 #include "util/names.h"
 
@@ -27,6 +30,42 @@ train::RunConfig RunSpec::for_seed(uint64_t seed) const {
   return c;
 }
 
+namespace {
+
+// `base` with what `cfg` (a run's `config:` mapping) sets on top: each section's keys replace the
+// base's, and errors point at the key that was written.
+train::RunConfig config_over(const train::RunConfig& base, const ObjectReader& cfg, const YamlDoc& doc) {
+  nlohmann::json j = base.to_json(true);
+  j.erase("name");
+  j.erase("seed");
+  const nlohmann::json& over = cfg.json();
+  for (const auto& [section, fields] : over.items()) {
+    if (!j.contains(section) || !fields.is_object())
+      cfg.fail(section, "expected one of task, model, train, each a mapping");
+    for (const auto& [key, value] : fields.items()) {
+      if (!j[section].contains(key)) {
+        std::string known;
+        for (const auto& kv : j[section].items()) known += (known.empty() ? "" : ", ") + kv.key();
+        throw Error(doc.at(cfg.pointer() + "/" + section + "/" + key), "unknown config key '" + section + "." + key + "' (" + known + ")");
+      }
+      j[section][key] = value;
+    }
+  }
+  YamlDoc merged;
+  merged.file = doc.file;
+  merged.value = j;
+  for (const auto& [section, fields] : over.items())
+    for (const auto& [key, _] : fields.items()) {
+      const SourcePos pos = doc.at(cfg.pointer() + "/" + section + "/" + key);
+      merged.marks["/" + section + "/" + key] = pos;
+      merged.marks["/" + section] = pos;
+    }
+  merged.marks[""] = doc.at(cfg.pointer());
+  return train::RunConfig::from_yaml(ObjectReader(merged, ""));
+}
+
+}  // namespace
+
 Runs Runs::load(const std::string& path) {
   Runs runs;
   runs.path_ = path;
@@ -35,7 +74,14 @@ Runs Runs::load(const std::string& path) {
   ObjectReader all = top.object("runs");
   top.object_or_empty("sweeps");  // read below, once the runs they vary are known
   top.finish();
-  for (const auto& [name, _] : doc.value["runs"].items()) {
+  // A run with `base: OTHER` starts from OTHER's config (every field) and changes only what its own
+  // `config:` sets; bases resolve in any order, a cycle is an error.
+  std::set<std::string> loading;
+  std::function<const RunSpec&(const std::string&, const SourcePos&)> load_run = [&](const std::string& name,
+                                                                                  const SourcePos& from) -> const RunSpec& {
+    if (auto it = runs.runs_.find(name); it != runs.runs_.end()) return it->second;
+    if (!doc.value["runs"].contains(name)) throw Error(from, "unknown base run '" + name + "'");
+    if (!loading.insert(name).second) throw Error(from, "run '" + name + "' is its own base (a cycle of base:)");
     ObjectReader r = all.object(name);
     RunSpec spec;
     spec.name = name;
@@ -47,12 +93,21 @@ Runs Runs::load(const std::string& path) {
     }
     if (spec.seeds.empty()) r.fail("seeds", "needs at least one seed");
     spec.tier = parse_tier(r.one_of("tier", {"cpu", "gpu"}, "cpu"));
-    ObjectReader cfg = r.object("config");
-    spec.config = train::RunConfig::from_yaml(cfg);
+    if (r.has("base")) {
+      const std::string base_name = r.string("base");
+      const RunSpec& base = load_run(base_name, doc.at("/runs/" + name + "/base"));
+      ObjectReader cfg = r.object_or_empty("config");
+      spec.config = config_over(base.config, cfg, doc);
+    } else {
+      ObjectReader cfg = r.object("config");
+      spec.config = train::RunConfig::from_yaml(cfg);
+    }
     spec.config.name = name;
     r.finish();
-    runs.runs_[name] = std::move(spec);
-  }
+    loading.erase(name);
+    return runs.runs_[name] = std::move(spec);
+  };
+  for (const auto& [name, _] : doc.value["runs"].items()) load_run(name, doc.at("/runs/" + name));
   all.finish();
   runs.sweeps_ = load_sweeps(doc, runs);
   for (const auto& sweep : runs.sweeps_)
