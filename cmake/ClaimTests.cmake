@@ -4,7 +4,7 @@
 # Adding a claim is adding a YAML file: the glob re-runs at build time (CONFIGURE_DEPENDS).
 set(CLAIMCHECK_CLAIM_BUDGET "fixture" CACHE STRING "--budget for the claim tests: fixture | cpu | gpu")
 file(GLOB_RECURSE CLAIM_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/claims/*.yaml)
-list(FILTER CLAIM_FILES EXCLUDE REGEX "/runs\\.yaml$")
+list(FILTER CLAIM_FILES EXCLUDE REGEX "/(runs|paper)\\.yaml$")
 foreach(file IN LISTS CLAIM_FILES)
   file(STRINGS ${file} id_line REGEX "^id:[ ]*[^ ]+" LIMIT_COUNT 1)
   file(STRINGS ${file} tier_line REGEX "^tier:[ ]*[a-z]+" LIMIT_COUNT 1)

@@ -25,6 +25,24 @@ void expect_same_weights(const model::Transformer& a, const model::Transformer& 
 }
 
 
+// Trains `cfg` whole into dir_a, and into dir_b stopped at `stop` then resumed; returns the largest
+// weight difference between the two (0: the resume is exact).
+double resume_difference(const train::RunConfig& cfg, const std::string& dir_a, const std::string& dir_b, int64_t stop) {
+  train::TrainOptions o;
+  o.progress = false;
+  o.out_dir = dir_a;
+  train::Trainer whole(cfg, o);
+  whole.run();
+  o.out_dir = dir_b;
+  o.stop_after = stop;
+  train::Trainer(cfg, o).run();
+  o.stop_after = -1;
+  train::Trainer resumed(cfg, o);
+  EXPECT_EQ(resumed.start_step(), stop);
+  resumed.run();
+  return model::max_abs_diff(resumed.model(), whole.model());
+}
+
 struct Threads : ::testing::Environment {
   void SetUp() override { train::apply_threads(train::default_threads()); }
 };
@@ -159,19 +177,7 @@ TEST(Trainer, BlasEngineResumesExactlyAndIsPartOfTheHash) {
   const std::string dir_a = cc::test::fresh_dir("blas_resume_a"), dir_b = cc::test::fresh_dir("blas_resume_b");
   std::filesystem::remove_all(dir_a);
   std::filesystem::remove_all(dir_b);
-  train::TrainOptions o;
-  o.progress = false;
-  o.out_dir = dir_a;
-  train::Trainer(cfg, o).run();
-  o.out_dir = dir_b;
-  o.stop_after = 20;
-  train::Trainer(cfg, o).run();
-  o.stop_after = -1;
-  train::Trainer resumed(cfg, o);
-  EXPECT_EQ(resumed.start_step(), 20);
-  resumed.run();
-  train::Trainer whole(cfg, [&] { auto x = o; x.out_dir = dir_a; return x; }());
-  EXPECT_EQ(model::max_abs_diff(resumed.model(), whole.model()), 0.0);
+  EXPECT_EQ(resume_difference(cfg, dir_a, dir_b, 20), 0.0);
 }
 
 // TransformerLens's warmup (lr × min(1, s / warmup_steps), so step 0 changes nothing) and global
@@ -211,17 +217,5 @@ TEST(Trainer, WarmupAndClippingAreTransformerLensTrainerKnobs) {
     EXPECT_LT(model::max_abs_diff(a.model(), b.model()), 1e-4);
   }
   // Resumed in the middle of the warmup: bitwise the uninterrupted run (the step alone sets the rate).
-  const std::string dir_a = fresh_dir("warmup_whole"), dir_b = fresh_dir("warmup_resumed");
-  o.log_metrics = true;
-  o.out_dir = dir_a;
-  train::Trainer whole(cfg, o);
-  whole.run();
-  o.out_dir = dir_b;
-  o.stop_after = 10;
-  train::Trainer(cfg, o).run();
-  o.stop_after = -1;
-  train::Trainer resumed(cfg, o);
-  EXPECT_EQ(resumed.start_step(), 10);
-  resumed.run();
-  expect_same_weights(resumed.model(), whole.model());
+  EXPECT_EQ(resume_difference(cfg, fresh_dir("warmup_whole"), fresh_dir("warmup_resumed"), 10), 0.0);
 }
