@@ -96,6 +96,15 @@ std::vector<torch::Tensor> batch_gradients(const Model& model, const nlohmann::j
   return out;
 }
 
+// The jackknife standard error from the K leave-one-batch-out values of a statistic.
+double jackknife_se(const std::vector<double>& loo) {
+  const double K = static_cast<double>(loo.size());
+  double avg = 0, ss = 0;
+  for (double v : loo) avg += v / K;
+  for (double v : loo) ss += (v - avg) * (v - avg);
+  return std::sqrt((K - 1) / K * ss);
+}
+
 struct Share {
   double share = 0, cos = 0, se = 0;
   double cos_tag_rows = 0;  // the same cosine with -∇L restricted to the rows Φ1 e_v (the terms G* lives in)
@@ -131,10 +140,7 @@ Share alignment(const Model& model, const std::vector<torch::Tensor>& gs) {
     const double c = theory::cosine(-without, G);
     loo.push_back(c > 0 ? c * c : 0);
   }
-  double avg = 0, ss = 0;
-  for (double v : loo) avg += v / K;
-  for (double v : loo) ss += (v - avg) * (v - avg);
-  s.se = std::sqrt((K - 1) / K * ss);
+  s.se = jackknife_se(loo);
   s.blocks = block_shares(model, -mean);
   const int tag0 = model.dim() - model.sizes().V;
   auto rows = torch::zeros_like(mean);
@@ -185,10 +191,7 @@ KeyShare key_share(const Model& model, const nlohmann::json& p, uint64_t seed) {
   std::vector<double> loo;
   for (int64_t b = 0; b < batches; ++b)
     loo.push_back(ratio((sk - key[static_cast<size_t>(b)]) / (K - 1), (sf - full[static_cast<size_t>(b)]) / (K - 1)));
-  double avg = 0, ss = 0;
-  for (double v : loo) avg += v / K;
-  for (double v : loo) ss += (v - avg) * (v - avg);
-  r.se = std::sqrt((K - 1) / K * ss);
+  r.se = jackknife_se(loo);
   return r;
 }
 

@@ -20,12 +20,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 const std::set<std::string> kNotChoices = {"train.eval_every", "train.eval_size", "train.eval_seed", "train.checkpoint_steps",
                                            "train.checkpoint_every", "train.resume_every", "train.engine"};
 
-double window_distance(double step, const PaperFacts::Window& w) {
-  if (step < static_cast<double>(w.low)) return static_cast<double>(w.low) - step;
-  if (step > static_cast<double>(w.high)) return step - static_cast<double>(w.high);
-  return 0;
-}
-
 // One configuration: a run (SWEEP/VARIANT, or the default run) with its claim results and phases.
 struct Config {
   std::string id, sweep, variant;
@@ -34,6 +28,7 @@ struct Config {
   std::map<uint64_t, analysis::PhaseSteps> phases;
   std::map<uint64_t, double> scores;  // seeds with every score term measured
   std::vector<uint64_t> seeds;
+  nlohmann::json changes;             // its choices that differ from the default run's
   int64_t learned = 0;
   double score = kInf;                // mean over `scores`
 };
@@ -44,6 +39,14 @@ const ClaimResult* find_result(const std::vector<ClaimResult>& results, const st
   return nullptr;
 }
 
+// Claim `id`'s result for one seed, or null when that seed was not measured.
+const SeedResult* find_seed(const std::vector<ClaimResult>& results, const std::string& id, uint64_t seed) {
+  if (const ClaimResult* r = find_result(results, id))
+    for (const auto& s : r->seeds)
+      if (s.seed == seed) return &s;
+  return nullptr;
+}
+
 // The per-seed score of reports/assumptions.md, for every seed with all its terms.
 void score(Config& c, const PaperFacts& f) {
   for (const auto& [seed, p] : c.phases) {
@@ -51,10 +54,7 @@ void score(Config& c, const PaperFacts& f) {
     bool complete = true;
     for (const auto& term : f.accuracy_terms) {
       const ClaimResult* r = find_result(*c.results, term.claim);
-      const SeedResult* sr = nullptr;
-      if (r)
-        for (const auto& x : r->seeds)
-          if (x.seed == seed) sr = &x;
+      const SeedResult* sr = find_seed(*c.results, term.claim, seed);
       if (!sr || !std::isfinite(sr->m.value) || (!term.below_threshold && !r->claim.reported)) {
         complete = false;
         break;
@@ -64,8 +64,9 @@ void score(Config& c, const PaperFacts& f) {
     }
     if (!complete) continue;
     const double last = static_cast<double>(c.spec->config.train.steps);  // a phase never reached counts as reached here
-    s += window_distance(p.binding ? static_cast<double>(*p.binding) : last, f.binding) / f.steps_per_point;
-    s += window_distance(p.var_restricted ? static_cast<double>(*p.var_restricted) : last, f.refinement) / f.steps_per_point;
+    s += window_distance(p.binding ? static_cast<double>(*p.binding) : last, f.binding.low, f.binding.high) / f.steps_per_point;
+    s += window_distance(p.var_restricted ? static_cast<double>(*p.var_restricted) : last, f.refinement.low, f.refinement.high) /
+         f.steps_per_point;
     c.scores[seed] = s;
   }
   for (const auto& [seed, p] : c.phases) c.learned += p.learned();
@@ -77,7 +78,7 @@ void score(Config& c, const PaperFacts& f) {
 }
 
 // "key=value" for every config value in which `spec` differs from `reference` (choices only).
-nlohmann::json changes(const RunSpec& spec, const RunSpec& reference) {
+nlohmann::json differing_choices(const RunSpec& spec, const RunSpec& reference) {
   nlohmann::json out = nlohmann::json::array();
   const auto a = spec.config.to_json(), b = reference.config.to_json();
   for (const char* section : {"task", "model", "train"})
@@ -254,7 +255,10 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
       c.seeds = v.seeds;
       configs.push_back(std::move(c));
     }
-  for (auto& c : configs) score(c, facts);
+  for (auto& c : configs) {
+    score(c, facts);
+    c.changes = differing_choices(*c.spec, *reference);
+  }
 
   nlohmann::json j;
   j["paper"] = {{"binding", {facts.binding.low, facts.binding.high}}, {"refinement", {facts.refinement.low, facts.refinement.high}}};
@@ -267,7 +271,7 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
                             {"sweep", c.sweep},
                             {"variant", c.variant},
                             {"seeds", c.seeds},
-                            {"changes", changes(*c.spec, *reference)},
+                            {"changes", c.changes},
                             {"scores", scores},
                             {"score", json_or_null(c.score)},
                             {"learned", c.learned},
@@ -304,11 +308,8 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
       for (const auto* r : failing) {
         if (!r->claim.run.empty() && r->claim.theory.empty() && r->claim.sweep.empty())
           e["claims"][r->id] = json_or_null(effect(design["rows"], name, screen_rows, [&](const Config& c, uint64_t seed) {
-            const ClaimResult* cr = find_result(*c.results, r->id);
-            if (cr)
-              for (const auto& s : cr->seeds)
-                if (s.seed == seed) return s.verdict == Verdict::Pass ? 1.0 : 0.0;
-            return std::numeric_limits<double>::quiet_NaN();
+            const SeedResult* s = find_seed(*c.results, r->id, seed);
+            return !s ? std::numeric_limits<double>::quiet_NaN() : s->verdict == Verdict::Pass ? 1.0 : 0.0;
           }));
       }
       effects.push_back(e);
@@ -358,7 +359,7 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
     j["default_rule"] = {{"best", best->id}, {"base", base->id}, {"best_score", json_or_null(best->score)},
                          {"base_score", json_or_null(base->score)}, {"best_learned", best->learned},
                          {"base_learned", base->learned}, {"u", mw.u}, {"p", mw.p}, {"alpha", facts.alpha},
-                         {"complete", confirm_complete}, {"change", change}, {"changes", changes(*best->spec, *reference)}};
+                         {"complete", confirm_complete}, {"change", change}, {"changes", best->changes}};
   }
 
   // Per failing claim: k/n under every configuration, and its sentence.
@@ -415,9 +416,8 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
     }
     claim["candidates"] = candidates;
     if (holds) {
-      const auto ch = changes(*holds->spec, *reference);
       std::string what;
-      for (const auto& x : ch) what += (what.empty() ? "" : ", ") + x.get<std::string>();
+      for (const auto& x : holds->changes) what += (what.empty() ? "" : ", ") + x.get<std::string>();
       claim["holds_under"] = holds->id;
       claim["sentence"] = "holds under `" + holds->id + "` (" + rate(holds_t) + " seeds)" +
                           (what.empty() ? std::string(": the default's own choices")

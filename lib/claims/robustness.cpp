@@ -13,13 +13,6 @@
 namespace cc::claims {
 namespace {
 
-// Distance of a step from the paper's range [lo, hi]: 0 inside it.
-double distance(double step, const int64_t (&range)[2]) {
-  if (step < static_cast<double>(range[0])) return static_cast<double>(range[0]) - step;
-  if (step > static_cast<double>(range[1])) return step - static_cast<double>(range[1]);
-  return 0;
-}
-
 nlohmann::json distribution(const std::map<uint64_t, analysis::PhaseSteps>& phases,
                             std::optional<int64_t> analysis::PhaseSteps::*field) {
   std::vector<double> steps;
@@ -47,6 +40,12 @@ nlohmann::json rate(int64_t k, int64_t n) {
 bool run_independent(const ClaimResult& r) { return r.loaded && (!r.claim.sweep.empty() || !r.claim.theory.empty()); }
 
 }  // namespace
+
+double window_distance(double step, int64_t low, int64_t high) {
+  if (step < static_cast<double>(low)) return static_cast<double>(low) - step;
+  if (step > static_cast<double>(high)) return step - static_cast<double>(high);
+  return 0;
+}
 
 std::optional<analysis::PhaseSteps> seed_phases(const RunSpec& spec, uint64_t seed, RunStore& store, std::string& why) {
   auto ck = store.get(spec, seed, resolve_step("final", spec), why);
@@ -107,8 +106,8 @@ nlohmann::json robustness_json(const SweepSpec& sweep, const std::vector<Variant
     const auto binding = distribution(v.phases, &analysis::PhaseSteps::binding);
     const auto refined = distribution(v.phases, &analysis::PhaseSteps::var_restricted);
     const double inf = std::numeric_limits<double>::infinity();
-    const double dist = (binding.contains("median") ? distance(binding["median"].get<double>(), kPaperBinding) : inf) +
-                        (refined.contains("median") ? distance(refined["median"].get<double>(), kPaperRefinement) : inf);
+    const double dist = (binding.contains("median") ? window_distance(binding["median"].get<double>(), kPaperBinding[0], kPaperBinding[1]) : inf) +
+                        (refined.contains("median") ? window_distance(refined["median"].get<double>(), kPaperRefinement[0], kPaperRefinement[1]) : inf);
     const int64_t n = static_cast<int64_t>(v.phases.size());
     j["variants"].push_back({{"variant", v.variant},
                              {"run", v.run},

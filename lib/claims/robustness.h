@@ -26,6 +26,9 @@ struct VariantOutcome {
   std::map<uint64_t, std::string> unavailable;      // seed -> why not
 };
 
+// The distance of a step from the window [low, high] of steps: 0 inside it.
+double window_distance(double step, int64_t low, int64_t high);
+
 // The seed's phase steps from the metrics log beside its final checkpoint (fixtures or cache;
 // training only if the store's budget allows it, as for any claim); nullopt with `why` otherwise.
 std::optional<analysis::PhaseSteps> seed_phases(const RunSpec& spec, uint64_t seed, RunStore& store, std::string& why);

@@ -3,6 +3,7 @@
 #include <functional>
 #include <set>
 
+#include "claims/config_keys.h"
 #include "util/error.h"
 #include "util/names.h"
 
@@ -35,33 +36,20 @@ namespace {
 // `base` with what `cfg` (a run's `config:` mapping) sets on top: each section's keys replace the
 // base's, and errors point at the key that was written.
 train::RunConfig config_over(const train::RunConfig& base, const ObjectReader& cfg, const YamlDoc& doc) {
-  nlohmann::json j = base.to_json(true);
-  j.erase("name");
-  j.erase("seed");
-  const nlohmann::json& over = cfg.json();
-  for (const auto& [section, fields] : over.items()) {
-    if (!j.contains(section) || !fields.is_object())
-      cfg.fail(section, "expected one of task, model, train, each a mapping");
-    for (const auto& [key, value] : fields.items()) {
-      if (!j[section].contains(key)) {
-        std::string known;
-        for (const auto& kv : j[section].items()) known += (known.empty() ? "" : ", ") + kv.key();
-        throw Error(doc.at(cfg.pointer() + "/" + section + "/" + key), "unknown config key '" + section + "." + key + "' (" + known + ")");
-      }
-      j[section][key] = value;
+  const nlohmann::json every = base.to_json(true);
+  nlohmann::json j = every;
+  std::map<std::string, SourcePos> marks = {{"", doc.at(cfg.pointer())}};
+  for (const auto& [section, fields] : cfg.json().items()) {
+    if (!fields.is_object()) cfg.fail(section, "expected one of task, model, train, each a mapping");
+    for (const auto& [field, value] : fields.items()) {
+      const std::string key = section + "." + field;
+      const SourcePos pos = doc.at(cfg.pointer() + "/" + section + "/" + field);
+      check_key(key, every, pos);
+      j[nlohmann::json::json_pointer(pointer_of(key))] = value;
+      mark_value(marks, key, pos);
     }
   }
-  YamlDoc merged;
-  merged.file = doc.file;
-  merged.value = j;
-  for (const auto& [section, fields] : over.items())
-    for (const auto& [key, _] : fields.items()) {
-      const SourcePos pos = doc.at(cfg.pointer() + "/" + section + "/" + key);
-      merged.marks["/" + section + "/" + key] = pos;
-      merged.marks["/" + section] = pos;
-    }
-  merged.marks[""] = doc.at(cfg.pointer());
-  return train::RunConfig::from_yaml(ObjectReader(merged, ""));
+  return config_from(j, doc.file, std::move(marks));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "claims/config_keys.h"
 #include "claims/design.h"
 #include "claims/runs.h"
 #include "util/error.h"
@@ -10,44 +11,6 @@
 
 namespace cc::claims {
 namespace {
-
-const std::vector<std::string> kSections = {"task", "model", "train"};
-
-std::string pointer_of(const std::string& key) {  // "task.pair_fraction" -> "/task/pair_fraction"
-  const size_t dot = key.find('.');
-  return "/" + key.substr(0, dot) + "/" + key.substr(dot + 1);
-}
-
-// Errors about `key`'s value, or about its whole section (a cross-field check), point at `pos`.
-void mark_value(std::map<std::string, SourcePos>& marks, const std::string& key, const SourcePos& pos) {
-  const std::string ptr = pointer_of(key);
-  marks[ptr] = pos;
-  marks[ptr.substr(0, ptr.rfind('/'))] = pos;
-}
-
-// Checks that `key` names a field of the run config ("task.pair_fraction"); fails at `where`.
-void check_key(const std::string& key, const nlohmann::json& base, const SourcePos& where) {
-  const size_t dot = key.find('.');
-  const std::string section = dot == std::string::npos ? key : key.substr(0, dot);
-  if (dot == std::string::npos || std::find(kSections.begin(), kSections.end(), section) == kSections.end())
-    throw Error(where, "'" + key + "' is not a config key: expected task.X, model.X or train.X");
-  const std::string field = key.substr(dot + 1);
-  if (!base[section].contains(field)) {
-    std::string known;
-    for (const auto& kv : base[section].items()) known += (known.empty() ? "" : ", ") + kv.key();
-    throw Error(where, "unknown config key '" + key + "' (" + section + " has: " + known + ")");
-  }
-}
-
-// A run config built from `j`, with errors placed at the positions in `marks` (JSON pointer of
-// the config -> where that value was written in the runs file).
-train::RunConfig config_from(const nlohmann::json& j, const std::string& file, std::map<std::string, SourcePos> marks) {
-  YamlDoc doc;
-  doc.file = file;
-  doc.value = j;
-  doc.marks = std::move(marks);
-  return train::RunConfig::from_yaml(ObjectReader(doc, ""));
-}
 
 std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
