@@ -1,5 +1,9 @@
 #include "cli.h"
 
+#include <sched.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -57,6 +61,20 @@ std::vector<uint64_t> parse_seed_list(const std::string& text) {
     }
   }
   return out;
+}
+
+}  // namespace cc::app
+
+namespace cc::app {
+
+int usable_cores() {
+  if (const char* s = std::getenv("SLURM_CPUS_PER_TASK")) {
+    const int n = std::atoi(s);
+    if (n > 0) return n;
+  }
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return 1;
 }
 
 }  // namespace cc::app

@@ -30,6 +30,10 @@ bool parse(const std::string& command, const std::string& usage, po::options_des
 
 std::string join_command(const std::string& sub, const std::vector<std::string>& args);
 
+// The cores this process may use: Slurm's allocation, else the affinity mask (the default of
+// `sweep run --jobs` and `verify --jobs`).
+int usable_cores();
+
 // Seeds as runs.yaml takes them: [0, 2^32]. A list holds at most kMaxSeedList (a stacked ensemble of
 // thousands of models would take gigabytes before its first step).
 constexpr long long kMaxSeed = 1LL << 32;

@@ -4,7 +4,6 @@
 //                                 trains the points (J processes, one thread each), skipping done
 //                                 points, resuming partial ones, leaving locked ones to their owner
 //   collect NAME [--out DIR]      fixtures/sweeps/NAME/{summary.jsonl, manifest.json}
-#include <sched.h>
 
 #include <cstdlib>
 #include <iostream>
@@ -19,17 +18,6 @@
 
 namespace cc::app {
 namespace {
-
-// The cores this process may use: Slurm's allocation, else the affinity mask.
-int usable_cores() {
-  if (const char* s = std::getenv("SLURM_CPUS_PER_TASK")) {
-    const int n = std::atoi(s);
-    if (n > 0) return n;
-  }
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return 1;
-}
 
 // "I/N" with 0 <= I < N.
 std::pair<size_t, size_t> parse_shard(const std::string& text) {

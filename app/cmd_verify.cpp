@@ -1,7 +1,9 @@
 // claimcheck verify / list / explain: the claims front end.
 #include <chrono>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <set>
 
 #include "claims/engine.h"
@@ -65,6 +67,7 @@ int cmd_verify(const std::vector<std::string>& args) {
   Common common;
   std::string budget = "fixture", device = "cpu", seeds, run, robustness, report_dir = "reports/latest", fail_on = "any";
   std::string baseline_file, write_baseline, attribution, sweep_as;
+  int jobs = 0, activation_mb = static_cast<int>(claims::kActivationStoreBytes >> 20);
   add_common(desc, common);
   desc.add_options()
       ("budget", po::value(&budget), "fixture (committed checkpoints only) | cpu (may train on CPU) | gpu")
@@ -86,12 +89,18 @@ int cmd_verify(const std::vector<std::string>& args) {
        "compare every outcome with this baseline (claims/expected.json): exit 3 when a verdict or value moved, 0 when "
        "none did (an expected FAIL passes); replaces --fail-on")
       ("write-baseline", po::value(&write_baseline), "write this run's outcomes as a baseline file (e.g. claims/expected.json)")
+      ("jobs", po::value(&jobs),
+       "claims measured at once, one thread each (default: one per usable core); every value is the same for any number")
+      ("activation-memory", po::value(&activation_mb),
+       "MB of activations kept for reuse across claims (default 2048; 0 keeps none past a claim's own request)")
       ("progress", "show training progress");
   po::positional_options_description pos;
   pos.add("paths", -1);
   po::variables_map vm;
   if (!parse("verify", "[CLAIM FILES|DIRS] [options]", desc, pos, args, vm)) return kExitOk;
   if (fail_on != "any" && fail_on != "error") throw Error("--fail-on " + fail_on + ": expected any or error");
+  if (vm.count("jobs") && (jobs < 1 || jobs > 256)) throw po::error("--jobs must be in [1, 256]");
+  if (activation_mb < 0) throw po::error("--activation-memory must be >= 0");
   report::check_report_dir(report_dir);
   if (!run.empty() && !baseline_file.empty()) throw po::error("--baseline compares the claims on their own runs; not with --run");
   const nlohmann::json baseline = baseline_file.empty() ? nlohmann::json() : report::read_outcomes(baseline_file);
@@ -110,6 +119,11 @@ int cmd_verify(const std::vector<std::string>& args) {
   so.progress = vm.count("progress") > 0;
   claims::EngineOptions eo;
   if (!seeds.empty()) eo.seeds = parse_seed_list(seeds);
+  eo.jobs = jobs > 0 ? jobs : usable_cores();
+  // One store for every claim of this verify (the main table, robustness, attribution): a checkpoint's
+  // test-set forward runs once. Its entries die with it, at the end of this command.
+  analysis::ActivationStore activations(static_cast<size_t>(activation_mb) << 20);
+  eo.activations = &activations;
   eo.run = run;
   for (const auto& pair : split_list(sweep_as)) {
     const size_t eq = pair.find('=');
@@ -193,6 +207,12 @@ int cmd_verify(const std::vector<std::string>& args) {
   report::write_reports(report_dir, rep);
   std::cout << report::changes_lines(changes);  // the changed rows first
   std::cout << report::summary_lines(rep);
+  const auto st = activations.stats();
+  std::ostringstream timing;
+  timing << "measured " << eo.jobs << " claim(s) at a time; test-set forwards: " << st.forwards << " run, " << st.hits
+         << " reused, " << st.evictions << " evicted (peak " << (st.peak_bytes >> 20) << " MB kept); " << std::fixed
+         << std::setprecision(1) << ctx.wall_s << " s\n";
+  std::cout << timing.str();
   std::cout << "report: " << report_dir << "/REPORT.md\n";
   if (!write_baseline.empty()) {
     // Claims not verified in this run keep their rows (while their files exist): regenerating the

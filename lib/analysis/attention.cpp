@@ -45,17 +45,21 @@ struct Scores {
   std::vector<std::string> example_tokens;
 };
 
+std::string pattern_hook(int layer) { return "blocks." + std::to_string(layer) + ".attn.hook_pattern"; }
+
 Scores score(const MeasureInput& in, const std::vector<std::string>& sets) {
   const auto& p = in.params;
   const int layer = p["layer"].get<int>() - 1;
-  const auto examples = sample_sets(in.checkpoint, sets, p["size"].get<int>(), p["eval_seed"].get<uint64_t>());
   const std::string query = p["query"], target = p["target"];
   const task::Vocab vocab(in.checkpoint.config.task);
-  const std::string hook = "blocks." + std::to_string(layer) + ".attn.hook_pattern";
+  const std::string hook = pattern_hook(layer);
+  const auto acts = activations(in.activations, in.checkpoint, sets, p["size"].get<int>(), p["eval_seed"].get<uint64_t>(), {{hook}});
+  size_t sequences = 0;
 
   Scores sc;
   sc.mean_row = torch::zeros({task::kSeqLen}, torch::kDouble);
-  for_each_cached(*in.checkpoint.model, examples, [&](const model::ActivationCache& cache, const std::vector<task::Example>& part) {
+  acts.for_each([&](const model::ActivationCache& cache, const std::vector<task::Example>& part) {
+    sequences += part.size();
     const auto pattern = cache[hook].select(1, 0).to(torch::kCPU, torch::kDouble).contiguous();  // [B, T, T] (head 0)
     if (query == "equals") sc.mean_row += pattern.select(1, task::kEqualsPos).sum(0);
     if (!sc.example.defined() && !part.empty()) {
@@ -90,7 +94,7 @@ Scores score(const MeasureInput& in, const std::vector<std::string>& sets) {
       }
     }
   });
-  if (!examples.empty()) sc.mean_row /= static_cast<double>(examples.size());
+  if (sequences > 0) sc.mean_row /= static_cast<double>(sequences);
   return sc;
 }
 
@@ -147,10 +151,13 @@ void register_attention(Registry& r) {
       "layer: 1 | 2 (paper numbering)\nsets: evaluation sets (default [test_1, test_2])\n"
       "size: sequences per set (default 2000)\neval_seed: default 20260531\nquery: equals | constants\n"
       "target: operands | sources | previous\nreport_sets: sets measured the same way and reported without a threshold (default [])";
-  r.add({"attention_targets", "fraction of '=' (or assignment-constant) rows whose top attended positions are the targets",
-         Statistic::Proportion, [](ObjectReader o) { return parse(std::move(o), "top_fraction"); }, measure, doc});
-  r.add({"attention_mass", "mean attention mass from '=' (or from assignment constants) on the target positions",
-         Statistic::Scalar, [](ObjectReader o) { return parse(std::move(o), "mass"); }, measure, doc});
+  MeasurementKind targets{"attention_targets", "fraction of '=' (or assignment-constant) rows whose top attended positions are the targets",
+                          Statistic::Proportion, [](ObjectReader o) { return parse(std::move(o), "top_fraction"); }, measure, doc};
+  MeasurementKind mass{"attention_mass", "mean attention mass from '=' (or from assignment constants) on the target positions",
+                       Statistic::Scalar, [](ObjectReader o) { return parse(std::move(o), "mass"); }, measure, doc};
+  targets.reads = mass.reads = {{pattern_hook(0)}, {pattern_hook(1)}};
+  r.add(std::move(targets));
+  r.add(std::move(mass));
 }
 
 }  // namespace cc::analysis

@@ -27,11 +27,14 @@ nlohmann::json parse(ObjectReader r, const char* metric) {
   return p;
 }
 
+const std::string kResidMid = "blocks.1.hook_resid_mid";
+const HookRead kResidMidAtEquals{kResidMid, task::kEqualsPos};
+
 // resid_mid at '=' for each example: [n, D].
-torch::Tensor resid_mid_at_equals(const model::Transformer& m, const std::vector<task::Example>& ex) {
+torch::Tensor resid_mid_at_equals(const Activations& acts) {
   std::vector<torch::Tensor> parts;
-  for_each_cached(m, ex, [&](const model::ActivationCache& c, const std::vector<task::Example>&) {
-    parts.push_back(c["blocks.1.hook_resid_mid"].select(1, task::kEqualsPos).to(torch::kCPU));
+  acts.for_each([&](const model::ActivationCache& c, const std::vector<task::Example>&) {
+    parts.push_back(c[kResidMidAtEquals.key()].to(torch::kCPU));
   });
   return torch::cat(parts, 0);
 }
@@ -40,10 +43,11 @@ Measurement measure(const MeasureInput& in) {
   torch::NoGradGuard no_grad;
   const auto& p = in.params;
   const auto& m = *in.checkpoint.model;
-  const auto ex = sample_sets(in.checkpoint, p["sets"].get<std::vector<std::string>>(), p["size"].get<int>(),
-                              p["eval_seed"].get<uint64_t>());
+  const auto acts = activations(in.activations, in.checkpoint, p["sets"].get<std::vector<std::string>>(),
+                                p["size"].get<int>(), p["eval_seed"].get<uint64_t>(), {kResidMidAtEquals});
+  const auto ex = acts.examples();
   const int64_t n = static_cast<int64_t>(ex.size());
-  auto resid = resid_mid_at_equals(m, ex);  // [n, D]
+  auto resid = resid_mid_at_equals(acts);  // [n, D]
   torch::Tensor target;                     // [n, D]: what each residual should match
   if (p["target"] == "ov_sum") {
     const int N = in.checkpoint.config.task.modulus;
@@ -59,7 +63,12 @@ Measurement measure(const MeasureInput& in) {
     task::Rng rng(p["eval_seed"].get<uint64_t>(), task::stream_id("zero_var_twin"), 0);
     std::vector<task::Example> twins;
     for (const auto& e : ex) twins.push_back(sampler.sample_with_pair(rng, 0, task::PositionRule::Any, e.x, e.y));
-    target = resid_mid_at_equals(m, twins);
+    // The twins are this kind's own sequences: run here, not kept in the store.
+    std::vector<torch::Tensor> parts;
+    for_each_cached(m, twins, [&](const model::ActivationCache& c, const std::vector<task::Example>&) {
+      parts.push_back(c[kResidMid].select(1, task::kEqualsPos).to(torch::kCPU));
+    });
+    target = torch::cat(parts, 0);
   }
   auto cos = [](const torch::Tensor& a, const torch::Tensor& b) { return torch::cosine_similarity(a, b, 1, 1e-12); };
   auto matched = cos(resid, target).to(torch::kDouble);
@@ -92,10 +101,13 @@ void register_cosine(Registry& r) {
   const std::string doc =
       "target: ov_sum | zero_var_twin\nsets: evaluation sets (ov_sum: test_0..2; zero_var_twin: test_1, test_2)\n"
       "size: sequences per set (default 2000)\neval_seed: default 20260531";
-  r.add({"residual_cosine", "mean cosine of resid_mid at '=' with its matched target (OV_2 sum, or the 0-var twin)",
-         Statistic::Scalar, [](ObjectReader o) { return parse(std::move(o), "matched"); }, measure, doc});
-  r.add({"residual_cosine_margin", "mean of (matched cosine - cosine with another sequence's target), paired",
-         Statistic::Scalar, [](ObjectReader o) { return parse(std::move(o), "margin"); }, measure, doc});
+  MeasurementKind matched{"residual_cosine", "mean cosine of resid_mid at '=' with its matched target (OV_2 sum, or the 0-var twin)",
+                          Statistic::Scalar, [](ObjectReader o) { return parse(std::move(o), "matched"); }, measure, doc};
+  MeasurementKind margin{"residual_cosine_margin", "mean of (matched cosine - cosine with another sequence's target), paired",
+                         Statistic::Scalar, [](ObjectReader o) { return parse(std::move(o), "margin"); }, measure, doc};
+  matched.reads = margin.reads = {kResidMidAtEquals};
+  r.add(std::move(matched));
+  r.add(std::move(margin));
 }
 
 }  // namespace cc::analysis

@@ -17,6 +17,8 @@
 namespace cc::analysis {
 namespace {
 
+const HookRead kMlpPreAtEquals{"blocks.1.mlp.hook_pre", task::kEqualsPos};
+
 nlohmann::json parse(ObjectReader r, const char* form) {
   nlohmann::json p;
   p["form"] = form;
@@ -39,10 +41,11 @@ Measurement measure(const MeasureInput& in) {
   torch::NoGradGuard no_grad;
   const auto& p = in.params;
   const int N = in.checkpoint.config.task.modulus;
-  const auto ex = sample_sets(in.checkpoint, {"all_pairs_0"}, 0, p["eval_seed"].get<uint64_t>());  // (x, y) row-major
+  const auto acts = activations(in.activations, in.checkpoint, {"all_pairs_0"}, 0, p["eval_seed"].get<uint64_t>(),
+                                {kMlpPreAtEquals});  // (x, y) row-major
   std::vector<torch::Tensor> parts;
-  for_each_cached(*in.checkpoint.model, ex, [&](const model::ActivationCache& c, const std::vector<task::Example>&) {
-    parts.push_back(c["blocks.1.mlp.hook_pre"].select(1, task::kEqualsPos).to(torch::kCPU, torch::kDouble));
+  acts.for_each([&](const model::ActivationCache& c, const std::vector<task::Example>&) {
+    parts.push_back(c[kMlpPreAtEquals.key()].to(torch::kCPU, torch::kDouble));
   });
   auto Y = torch::cat(parts, 0);  // [N*N, d_mlp], row g = n*N + m
   auto active = (Y > 0).to(torch::kDouble).mean(0) >= p["active_fraction"].get<double>();
@@ -113,10 +116,13 @@ Measurement measure(const MeasureInput& in) {
 void register_fourier(Registry& r) {
   const std::string doc = "eval_seed: seed of the distractors in all_pairs_0 (default 20260531)\n"
                           "active_fraction: a neuron counts if its preactivation is positive on at least this share of the grid (0.01)";
-  r.add({"mlp_additive_r2", "median R^2 of the additive fit u(n) + w(m) of active layer-2 MLP preactivations over the N x N grid",
-         Statistic::Scalar, [](ObjectReader o) { return parse(std::move(o), "additive"); }, measure, doc});
-  r.add({"mlp_fourier_r2", "median R^2 of the best single-frequency fit A cos(2πkn/N+α) + B cos(2πkm/N+β) + c",
-         Statistic::Scalar, [](ObjectReader o) { return parse(std::move(o), "fourier"); }, measure, doc});
+  MeasurementKind additive{"mlp_additive_r2", "median R^2 of the additive fit u(n) + w(m) of active layer-2 MLP preactivations over the N x N grid",
+                           Statistic::Scalar, [](ObjectReader o) { return parse(std::move(o), "additive"); }, measure, doc};
+  MeasurementKind fourier{"mlp_fourier_r2", "median R^2 of the best single-frequency fit A cos(2πkn/N+α) + B cos(2πkm/N+β) + c",
+                          Statistic::Scalar, [](ObjectReader o) { return parse(std::move(o), "fourier"); }, measure, doc};
+  additive.reads = fourier.reads = {kMlpPreAtEquals};
+  r.add(std::move(additive));
+  r.add(std::move(fourier));
 }
 
 }  // namespace cc::analysis

@@ -14,6 +14,9 @@
 namespace cc::analysis {
 namespace {
 
+const HookRead kResidMidAtEquals{"blocks.1.hook_resid_mid", task::kEqualsPos};
+const HookRead kResidPostAtEquals{"blocks.1.hook_resid_post", task::kEqualsPos};
+
 nlohmann::json parse(ObjectReader r) {
   nlohmann::json p;
   p["sets"] = read_sets(r, {"test_0", "test_1", "test_2"});
@@ -50,12 +53,14 @@ double probe_accuracy(const torch::Tensor& X, const torch::Tensor& y, int classe
 
 Measurement measure(const MeasureInput& in) {
   const auto& p = in.params;
-  const auto ex = sample_sets(in.checkpoint, p["sets"].get<std::vector<std::string>>(), p["size"].get<int>(),
-                              p["eval_seed"].get<uint64_t>());
+  const auto acts = activations(in.activations, in.checkpoint, p["sets"].get<std::vector<std::string>>(),
+                                p["size"].get<int>(), p["eval_seed"].get<uint64_t>(),
+                                {kResidMidAtEquals, kResidPostAtEquals});
+  const auto ex = acts.examples();
   std::vector<torch::Tensor> pre, post;
-  for_each_cached(*in.checkpoint.model, ex, [&](const model::ActivationCache& c, const std::vector<task::Example>&) {
-    pre.push_back(c["blocks.1.hook_resid_mid"].select(1, task::kEqualsPos).to(torch::kCPU));
-    post.push_back(c["blocks.1.hook_resid_post"].select(1, task::kEqualsPos).to(torch::kCPU));
+  acts.for_each([&](const model::ActivationCache& c, const std::vector<task::Example>&) {
+    pre.push_back(c[kResidMidAtEquals.key()].to(torch::kCPU));
+    post.push_back(c[kResidPostAtEquals.key()].to(torch::kCPU));
   });
   // Interleave the sets before splitting, so both halves hold every var-count.
   auto perm = torch::randperm(static_cast<int64_t>(ex.size()), at::detail::createCPUGenerator(p["eval_seed"].get<uint64_t>()),
@@ -78,11 +83,13 @@ Measurement measure(const MeasureInput& in) {
 }  // namespace
 
 void register_probes(Registry& r) {
-  r.add({"linear_probe_pre_post",
-         "min(pre_max - probe acc on resid_mid, probe acc on resid_post - post_min): >= 0 iff the answer is "
-         "linearly decodable after the layer-2 MLP and not before",
-         Statistic::Scalar, parse, measure,
-         "sets, size (per set, default 2000), eval_seed\npre_max (0.25), post_min (0.95)\nsteps: Adam steps (500)"});
+  MeasurementKind probe{"linear_probe_pre_post",
+                        "min(pre_max - probe acc on resid_mid, probe acc on resid_post - post_min): >= 0 iff the answer is "
+                        "linearly decodable after the layer-2 MLP and not before",
+                        Statistic::Scalar, parse, measure,
+                        "sets, size (per set, default 2000), eval_seed\npre_max (0.25), post_min (0.95)\nsteps: Adam steps (500)"};
+  probe.reads = {kResidMidAtEquals, kResidPostAtEquals};
+  r.add(std::move(probe));
 }
 
 }  // namespace cc::analysis

@@ -1,5 +1,7 @@
 #include "analysis/registry.h"
 
+#include <set>
+
 #include "util/error.h"
 
 namespace cc::analysis {
@@ -18,6 +20,12 @@ std::vector<std::string> Registry::names() const {
   std::vector<std::string> out;
   for (const auto& kv : kinds_) out.push_back(kv.first);
   return out;
+}
+
+std::vector<HookRead> Registry::activation_reads() const {
+  std::set<HookRead> all;
+  for (const auto& kv : kinds_) all.insert(kv.second.reads.begin(), kv.second.reads.end());
+  return {all.begin(), all.end()};
 }
 
 }  // namespace cc::analysis

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/activation_store.h"
 #include "analysis/measurement.h"
 #include "analysis/sweep_series.h"
 #include "train/checkpoint.h"
@@ -35,6 +36,7 @@ struct MeasureInput {
   const train::Checkpoint& checkpoint;
   const nlohmann::json& params;  // as returned by the kind's parse_params
   const RunHistory* history = nullptr;  // set for kinds with needs_history
+  ActivationStore* activations = nullptr;  // forward passes shared across claims (nullptr: computed per call)
 };
 
 // What a claim measures: one checkpoint of a run, one seed's series across a sweep, or a
@@ -65,6 +67,7 @@ struct MeasurementKind {
   bool needs_history = false;  // Subject::Checkpoint kinds that read the run's history
   std::string theory;          // Subject::Theory: the model's name, as the claim's subject names it
   std::function<Measurement(const TheoryMeasureInput&)> measure_theory;  // Subject::Theory
+  std::vector<HookRead> reads;  // what the kind reads through MeasureInput::activations, for any parameters
 };
 
 class Registry {
@@ -72,6 +75,7 @@ class Registry {
   void add(MeasurementKind kind);  // throws on a duplicate name
   const MeasurementKind* find(const std::string& name) const;
   std::vector<std::string> names() const;
+  std::vector<HookRead> activation_reads() const;  // every kind's reads, for ActivationStore::want
 
  private:
   std::map<std::string, MeasurementKind> kinds_;

@@ -1,12 +1,14 @@
 #include "claims/engine.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "claims/sweep_results.h"
 #include "train/metrics_log.h"
@@ -89,8 +91,9 @@ analysis::RunHistory run_history(const RunSpec& spec, uint64_t seed, const train
 }
 
 // A run's checkpoints, through the run store (fixtures, cache, training).
-SeedMeasure checkpoint_measure(const Claim& c, const RunSpec& spec, RunStore& store) {
-  return [&c, &spec, &store](uint64_t seed, const std::string& checkpoint, std::string& why) -> std::optional<analysis::Measurement> {
+SeedMeasure checkpoint_measure(const Claim& c, const RunSpec& spec, RunStore& store,
+                               analysis::ActivationStore* activations) {
+  return [&c, &spec, &store, activations](uint64_t seed, const std::string& checkpoint, std::string& why) -> std::optional<analysis::Measurement> {
     const int64_t step = resolve_step(checkpoint, spec);
     auto ck = store.get(spec, seed, step, why);
     if (!ck) return std::nullopt;
@@ -98,9 +101,9 @@ SeedMeasure checkpoint_measure(const Claim& c, const RunSpec& spec, RunStore& st
     try {
       if (c.measurement->needs_history) {
         const analysis::RunHistory history = run_history(spec, seed, *ck, store);
-        m = c.measurement->measure(analysis::MeasureInput{*ck, c.params, &history});
+        m = c.measurement->measure(analysis::MeasureInput{*ck, c.params, &history, activations});
       } else {
-        m = c.measurement->measure(analysis::MeasureInput{*ck, c.params});
+        m = c.measurement->measure(analysis::MeasureInput{*ck, c.params, nullptr, activations});
       }
     } catch (const analysis::Unavailable& e) {
       why = e.what();
@@ -266,7 +269,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
     } else {
       const SeedMeasure measure = theory ? theory_measure(c)
                                   : sweep ? sweep_measure(c, *sweep, sweep_points)
-                                          : checkpoint_measure(c, *spec, store);
+                                          : checkpoint_measure(c, *spec, store, opts.activations);
       std::vector<uint64_t> missing;
       measure_seeds(c, measure, seeds, c.checkpoint, r.seeds, missing, why);
       if (r.seeds.empty()) {
@@ -308,10 +311,24 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
 
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const analysis::Registry& registry,
                                     const Runs& runs, RunStore& store, const EngineOptions& opts) {
-  std::vector<ClaimResult> results;
+  std::optional<analysis::ActivationStore> own;
+  EngineOptions o = opts;
+  if (!o.activations) o.activations = &own.emplace(kActivationStoreBytes);
+  o.activations->want(registry.activation_reads());  // each forward then keeps what every kind reads
+  std::vector<ClaimResult> results(files.size());
+  // Workers take the next file in order; each claim's result goes to its own slot.
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < files.size();) results[i] = run_claim(files[i], registry, runs, store, o);
+  };
+  std::vector<std::thread> workers;
+  for (int j = 1; j < std::min<int>(o.jobs, static_cast<int>(files.size())); ++j) workers.emplace_back(work);
+  work();
+  for (auto& w : workers) w.join();
   std::map<std::string, std::string> seen;  // id -> first file
-  for (const auto& f : files) {
-    auto r = run_claim(f, registry, runs, store, opts);
+  for (size_t i = 0; i < files.size(); ++i) {
+    ClaimResult& r = results[i];
+    const std::string& f = files[i];
     if (r.loaded) {
       auto [it, fresh] = seen.emplace(r.id, f);
       if (!fresh) {
@@ -319,7 +336,6 @@ std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const
         r.reason = f + ": duplicate claim id '" + r.id + "' (first defined in " + it->second + ")";
       }
     }
-    results.push_back(std::move(r));
   }
   return results;
 }

@@ -48,12 +48,19 @@ struct EngineOptions {
                                 // (e.g. the same claims on an alternative config); "" = as written
   std::map<std::string, std::string> sweep_as;  // --sweep-as: a sweep claim on sweep A reads sweep B
                                                 // instead (the same grid under other choices)
+  int jobs = 1;  // claims measured at once, one thread each (--jobs); the values do not depend on it
+  analysis::ActivationStore* activations = nullptr;  // shared forwards; nullptr: run_claims makes its own
 };
+
+// The activation store's default byte budget: the test sets of four checkpoints (3 seeds and the
+// control) with every hook the built-in kinds read fit in about 1 GB.
+constexpr size_t kActivationStoreBytes = size_t{2} << 30;
 
 ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const Runs& runs, RunStore& store,
                       const EngineOptions& opts);
 
-// Runs every file in order; a second file with an already-used id is an ERROR.
+// Runs every file, opts.jobs at a time, results in the files' order; a second file with an
+// already-used id is an ERROR.
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const analysis::Registry& registry,
                                     const Runs& runs, RunStore& store, const EngineOptions& opts);
 

@@ -69,6 +69,7 @@ std::vector<std::string> RunStore::dirs(const RunSpec& spec, uint64_t seed) cons
 }
 
 std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint64_t seed, int64_t step, std::string& why) {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   for (const auto& dir : dirs(spec, seed)) {
     const std::string path = train::checkpoint_path(dir, step);
     if (fs::exists(path)) {

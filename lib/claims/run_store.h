@@ -3,11 +3,12 @@
 // hash of the run's full config), then training, if the budget allows. The step-0 checkpoint (the
 // initialisation: the negative controls' "untrained model") is made at any budget when missing,
 // since it costs no training: CACHE/init/RUN-HASH/seedK, with the step-0 metrics record. Each checkpoint is
-// loaded once per process, and each run is trained at most once.
+// loaded once per process, and each run is trained at most once. Safe to share between threads.
 #include <torch/types.h>
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,10 @@ class RunStore {
   const StoreOptions& options() const { return opts_; }
   // Checks a committed file (a sweep summary) against fixtures/MANIFEST.sha256 before it is read;
   // checkpoints and the files beside them are checked by get(), a folder at a time.
-  void require_intact(const std::string& fixture_file) { guard_.require_file(fixture_file); }
+  void require_intact(const std::string& fixture_file) {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    guard_.require_file(fixture_file);
+  }
   // What runs.yaml says is committed but fixtures/ lacks: every seed of every run and of every
   // committed variant sweep (in its own folder or an equal-config run's), the summary of every
   // committed grid sweep. One line per missing folder or file.
@@ -61,6 +65,9 @@ class RunStore {
   std::map<std::string, std::shared_ptr<const train::Checkpoint>> loaded_;
   std::map<std::string, nlohmann::json> provenance_;
   int trainings_ = 0;
+  // get() and require_intact() may be called from several claims' threads (verify --jobs): one at a
+  // time, each checkpoint loaded and each run trained once.
+  mutable std::recursive_mutex mu_;
 };
 
 }  // namespace cc::claims

@@ -1,0 +1,108 @@
+#pragma once
+// Forward passes shared across claims. Many claims measure the same checkpoint on the same test
+// sequences (M1-M3 read attention patterns, M4-M6 residuals, M8a/M8b MLP pre-activations): the
+// store runs each (checkpoint, evaluation set, size, seed) forward once and hands the activations
+// to every kind that asks, from any thread.
+//
+// What is kept: the hooks the kinds declare they read (MeasurementKind::reads, given to want()) and any
+// other asked for (a request for a hook not kept reruns that forward once, keeping both); a hook read
+// at one position is kept at that position only. Lifetime: an entry lives while its checkpoint's
+// model does and until the store's byte budget evicts it (least recently used first); the store
+// lives for one verify.
+// Bits: each set is run on its own, in chunks of kChunk sequences, so a sequence's activations do
+// not depend on which other sets or claims asked; with or without a store the numbers are the same.
+#include <cstddef>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/transformer.h"
+#include "task/eval_sets.h"
+#include "train/checkpoint.h"
+
+namespace cc::analysis {
+
+// A hook as a kind reads it: at every position, or at one position only (the T axis dropped: [B, ...]),
+// which is all most kinds need and 16 times smaller to keep.
+struct HookRead {
+  std::string hook;   // a TransformerLens name, e.g. blocks.1.hook_resid_mid
+  int position = -1;  // -1: every position
+  std::string key() const;  // its name in a chunk's cache: the hook, or e.g. "blocks.1.hook_resid_mid[:, 9]"
+  bool operator<(const HookRead& o) const;
+};
+
+// One evaluation set's sequences and the chosen activations on them, in chunks.
+struct SetActivations {
+  struct Chunk {
+    size_t begin = 0, end = 0;     // examples[begin, end)
+    model::ActivationCache cache;  // the kept hooks, [end - begin, ...] each
+  };
+  std::vector<task::Example> examples;
+  std::vector<Chunk> chunks;
+  std::set<HookRead> hooks;  // what every chunk's cache holds
+  size_t bytes = 0;
+};
+
+// The sample a kind reads: several sets, in the order asked.
+struct Activations {
+  std::vector<std::shared_ptr<const SetActivations>> sets;
+  // fn(cache, the chunk's examples), set by set, chunk by chunk.
+  void for_each(const std::function<void(const model::ActivationCache&, const std::vector<task::Example>&)>& fn) const;
+  std::vector<task::Example> examples() const;  // every set's, concatenated
+};
+
+class ActivationStore {
+ public:
+  static constexpr int kChunk = 500;  // keeps [chunk, T, d_mlp] under glibc's 32 MB mmap ceiling
+  explicit ActivationStore(size_t max_bytes);
+
+  // Hooks to keep from every forward from now on, whether or not the request that runs it asks for
+  // them: the reads of every kind a verify will measure, so that each forward runs once.
+  void want(const std::vector<HookRead>& hooks);
+
+  // `hooks` of `ck` on sample_sets(ck, {set}, size, seed) for each set: from the store, else computed
+  // (once, whichever thread asks first) and kept.
+  Activations get(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size, uint64_t seed,
+                  const std::vector<HookRead>& hooks);
+
+  struct Stats {
+    size_t hits = 0, forwards = 0, evictions = 0, bytes = 0, peak_bytes = 0;
+  };
+  Stats stats() const;
+
+ private:
+  struct Key {
+    const model::Transformer* model;
+    std::string set;
+    int size;
+    uint64_t seed;
+    bool operator<(const Key& o) const;
+  };
+  struct Slot {
+    std::weak_ptr<model::Transformer> owner;  // an expired owner means the address may be reused
+    std::shared_ptr<const SetActivations> value;
+    std::list<Key>::iterator lru;
+  };
+  std::shared_ptr<const SetActivations> get_set(const train::Checkpoint& ck, const Key& key,
+                                                const std::set<HookRead>& hooks);
+  void evict_locked();
+
+  size_t max_bytes_;
+  mutable std::mutex mu_;
+  std::map<Key, Slot> slots_;
+  std::list<Key> lru_;            // front: most recently used
+  std::set<HookRead> wanted_;  // declared or asked for so far: a new forward keeps them all
+  std::map<Key, std::shared_ptr<std::mutex>> key_locks_;  // one forward at a time per key
+  Stats stats_;
+};
+
+// `hooks` of the checkpoint on `sets`: through `store` when there is one, else computed for this call.
+Activations activations(ActivationStore* store, const train::Checkpoint& ck, const std::vector<std::string>& sets,
+                        int size, uint64_t seed, const std::vector<HookRead>& hooks);
+
+}  // namespace cc::analysis

@@ -1,0 +1,116 @@
+// The activation store: the same bits as a forward of one's own, each forward once, a bounded size,
+// and one forward per key when several threads ask at once.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <thread>
+
+#include "analysis/activation_store.h"
+#include "analysis/common.h"
+#include "analysis/registry.h"
+
+using namespace cc;
+
+namespace {
+
+train::Checkpoint random_model(uint64_t seed) {
+  train::Checkpoint ck;
+  ck.config.model.derive(ck.config.task);
+  ck.model = std::make_shared<model::Transformer>(ck.config.model);
+  ck.model->init(seed);
+  return ck;
+}
+
+const analysis::HookRead kPattern{"blocks.0.attn.hook_pattern"};
+const analysis::HookRead kResidMidAtEquals{"blocks.1.hook_resid_mid", task::kEqualsPos};
+
+// The hook as the kinds read it before the store existed: their own forward over sample_sets.
+torch::Tensor own_forward(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size,
+                          const analysis::HookRead& h) {
+  std::vector<torch::Tensor> parts;
+  analysis::for_each_cached(*ck.model, analysis::sample_sets(ck, sets, size, 7),
+                            [&](const model::ActivationCache& c, const std::vector<task::Example>&) {
+                              parts.push_back(h.position < 0 ? c[h.hook] : c[h.hook].select(1, h.position));
+                            });
+  return torch::cat(parts);
+}
+
+torch::Tensor from_store(const analysis::Activations& a, const analysis::HookRead& h) {
+  std::vector<torch::Tensor> parts;
+  a.for_each([&](const model::ActivationCache& c, const std::vector<task::Example>&) { parts.push_back(c[h.key()]); });
+  return torch::cat(parts);
+}
+
+}  // namespace
+
+TEST(ActivationStore, GivesTheSameBitsAsAForwardOfItsOwn) {
+  const auto ck = random_model(3);
+  analysis::ActivationStore store(size_t{1} << 30);
+  // 1000 per set: two whole chunks each, as the kinds' own forward chunked them.
+  const auto a = store.get(ck, {"test_1", "test_2"}, 1000, 7, {kPattern, kResidMidAtEquals});
+  EXPECT_TRUE(torch::equal(from_store(a, kPattern), own_forward(ck, {"test_1", "test_2"}, 1000, kPattern)));
+  EXPECT_TRUE(torch::equal(from_store(a, kResidMidAtEquals), own_forward(ck, {"test_1", "test_2"}, 1000, kResidMidAtEquals)));
+  EXPECT_EQ(a.examples().size(), 2000u);
+  EXPECT_EQ(from_store(a, kResidMidAtEquals).sizes(), (std::vector<int64_t>{2000, 128}));
+}
+
+TEST(ActivationStore, RunsEachForwardOnceAndKeepsWhatIsWanted) {
+  const auto ck = random_model(3);
+  analysis::ActivationStore store(size_t{1} << 30);
+  store.want({kPattern, kResidMidAtEquals});
+  store.get(ck, {"test_1", "test_2"}, 100, 7, {kPattern});
+  store.get(ck, {"test_2"}, 100, 7, {kResidMidAtEquals});  // kept by the first forward: wanted
+  store.get(ck, {"test_1"}, 100, 8, {kPattern});           // another seed: another sample
+  EXPECT_EQ(store.stats().forwards, 3u);
+  EXPECT_EQ(store.stats().hits, 1u);
+  // A hook nobody declared: that set's forward runs again, keeping both.
+  const analysis::HookRead post{"blocks.1.hook_resid_post", task::kEqualsPos};
+  store.get(ck, {"test_2"}, 100, 7, {post});
+  store.get(ck, {"test_2"}, 100, 7, {post, kPattern});
+  EXPECT_EQ(store.stats().forwards, 4u);
+  EXPECT_EQ(store.stats().hits, 2u);
+}
+
+TEST(ActivationStore, ADifferentModelIsADifferentEntry) {
+  analysis::ActivationStore store(size_t{1} << 30);
+  const auto a = random_model(1), b = random_model(2);
+  const auto pa = from_store(store.get(a, {"test_0"}, 50, 7, {kPattern}), kPattern);
+  const auto pb = from_store(store.get(b, {"test_0"}, 50, 7, {kPattern}), kPattern);
+  EXPECT_EQ(store.stats().forwards, 2u);
+  EXPECT_FALSE(torch::equal(pa, pb));
+}
+
+TEST(ActivationStore, StaysWithinItsBudget) {
+  const auto ck = random_model(3);
+  analysis::ActivationStore store(3u << 20);  // 3 MB: about one test set's patterns at size 1000 (1 MB each)
+  for (const char* set : {"test_0", "test_1", "test_2", "train"}) store.get(ck, {set}, 1000, 7, {kPattern});
+  const auto st = store.stats();
+  EXPECT_LE(st.bytes, size_t{3} << 20);
+  EXPECT_GT(st.evictions, 0u);
+  store.get(ck, {"train"}, 1000, 7, {kPattern});  // the newest is still there
+  EXPECT_EQ(store.stats().hits, 1u);
+  store.get(ck, {"test_0"}, 1000, 7, {kPattern});  // the oldest was evicted
+  EXPECT_EQ(store.stats().forwards, 5u);
+}
+
+TEST(ActivationStore, ThreadsAskingAtOnceShareOneForward) {
+  const auto ck = random_model(3);
+  analysis::ActivationStore store(size_t{1} << 30);
+  std::vector<torch::Tensor> got(4);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < got.size(); ++i)
+    threads.emplace_back([&, i] { got[i] = from_store(store.get(ck, {"test_1"}, 600, 7, {kPattern}), kPattern); });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(store.stats().forwards, 1u);
+  EXPECT_EQ(store.stats().hits, 3u);
+  for (const auto& g : got) EXPECT_TRUE(torch::equal(g, got[0]));
+}
+
+TEST(ActivationStore, TheKindsDeclareWhatTheyRead) {
+  const auto reads = analysis::builtin_registry().activation_reads();
+  std::set<std::string> keys;
+  for (const auto& r : reads) keys.insert(r.key());
+  EXPECT_TRUE(keys.count("blocks.1.attn.hook_pattern"));
+  EXPECT_TRUE(keys.count("blocks.1.hook_resid_mid[:, " + std::to_string(task::kEqualsPos) + "]"));
+  EXPECT_TRUE(keys.count("blocks.1.mlp.hook_pre[:, " + std::to_string(task::kEqualsPos) + "]"));
+}
