@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "claims/run_store.h"
-#include "claims/runs.h"
+#include "catalogue/run_store.h"
+#include "catalogue/runs.h"
 #include "cli.h"
 #include "train/checkpoint.h"
 #include "train/runtime.h"
@@ -31,10 +31,10 @@ namespace {
 int verify(const std::string& dir, std::string runs_file) {
   if (!fs::is_directory(dir)) throw Error(dir + ": no fixtures directory there");
   if (runs_file.empty()) runs_file = (fs::path(dir).parent_path() / "claims" / "runs.yaml").string();
-  const claims::Runs runs = claims::Runs::load(runs_file);
-  claims::StoreOptions so;
+  const catalogue::Runs runs = catalogue::Runs::load(runs_file);
+  catalogue::StoreOptions so;
   so.fixtures_dir = dir;
-  const claims::RunStore store(runs, so);
+  const catalogue::RunStore store(runs, so);
   const ManifestCheck manifest = check_manifest(dir);
   const ManifestCheck runs_json = check_fixture_tree(dir);
   std::vector<std::string> problems = manifest.problems;

@@ -9,7 +9,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "claims/runs.h"
+#include "catalogue/runs.h"
 #include "cli.h"
 #include "util/fixture_manifest.h"
 #include "sweep/runner.h"
@@ -72,7 +72,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (vm.count("jobs") && jobs < 1) throw po::error("--jobs must be >= 1");
   if (metrics_every < 1) throw po::error("--metrics-every must be >= 1");
 
-  const claims::Runs runs = claims::Runs::load(config);
+  const catalogue::Runs runs = catalogue::Runs::load(config);
   if (name.empty()) {
     if (verb != "plan") throw po::error("name the sweep to " + verb);
     for (const auto& s : runs.sweeps())
@@ -81,7 +81,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
     if (runs.sweeps().empty()) std::cout << config << " defines no sweeps\n";
     return kExitOk;
   }
-  const claims::SweepSpec* s = runs.find_sweep(name);
+  const catalogue::SweepSpec* s = runs.find_sweep(name);
   if (!s) {
     std::string known;
     for (const auto& x : runs.sweeps()) known += (known.empty() ? "" : ", ") + x.name;
@@ -138,7 +138,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
     }
     return kExitOk;
   }
-  std::vector<const claims::SweepPoint*> todo;
+  std::vector<const catalogue::SweepPoint*> todo;
   size_t skipped = 0;
   const auto [shard_i, shard_n] = vm.count("shard") ? parse_shard(shard) : std::pair<size_t, size_t>{0, 1};
   for (const auto* p : s->shard(shard_i, shard_n)) {
@@ -148,7 +148,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (jobs == 0) jobs = usable_cores();
   std::cout << "sweep " << name << " shard " << shard_i << "/" << shard_n << ": " << todo.size() << " to train, " << skipped
             << " done; " << jobs << " at once, 1 thread each; cache " << cache << std::endl;
-  auto child_args = [&](const claims::SweepPoint& p) {
+  auto child_args = [&](const catalogue::SweepPoint& p) {
     std::vector<std::string> a = {"sweep", "run", name, "--point", std::to_string(p.index), "--config", config,
                                   "--cache", cache, "--device", device};
     if (vm.count("stop-after")) a.insert(a.end(), {"--stop-after", std::to_string(o.stop_after)});

@@ -2,7 +2,7 @@
 // claimcheck train --config FILE --seeds 0,1,2 [--ensemble] --out DIR   (DIR/seed<k> per seed)
 #include <iostream>
 
-#include "claims/runs.h"
+#include "catalogue/runs.h"
 #include "cli.h"
 #include "train/runtime.h"
 #include "train/ensemble_trainer.h"
@@ -39,7 +39,7 @@ int cmd_train(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse("train", "--config FILE [--run NAME] --out DIR [options]", desc, {}, args, vm)) return kExitOk;
 
-  train::RunConfig cfg = claims::load_run_config(config_path, run);
+  train::RunConfig cfg = catalogue::load_run_config(config_path, run);
   if (vm.count("seed")) cfg.seed = parse_seed(vm["seed"].as<std::string>(), "--seed");
   if (vm.count("steps")) {
     cfg.train.steps = vm["steps"].as<int64_t>();

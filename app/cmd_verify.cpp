@@ -9,7 +9,7 @@
 #include "claims/engine.h"
 #include "claims/attribution.h"
 #include "claims/robustness.h"
-#include "claims/sweep_results.h"
+#include "catalogue/sweep_results.h"
 #include "cli.h"
 #include "report/baseline.h"
 #include "report/report.h"
@@ -111,8 +111,8 @@ int cmd_verify(const std::vector<std::string>& args) {
   // 2 threads against 1). So every value is the same bits on any machine, as the baseline's exact
   // comparison expects; it is also the setup every committed fixture was trained with.
   train::apply_threads(train::measurement_threads());
-  claims::StoreOptions so;
-  so.budget = claims::parse_tier(budget);
+  catalogue::StoreOptions so;
+  so.budget = catalogue::parse_tier(budget);
   so.device = train::parse_device(device);
   so.fixtures_dir = common.fixtures;
   so.cache_dir = common.cache;
@@ -133,26 +133,26 @@ int cmd_verify(const std::vector<std::string>& args) {
 
   const auto files = claims::find_claim_files(common.paths);
   if (files.empty()) throw Error("no claim files under the given paths");
-  const claims::Runs runs = claims::Runs::load(find_runs_file(common.runs_file, common.paths));
+  const catalogue::Runs runs = catalogue::Runs::load(find_runs_file(common.runs_file, common.paths));
   if (!run.empty() && !runs.find(run)) throw po::error("--run " + run + ": no such run in the runs file");
-  const claims::SweepSpec* robustness_sweep = nullptr;
+  const catalogue::SweepSpec* robustness_sweep = nullptr;
   if (vm.count("robustness")) {
     robustness_sweep = runs.find_sweep(robustness);
     if (!robustness_sweep) throw po::error("--robustness " + robustness + ": no such sweep in the runs file");
     if (robustness_sweep->variants.empty())
       throw po::error("--robustness " + robustness + ": the sweep has axes, not variants (see claims/runs.yaml `robustness`)");
   }
-  std::vector<const claims::SweepSpec*> attribution_sweeps;
+  std::vector<const catalogue::SweepSpec*> attribution_sweeps;
   if (vm.count("attribution")) {
     if (!run.empty()) throw po::error("--attribution compares configurations against the claims' own runs; not with --run");
     for (const auto& name : split_list(attribution)) {
-      const claims::SweepSpec* s = runs.find_sweep(name);
+      const catalogue::SweepSpec* s = runs.find_sweep(name);
       if (!s) throw po::error("--attribution: no sweep '" + name + "' in the runs file");
       if (s->variants.empty()) throw po::error("--attribution: sweep '" + name + "' has axes, not variants or a design");
       attribution_sweeps.push_back(s);
     }
   }
-  claims::RunStore store(runs, so);
+  catalogue::RunStore store(runs, so);
   const auto& registry = analysis::builtin_registry();
 
   const auto results = claims::run_claims(files, registry, runs, store, eo);
@@ -242,24 +242,24 @@ int cmd_list(const std::vector<std::string>& args) {
   pos.add("paths", -1);
   po::variables_map vm;
   if (!parse("list", "[CLAIM FILES|DIRS] [options]", desc, pos, args, vm)) return kExitOk;
-  const claims::Runs runs = claims::Runs::load(find_runs_file(common.runs_file, common.paths));
-  claims::StoreOptions so;
+  const catalogue::Runs runs = catalogue::Runs::load(find_runs_file(common.runs_file, common.paths));
+  catalogue::StoreOptions so;
   so.fixtures_dir = common.fixtures;
   so.cache_dir = common.cache;
-  claims::RunStore store(runs, so);
+  catalogue::RunStore store(runs, so);
   int bad = 0;
   std::printf("%-10s %-8s %-9s %-22s %s\n", "id", "tier", "run", "inputs", "title");
   for (const auto& f : claims::find_claim_files(common.paths)) {
     try {
       const auto c = claims::load_claim(f, analysis::builtin_registry(), runs);
       if (!c.sweep.empty()) {  // its input is the collected summary, not checkpoints
-        const bool have = fs::exists(claims::summary_path(common.fixtures + "/sweeps/" + c.sweep));
-        std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), claims::tier_name(c.tier).c_str(), c.sweep.c_str(),
+        const bool have = fs::exists(catalogue::summary_path(common.fixtures + "/sweeps/" + c.sweep));
+        std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), catalogue::tier_name(c.tier).c_str(), c.sweep.c_str(),
                     have ? "summary collected" : "summary missing", c.title.c_str());
         continue;
       }
       if (!c.theory.empty()) {  // computed from the kind's own model: nothing to load
-        std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), claims::tier_name(c.tier).c_str(), "theory", "none (computed)",
+        std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), catalogue::tier_name(c.tier).c_str(), "theory", "none (computed)",
                     c.title.c_str());
         continue;
       }
@@ -276,7 +276,7 @@ int cmd_list(const std::vector<std::string>& args) {
         }
       }
       const std::string inputs = std::to_string(present) + "/" + std::to_string(needed) + " checkpoints";
-      std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), claims::tier_name(c.tier).c_str(), c.run.c_str(),
+      std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), catalogue::tier_name(c.tier).c_str(), c.run.c_str(),
                   inputs.c_str(), c.title.c_str());
     } catch (const Error& e) {
       ++bad;
@@ -296,7 +296,7 @@ int cmd_explain(const std::vector<std::string>& args) {
   pos.add("id", 1);
   po::variables_map vm;
   if (!parse("explain", "ID [options]", desc, pos, args, vm)) return kExitOk;
-  const claims::Runs runs = claims::Runs::load(find_runs_file(common.runs_file, common.paths));
+  const catalogue::Runs runs = catalogue::Runs::load(find_runs_file(common.runs_file, common.paths));
   for (const auto& f : claims::find_claim_files(common.paths)) {
     claims::Claim c;
     try {
@@ -317,7 +317,7 @@ int cmd_explain(const std::vector<std::string>& args) {
               << (c.control_checkpoint ? "must FAIL at checkpoint " + *c.control_checkpoint
                   : c.control_params ? "must FAIL with parameters " + c.control_params->dump()
                                      : "none (" + c.control_none_reason + ")")
-              << "\n  tier: " << claims::tier_name(c.tier) << "\n";
+              << "\n  tier: " << catalogue::tier_name(c.tier) << "\n";
     if (!c.notes.empty()) std::cout << "  notes: " << c.notes << "\n";
     return kExitOk;
   }

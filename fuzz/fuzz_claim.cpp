@@ -9,7 +9,7 @@
 #include "util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const cc::claims::Runs runs = cc::claims::Runs::load(CLAIMCHECK_FUZZ_RUNS);
+  static const cc::catalogue::Runs runs = cc::catalogue::Runs::load(CLAIMCHECK_FUZZ_RUNS);
   try {
     cc::claims::load_claim_string(std::string(reinterpret_cast<const char*>(data), size), "claims/s4/fuzz.yaml",
                                   cc::analysis::builtin_registry(), runs);

@@ -14,6 +14,7 @@
 
 using namespace cc;
 using namespace cc::claims;
+using namespace cc::catalogue;
 namespace fs = std::filesystem;
 
 namespace {

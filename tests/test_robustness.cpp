@@ -10,12 +10,13 @@
 #include "analysis/phases.h"
 #include "claims/attribution.h"
 #include "claims/robustness.h"
-#include "claims/run_store.h"
-#include "claims/runs.h"
+#include "catalogue/run_store.h"
+#include "catalogue/runs.h"
 #include "model/transformer.h"
 
 using namespace cc;
 using namespace cc::claims;
+using namespace cc::catalogue;
 using cc::test::fresh_dir;
 
 namespace {

@@ -10,11 +10,12 @@
 #include <fstream>
 
 #include "claims/engine.h"
-#include "claims/sweep_results.h"
+#include "catalogue/sweep_results.h"
 #include "util/fixture_manifest.h"
 
 using namespace cc;
 using namespace cc::claims;
+using namespace cc::catalogue;
 namespace fs = std::filesystem;
 
 namespace {

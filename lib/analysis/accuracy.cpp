@@ -37,7 +37,7 @@ Measurement measure(const MeasureInput& in) {
   m.details = {{"set", set.name}, {"description", set.description}, {"exhaustive", set.exhaustive}, {"loss", r.loss}};
   // Figure 2: the set's accuracy along training, from the run's metrics log (1000 sequences
   // every eval_every steps), when the log sits next to the checkpoint; one line per seed.
-  const std::string log = (std::filesystem::path(in.checkpoint.path).parent_path() / "metrics.jsonl").string();
+  const std::string log = train::metrics_path(std::filesystem::path(in.checkpoint.path).parent_path().string());
   if (std::filesystem::exists(log)) {
     nlohmann::json x = nlohmann::json::array(), y = nlohmann::json::array();
     for (const auto& rec : train::MetricsLog::read(log))

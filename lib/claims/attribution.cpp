@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "claims/runs.h"
+#include "catalogue/runs.h"
 #include "claims/stats.h"
 #include "util/error.h"
 
@@ -23,7 +23,7 @@ const std::set<std::string> kNotChoices = {"train.eval_every", "train.eval_size"
 // One configuration: a run (SWEEP/VARIANT, or the default run) with its claim results and phases.
 struct Config {
   std::string id, sweep, variant;
-  const RunSpec* spec = nullptr;
+  const catalogue::RunSpec* spec = nullptr;
   const std::vector<ClaimResult>* results = nullptr;
   std::map<uint64_t, analysis::PhaseSteps> phases;
   std::map<uint64_t, double> scores;  // seeds with every score term measured
@@ -78,7 +78,7 @@ void score(Config& c, const PaperFacts& f) {
 }
 
 // "key=value" for every config value in which `spec` differs from `reference` (choices only).
-nlohmann::json differing_choices(const RunSpec& spec, const RunSpec& reference) {
+nlohmann::json differing_choices(const catalogue::RunSpec& spec, const catalogue::RunSpec& reference) {
   nlohmann::json out = nlohmann::json::array();
   const auto a = spec.config.to_json(), b = reference.config.to_json();
   for (const char* section : {"task", "model", "train"})
@@ -222,11 +222,11 @@ MannWhitney mann_whitney_less(const std::vector<double>& a, const std::vector<do
 }
 
 nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, const std::string& default_run,
-                                const std::vector<MeasuredSweep>& sweeps, const Runs& runs, RunStore& store,
+                                const std::vector<MeasuredSweep>& sweeps, const catalogue::Runs& runs, catalogue::RunStore& store,
                                 const PaperFacts& facts, const std::vector<ClaimResult>& on_thresholds) {
   const std::string& screen = facts.screen;
   const std::string& confirm = facts.confirm;
-  const RunSpec* reference = runs.find(default_run);
+  const catalogue::RunSpec* reference = runs.find(default_run);
   if (!reference) throw Error("attribution: no run '" + default_run + "'");
 
   // Every configuration measured: the default run, then each sweep's variants.
@@ -289,7 +289,7 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
     if (!screen.empty() && c.sweep == screen) screen_rows.push_back(&c);
     if (!confirm.empty() && c.sweep == confirm) confirm_rows.push_back(&c);
   }
-  const SweepSpec* screen_sweep = screen.empty() ? nullptr : runs.find_sweep(screen);
+  const catalogue::SweepSpec* screen_sweep = screen.empty() ? nullptr : runs.find_sweep(screen);
   if (screen_sweep && !screen_sweep->design.is_null() && !screen_rows.empty()) {
     const auto& design = screen_sweep->design;
     nlohmann::json effects = nlohmann::json::array();

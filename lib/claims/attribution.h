@@ -38,7 +38,7 @@ struct PaperFacts {
 };
 
 struct MeasuredSweep {
-  const SweepSpec* sweep = nullptr;
+  const catalogue::SweepSpec* sweep = nullptr;
   std::vector<VariantOutcome> outcomes;
 };
 
@@ -55,7 +55,7 @@ MannWhitney mann_whitney_less(const std::vector<double>& a, const std::vector<do
 //  "selection": {...}, "default_rule": {...}, "claims": [{id, default_verdict, cells, sentence}]}
 // `on_thresholds`: the sweep claims measured on facts.thresholds' grids (--sweep-as), or empty.
 nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, const std::string& default_run,
-                                const std::vector<MeasuredSweep>& sweeps, const Runs& runs, RunStore& store,
+                                const std::vector<MeasuredSweep>& sweeps, const catalogue::Runs& runs, catalogue::RunStore& store,
                                 const PaperFacts& facts, const std::vector<ClaimResult>& on_thresholds = {});
 
 }  // namespace cc::claims

@@ -58,7 +58,7 @@ bool is_arxiv_id(const std::string& s) {
 
 }  // namespace
 
-int64_t resolve_step(const std::string& checkpoint, const RunSpec& spec) {
+int64_t resolve_step(const std::string& checkpoint, const catalogue::RunSpec& spec) {
   if (checkpoint == "final") return spec.config.train.steps;
   if (checkpoint == "init") return 0;
   try {
@@ -71,16 +71,16 @@ int64_t resolve_step(const std::string& checkpoint, const RunSpec& spec) {
               std::to_string(spec.config.train.steps) + "] of run '" + spec.name + "'");
 }
 
-Claim load_claim(const std::string& path, const analysis::Registry& registry, const Runs& runs) {
+Claim load_claim(const std::string& path, const analysis::Registry& registry, const catalogue::Runs& runs) {
   return load_claim_doc(load_yaml_file(path), registry, runs);
 }
 
 Claim load_claim_string(const std::string& text, const std::string& path, const analysis::Registry& registry,
-                        const Runs& runs) {
+                        const catalogue::Runs& runs) {
   return load_claim_doc(load_yaml_string(text, path), registry, runs);
 }
 
-Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, const Runs& runs) {
+Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, const catalogue::Runs& runs) {
   const std::string& path = doc.file;
   ObjectReader r(doc, "");
   Claim c;
@@ -109,7 +109,7 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   reported.finish();
 
   ObjectReader subject = r.object("subject");
-  const RunSpec* spec = nullptr;
+  const catalogue::RunSpec* spec = nullptr;
   const std::vector<uint64_t>* allowed_seeds = nullptr;
   const int subjects = subject.has("sweep") + subject.has("run") + subject.has("theory");
   if (subjects > 1) subject.fail(subject.has("theory") ? "theory" : "run", "a claim's subject is one of: a run, a sweep, a theory model");
@@ -118,7 +118,7 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
     c.checkpoint = "none";
   } else if (subject.has("sweep")) {
     c.sweep = subject.string("sweep");
-    const SweepSpec* sweep = runs.find_sweep(c.sweep);
+    const catalogue::SweepSpec* sweep = runs.find_sweep(c.sweep);
     if (!sweep) {
       std::string known;
       for (const auto& s : runs.sweeps()) known += (known.empty() ? "" : ", ") + s.name;
@@ -256,7 +256,7 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   control.finish();
 
   const std::string tier = r.one_of("tier", {"fixture", "cpu", "gpu"}, "fixture");
-  c.tier = parse_tier(tier);
+  c.tier = catalogue::parse_tier(tier);
   c.notes = r.prose("notes", "");
   r.finish();
   return c;

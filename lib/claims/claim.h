@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/registry.h"
-#include "claims/runs.h"
+#include "catalogue/runs.h"
 
 namespace cc::claims {
 
@@ -50,21 +50,21 @@ struct Claim {
   std::optional<std::string> control_checkpoint;  // "init" (step 0) unless `control: {none: reason}`
   std::optional<nlohmann::json> control_params;   // theory claims: the same kind with these parameters
   std::string control_none_reason;
-  Tier tier = Tier::Fixture;
+  catalogue::Tier tier = catalogue::Tier::Fixture;
   std::string notes;
 };
 
 // Loads and validates one claim file; every problem is a cc::Error with FILE:LINE:COL.
-Claim load_claim(const std::string& path, const analysis::Registry& registry, const Runs& runs);
+Claim load_claim(const std::string& path, const analysis::Registry& registry, const catalogue::Runs& runs);
 // The same from text (the fuzz target's entry point); `path` names it in errors and sets the section.
 Claim load_claim_string(const std::string& text, const std::string& path, const analysis::Registry& registry,
-                        const Runs& runs);
-Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, const Runs& runs);
+                        const catalogue::Runs& runs);
+Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, const catalogue::Runs& runs);
 
 // Every *.yaml under the given files/directories except runs.yaml, sorted.
 std::vector<std::string> find_claim_files(const std::vector<std::string>& paths);
 
 // Resolves "final" / "init" / "1500" to a step of `spec`; throws cc::Error.
-int64_t resolve_step(const std::string& checkpoint, const RunSpec& spec);
+int64_t resolve_step(const std::string& checkpoint, const catalogue::RunSpec& spec);
 
 }  // namespace cc::claims

@@ -10,7 +10,7 @@
 #include <optional>
 #include <thread>
 
-#include "claims/sweep_results.h"
+#include "catalogue/sweep_results.h"
 #include "train/metrics_log.h"
 #include "util/error.h"
 
@@ -73,9 +73,9 @@ void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector
 
 // The run's history up to `ck` (its step): the metrics log beside it and the run's other
 // checkpoints through the store. Only kinds that ask for it get it.
-analysis::RunHistory run_history(const RunSpec& spec, uint64_t seed, const train::Checkpoint& ck, RunStore& store) {
+analysis::RunHistory run_history(const catalogue::RunSpec& spec, uint64_t seed, const train::Checkpoint& ck, catalogue::RunStore& store) {
   analysis::RunHistory h;
-  const std::string log = (std::filesystem::path(ck.path).parent_path() / "metrics.jsonl").string();
+  const std::string log = train::metrics_path(std::filesystem::path(ck.path).parent_path().string());
   if (!std::filesystem::exists(log)) throw analysis::Unavailable(ck.path + ": no metrics.jsonl beside the checkpoint");
   for (auto& rec : train::MetricsLog::read(log))
     if (rec.at("step").get<int64_t>() <= ck.step) h.metrics.push_back(std::move(rec));
@@ -91,7 +91,7 @@ analysis::RunHistory run_history(const RunSpec& spec, uint64_t seed, const train
 }
 
 // A run's checkpoints, through the run store (fixtures, cache, training).
-SeedMeasure checkpoint_measure(const Claim& c, const RunSpec& spec, RunStore& store,
+SeedMeasure checkpoint_measure(const Claim& c, const catalogue::RunSpec& spec, catalogue::RunStore& store,
                                analysis::ActivationStore* activations) {
   return [&c, &spec, &store, activations](uint64_t seed, const std::string& checkpoint, std::string& why) -> std::optional<analysis::Measurement> {
     const int64_t step = resolve_step(checkpoint, spec);
@@ -125,11 +125,11 @@ SeedMeasure theory_measure(const Claim& c) {
 }
 
 // A sweep's collected summary (fixtures/sweeps/NAME/summary.jsonl): one series per seed.
-SeedMeasure sweep_measure(const Claim& c, const SweepSpec& sweep, const std::vector<PointResult>& points) {
+SeedMeasure sweep_measure(const Claim& c, const catalogue::SweepSpec& sweep, const std::vector<catalogue::PointResult>& points) {
   if (sweep.axes.size() != 1)
     throw Error("sweep '" + sweep.name + "' has " + std::to_string(sweep.axes.size()) + " axes; kind '" + c.kind + "' needs one");
   return [&c, &sweep, &points](uint64_t seed, const std::string& checkpoint, std::string& why) -> std::optional<analysis::Measurement> {
-    const auto series = series_for_seed(sweep.name, points, sweep.axes[0].key, seed, checkpoint == "init" ? Stage::Init : Stage::Final);
+    const auto series = catalogue::series_for_seed(sweep.name, points, sweep.axes[0].key, seed, checkpoint == "init" ? catalogue::Stage::Init : catalogue::Stage::Final);
     if (series.points.size() != sweep.axes[0].values.size()) {
       why = "sweep '" + sweep.name + "' seed " + std::to_string(seed) + ": " + std::to_string(series.points.size()) + " of " +
             std::to_string(sweep.axes[0].values.size()) + " points collected";
@@ -143,15 +143,15 @@ SeedMeasure sweep_measure(const Claim& c, const SweepSpec& sweep, const std::vec
 
 // The collected points of a sweep, checked against its current definition: a summary collected
 // from another config would silently answer a different question.
-std::vector<PointResult> load_sweep_points(const SweepSpec& sweep, RunStore& store, std::string& why) {
-  const std::string path = summary_path(store.options().fixtures_dir + "/sweeps/" + sweep.name);
+std::vector<catalogue::PointResult> load_sweep_points(const catalogue::SweepSpec& sweep, catalogue::RunStore& store, std::string& why) {
+  const std::string path = catalogue::summary_path(store.options().fixtures_dir + "/sweeps/" + sweep.name);
   if (!std::filesystem::exists(path)) {
     why = "sweep '" + sweep.name + "' has no collected results (" + path + "): run `claimcheck sweep run " + sweep.name +
           "`, then `claimcheck sweep collect " + sweep.name + "`";
     return {};
   }
   store.require_intact(path);  // a committed summary: as fixtures/MANIFEST.sha256 lists it
-  auto points = read_summary(path);
+  auto points = catalogue::read_summary(path);
   for (const auto& p : points) {
     if (p.index >= sweep.points.size() || sweep.points[p.index].config_hash != p.config_hash || sweep.points[p.index].seed != p.seed)
       throw Error(path + ": point " + std::to_string(p.index) + " (config_hash " + p.config_hash +
@@ -215,7 +215,7 @@ Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, double& 
 
 }  // namespace
 
-ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const Runs& runs, RunStore& store,
+ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const catalogue::Runs& runs, catalogue::RunStore& store,
                       const EngineOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   ClaimResult r;
@@ -230,8 +230,8 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
       r.claim.run = opts.run;
     }
     if (const auto it = opts.sweep_as.find(r.claim.sweep); !r.claim.sweep.empty() && it != opts.sweep_as.end()) {
-      const SweepSpec* from = runs.find_sweep(r.claim.sweep);
-      const SweepSpec* to = runs.find_sweep(it->second);
+      const catalogue::SweepSpec* from = runs.find_sweep(r.claim.sweep);
+      const catalogue::SweepSpec* to = runs.find_sweep(it->second);
       if (!to) throw Error("--sweep-as " + it->first + "=" + it->second + ": no sweep '" + it->second + "' in runs.yaml");
       if (to->axes.size() != 1 || from->axes.size() != 1 || to->axes[0].key != from->axes[0].key)
         throw Error("--sweep-as " + it->first + "=" + it->second + ": the sweeps do not vary the same one axis");
@@ -239,8 +239,8 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
     }
     const Claim& c = r.claim;
     const bool theory = !c.theory.empty();
-    const RunSpec* spec = c.sweep.empty() && !theory ? runs.find(c.run) : nullptr;
-    const SweepSpec* sweep = c.sweep.empty() ? nullptr : runs.find_sweep(c.sweep);
+    const catalogue::RunSpec* spec = c.sweep.empty() && !theory ? runs.find(c.run) : nullptr;
+    const catalogue::SweepSpec* sweep = c.sweep.empty() ? nullptr : runs.find_sweep(c.sweep);
     std::vector<uint64_t> seeds = !c.seeds.empty() ? c.seeds : spec ? spec->seeds : sweep->seeds;
     if (spec && !opts.run.empty()) {  // a claim's own seed list may name seeds the other run lacks
       std::vector<uint64_t> keep;
@@ -255,14 +255,14 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
       seeds = keep;
     }
     std::string why;
-    std::vector<PointResult> sweep_points;
+    std::vector<catalogue::PointResult> sweep_points;
     if (sweep) sweep_points = load_sweep_points(*sweep, store, why);
     if (seeds.empty()) {
       r.verdict = Verdict::Skipped;
       r.reason = "no seed of the claim is among --seeds";
     } else if (store.options().budget < c.tier) {
       r.verdict = Verdict::Skipped;
-      r.reason = "tier " + tier_name(c.tier) + " needs --budget " + tier_name(c.tier);
+      r.reason = "tier " + catalogue::tier_name(c.tier) + " needs --budget " + catalogue::tier_name(c.tier);
     } else if (sweep && sweep_points.empty()) {
       r.verdict = Verdict::Skipped;
       r.reason = why;
@@ -310,7 +310,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
 }
 
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const analysis::Registry& registry,
-                                    const Runs& runs, RunStore& store, const EngineOptions& opts) {
+                                    const catalogue::Runs& runs, catalogue::RunStore& store, const EngineOptions& opts) {
   std::optional<analysis::ActivationStore> own;
   EngineOptions o = opts;
   if (!o.activations) o.activations = &own.emplace(kActivationStoreBytes);
@@ -376,7 +376,7 @@ nlohmann::json to_json(const ClaimResult& r) {
   if (c.control_params) j["control_params"] = *c.control_params;
   j["measure"] = {{"kind", c.kind}, {"params", c.params}};
   j["rule"] = c.rule.describe();
-  j["tier"] = tier_name(c.tier);
+  j["tier"] = catalogue::tier_name(c.tier);
   if (!r.seeds.empty()) {
     j["measured"] = {{"value", r.measured}, {"ci_low", r.measured_ci.low}, {"ci_high", r.measured_ci.high}};
     for (const auto& s : r.seeds) j["seeds"].push_back(seed_json(s));

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "claims/claim.h"
-#include "claims/run_store.h"
+#include "catalogue/run_store.h"
 #include "claims/stats.h"
 
 namespace cc::claims {
@@ -56,13 +56,13 @@ struct EngineOptions {
 // control) with every hook the built-in kinds read fit in about 1 GB.
 constexpr size_t kActivationStoreBytes = size_t{2} << 30;
 
-ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const Runs& runs, RunStore& store,
+ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const catalogue::Runs& runs, catalogue::RunStore& store,
                       const EngineOptions& opts);
 
 // Runs every file, opts.jobs at a time, results in the files' order; a second file with an
 // already-used id is an ERROR.
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const analysis::Registry& registry,
-                                    const Runs& runs, RunStore& store, const EngineOptions& opts);
+                                    const catalogue::Runs& runs, catalogue::RunStore& store, const EngineOptions& opts);
 
 // Process exit code for a set of results: 0 all PASS (skips allowed), 77 all SKIPPED,
 // 1 otherwise. With errors_only, FAIL and INCONCLUSIVE do not count (reporting mode).

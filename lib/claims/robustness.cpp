@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <limits>
 
-#include "claims/run_store.h"
-#include "claims/runs.h"
+#include "catalogue/run_store.h"
+#include "catalogue/runs.h"
 #include "claims/stats.h"
 #include "train/metrics_log.h"
 
@@ -47,19 +47,19 @@ double window_distance(double step, int64_t low, int64_t high) {
   return 0;
 }
 
-std::optional<analysis::PhaseSteps> seed_phases(const RunSpec& spec, uint64_t seed, RunStore& store, std::string& why) {
+std::optional<analysis::PhaseSteps> seed_phases(const catalogue::RunSpec& spec, uint64_t seed, catalogue::RunStore& store, std::string& why) {
   auto ck = store.get(spec, seed, resolve_step("final", spec), why);
   if (!ck) return std::nullopt;
-  const auto log = std::filesystem::path(ck->path).parent_path() / "metrics.jsonl";
+  const auto log = train::metrics_path(std::filesystem::path(ck->path).parent_path().string());
   if (!std::filesystem::exists(log)) {
     why = ck->path + ": no metrics.jsonl beside it";
     return std::nullopt;
   }
-  return analysis::phase_steps(train::MetricsLog::read(log.string()));
+  return analysis::phase_steps(train::MetricsLog::read(log));
 }
 
-std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files, const SweepSpec& sweep,
-                                           const analysis::Registry& registry, const Runs& runs, RunStore& store,
+std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files, const catalogue::SweepSpec& sweep,
+                                           const analysis::Registry& registry, const catalogue::Runs& runs, catalogue::RunStore& store,
                                            const EngineOptions& base) {
   if (sweep.variants.empty()) throw Error("sweep '" + sweep.name + "' has no variants: robustness needs a sweep with `variants:`");
   std::vector<VariantOutcome> out;
@@ -68,7 +68,7 @@ std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files
     v.variant = variant;
     v.run = sweep.name + "/" + variant;
     v.seeds = sweep.seeds;
-    const RunSpec* spec = runs.find(v.run);
+    const catalogue::RunSpec* spec = runs.find(v.run);
     if (!spec) throw Error("sweep '" + sweep.name + "': no run " + v.run + " (runs.yaml defines one per variant)");
     EngineOptions eo = base;
     eo.run = v.run;
@@ -83,7 +83,7 @@ std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files
   return out;
 }
 
-nlohmann::json robustness_json(const SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes) {
+nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes) {
   nlohmann::json j = {{"sweep", sweep.name}, {"base", sweep.base}, {"seeds", sweep.seeds}, {"variants", nlohmann::json::array()},
                       {"claims", nlohmann::json::array()}};
   j["paper"] = {{"binding", {kPaperBinding[0], kPaperBinding[1]}}, {"refinement", {kPaperRefinement[0], kPaperRefinement[1]}}};

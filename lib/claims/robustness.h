@@ -13,7 +13,7 @@
 
 #include "analysis/phases.h"
 #include "claims/engine.h"
-#include "claims/sweeps.h"
+#include "catalogue/sweeps.h"
 
 namespace cc::claims {
 
@@ -31,11 +31,11 @@ double window_distance(double step, int64_t low, int64_t high);
 
 // The seed's phase steps from the metrics log beside its final checkpoint (fixtures or cache;
 // training only if the store's budget allows it, as for any claim); nullopt with `why` otherwise.
-std::optional<analysis::PhaseSteps> seed_phases(const RunSpec& spec, uint64_t seed, RunStore& store, std::string& why);
+std::optional<analysis::PhaseSteps> seed_phases(const catalogue::RunSpec& spec, uint64_t seed, catalogue::RunStore& store, std::string& why);
 
 // Measures every claim file on every variant run of `sweep` (which must have variants).
-std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files, const SweepSpec& sweep,
-                                           const analysis::Registry& registry, const Runs& runs, RunStore& store,
+std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files, const catalogue::SweepSpec& sweep,
+                                           const analysis::Registry& registry, const catalogue::Runs& runs, catalogue::RunStore& store,
                                            const EngineOptions& base);
 
 // The paper's phase steps the default rule breaks ties by (§6, Figures 8 and 9).
@@ -46,6 +46,6 @@ constexpr int64_t kPaperRefinement[2] = {14500, 16000};
 //  cells: {variant: {verdict, k, n, low, high, each, half}}}]: `each` and `half` are the verdicts of
 //  the two readings of a single-run statement (every seed passes; at least half do, by Wilson), "default_rule": {rule, complete, ranking, chosen}}.
 // Claims on a sweep or a theory model are left out: they do not depend on a run.
-nlohmann::json robustness_json(const SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes);
+nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes);
 
 }  // namespace cc::claims

@@ -102,7 +102,7 @@ nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, cons
   j["counts"] = counts;
   if (ctx.runs) {
     for (const auto& [name, _] : runs_used) {
-      const claims::RunSpec* spec = ctx.runs->find(name);
+      const catalogue::RunSpec* spec = ctx.runs->find(name);
       if (!spec) continue;
       nlohmann::json run = {{"seeds", spec->seeds}, {"config_hash", spec->config.weights_hash()},
                             {"config", spec->config.to_json()}};

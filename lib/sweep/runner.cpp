@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 
+#include "catalogue/layout.h"
 #include "task/eval_sets.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
@@ -71,7 +72,7 @@ bool final_eval_done(const std::string& dir, int64_t steps) {
   return read_json(path).value("step", int64_t{-1}) == steps;
 }
 
-void write_final_eval(const std::string& dir, const claims::SweepSpec& s, const claims::SweepPoint& p) {
+void write_final_eval(const std::string& dir, const catalogue::SweepSpec& s, const catalogue::SweepPoint& p) {
   const int64_t steps = p.config.train.steps;
   const train::Checkpoint ck = train::load_checkpoint(train::checkpoint_path(dir, steps));
   task::Sampler sampler(p.config.task);
@@ -93,11 +94,11 @@ std::string PointState::describe() const {
   return s;
 }
 
-std::string point_dir(const SweepOptions& o, const claims::SweepSpec& s, const claims::SweepPoint& p) {
-  return o.cache_dir + "/" + s.name + "-" + p.config_hash + "/seed" + std::to_string(p.seed);
+std::string point_dir(const SweepOptions& o, const catalogue::SweepSpec& s, const catalogue::SweepPoint& p) {
+  return catalogue::cache_folder(o.cache_dir, s.name, p.config_hash, p.seed);
 }
 
-PointState point_state(const SweepOptions& o, const claims::SweepSpec& s, const claims::SweepPoint& p) {
+PointState point_state(const SweepOptions& o, const catalogue::SweepSpec& s, const catalogue::SweepPoint& p) {
   PointState st;
   st.dir = point_dir(o, s, p);
   if (final_eval_done(st.dir, p.config.train.steps)) {
@@ -110,12 +111,12 @@ PointState point_state(const SweepOptions& o, const claims::SweepSpec& s, const 
   return st;
 }
 
-std::string point_command(const SweepOptions& o, const claims::SweepSpec& s, const claims::SweepPoint& p) {
+std::string point_command(const SweepOptions& o, const catalogue::SweepSpec& s, const catalogue::SweepPoint& p) {
   return "claimcheck sweep run " + s.name + " --point " + std::to_string(p.index) + " --config " + o.runs_path +
          " --cache " + o.cache_dir;
 }
 
-PointOutcome run_point(const SweepOptions& o, const claims::SweepSpec& s, const claims::SweepPoint& p) {
+PointOutcome run_point(const SweepOptions& o, const catalogue::SweepSpec& s, const catalogue::SweepPoint& p) {
   const std::string dir = point_dir(o, s, p);
   PointLock lock(dir);
   if (!lock.held()) return PointOutcome::Busy;
@@ -134,14 +135,14 @@ PointOutcome run_point(const SweepOptions& o, const claims::SweepSpec& s, const 
   return PointOutcome::Trained;
 }
 
-int run_parallel(const SweepOptions& o, const claims::SweepSpec& s, const std::vector<const claims::SweepPoint*>& points,
-                 int jobs, const std::function<std::vector<std::string>(const claims::SweepPoint&)>& child_args,
+int run_parallel(const SweepOptions& o, const catalogue::SweepSpec& s, const std::vector<const catalogue::SweepPoint*>& points,
+                 int jobs, const std::function<std::vector<std::string>(const catalogue::SweepPoint&)>& child_args,
                  const std::function<void(const std::string&)>& report) {
   if (jobs < 1) throw Error("--jobs must be >= 1");
-  std::map<pid_t, const claims::SweepPoint*> running;
+  std::map<pid_t, const catalogue::SweepPoint*> running;
   size_t next = 0;
   int failed = 0;
-  auto start_one = [&](const claims::SweepPoint& p) {
+  auto start_one = [&](const catalogue::SweepPoint& p) {
     const std::string dir = point_dir(o, s, p);
     fs::create_directories(dir);
     std::vector<std::string> args = {"claimcheck"};
@@ -175,7 +176,7 @@ int run_parallel(const SweepOptions& o, const claims::SweepSpec& s, const std::v
     }
     auto it = running.find(pid);
     if (it == running.end()) continue;
-    const claims::SweepPoint& p = *it->second;
+    const catalogue::SweepPoint& p = *it->second;
     running.erase(it);
     const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (WIFEXITED(status) && WEXITSTATUS(status) == kExitBusy) {
@@ -191,8 +192,8 @@ int run_parallel(const SweepOptions& o, const claims::SweepSpec& s, const std::v
   return failed;
 }
 
-std::vector<claims::PointResult> gather(const SweepOptions& o, const claims::SweepSpec& s, int64_t metrics_every) {
-  std::vector<claims::PointResult> out;
+std::vector<catalogue::PointResult> gather(const SweepOptions& o, const catalogue::SweepSpec& s, int64_t metrics_every) {
+  std::vector<catalogue::PointResult> out;
   std::string not_done;
   for (const auto& p : s.points) {
     const PointState st = point_state(o, s, p);
@@ -200,7 +201,7 @@ std::vector<claims::PointResult> gather(const SweepOptions& o, const claims::Swe
       not_done += "\n  point " + std::to_string(p.index) + " (" + p.label() + "): " + st.describe();
       continue;
     }
-    claims::PointResult r;
+    catalogue::PointResult r;
     r.index = p.index;
     r.axes = p.axes;
     r.seed = p.seed;
@@ -228,10 +229,10 @@ std::vector<claims::PointResult> gather(const SweepOptions& o, const claims::Swe
   return out;
 }
 
-size_t collect(const SweepOptions& o, const claims::SweepSpec& s, const std::string& out_dir, int64_t metrics_every) {
+size_t collect(const SweepOptions& o, const catalogue::SweepSpec& s, const std::string& out_dir, int64_t metrics_every) {
   const auto results = gather(o, s, metrics_every);
   fs::create_directories(out_dir);
-  const std::string summary = claims::summary_text(results);
+  const std::string summary = catalogue::summary_text(results);
   nlohmann::json manifest = {{"format", "claimcheck-sweep/1"},
                              {"sweep", s.definition()},
                              {"runs_file", o.runs_path},
@@ -242,7 +243,7 @@ size_t collect(const SweepOptions& o, const claims::SweepSpec& s, const std::str
   for (const auto& p : s.points) {
     const std::string dir = point_dir(o, s, p);
     nlohmann::json files = nlohmann::json::object();
-    for (const std::string f : {std::string(kFinalEval), std::string("metrics.jsonl"),
+    for (const std::string f : {std::string(kFinalEval), std::string(train::kMetricsFileName),
                                 fs::path(train::checkpoint_path(dir, 0)).filename().string(),
                                 fs::path(train::checkpoint_path(dir, p.config.train.steps)).filename().string()})
       files[f] = sha256_file(dir + "/" + f);
@@ -258,8 +259,8 @@ size_t collect(const SweepOptions& o, const claims::SweepSpec& s, const std::str
                                                   " --config " + o.runs_path},
                                   {"sha256", files}});
   }
-  write_file_atomic(claims::summary_path(out_dir), summary);
-  write_file_atomic(claims::manifest_path(out_dir), manifest.dump(1) + "\n");
+  write_file_atomic(catalogue::summary_path(out_dir), summary);
+  write_file_atomic(catalogue::manifest_path(out_dir), manifest.dump(1) + "\n");
   return results.size();
 }
 

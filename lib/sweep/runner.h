@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "claims/runs.h"
-#include "claims/sweep_results.h"
+#include "catalogue/runs.h"
+#include "catalogue/sweep_results.h"
 
 namespace cc::sweep {
 
@@ -32,10 +32,10 @@ struct SweepOptions {
   int64_t stop_after = -1;  // stop each point at this step (tests; resume later)
 };
 
-std::string point_dir(const SweepOptions& o, const claims::SweepSpec& s, const claims::SweepPoint& p);
-PointState point_state(const SweepOptions& o, const claims::SweepSpec& s, const claims::SweepPoint& p);
+std::string point_dir(const SweepOptions& o, const catalogue::SweepSpec& s, const catalogue::SweepPoint& p);
+PointState point_state(const SweepOptions& o, const catalogue::SweepSpec& s, const catalogue::SweepPoint& p);
 // The command that trains (or resumes) exactly this point.
-std::string point_command(const SweepOptions& o, const claims::SweepSpec& s, const claims::SweepPoint& p);
+std::string point_command(const SweepOptions& o, const catalogue::SweepSpec& s, const catalogue::SweepPoint& p);
 
 enum class PointOutcome { Trained, Stopped, AlreadyDone, Busy };
 // The exit status of `sweep run` (and of a `--point` child) when a point is being trained by another
@@ -43,20 +43,20 @@ enum class PointOutcome { Trained, Stopped, AlreadyDone, Busy };
 constexpr int kExitBusy = 75;
 // Trains one point in this process with 1 libtorch + 1 BLAS thread (the setup that makes every
 // point bitwise the same whichever scheduler runs it), then writes final_eval.json.
-PointOutcome run_point(const SweepOptions& o, const claims::SweepSpec& s, const claims::SweepPoint& p);
+PointOutcome run_point(const SweepOptions& o, const catalogue::SweepSpec& s, const catalogue::SweepPoint& p);
 
 // Runs `points` in child processes, at most `jobs` at once; `child_args(p)` is each child's
 // claimcheck argument list, its output goes to the point's log.txt. `report` gets one line per
 // event. Returns the number of points whose process failed; a child that exits kExitBusy is reported
 // as busy and not counted.
-int run_parallel(const SweepOptions& o, const claims::SweepSpec& s, const std::vector<const claims::SweepPoint*>& points,
-                 int jobs, const std::function<std::vector<std::string>(const claims::SweepPoint&)>& child_args,
+int run_parallel(const SweepOptions& o, const catalogue::SweepSpec& s, const std::vector<const catalogue::SweepPoint*>& points,
+                 int jobs, const std::function<std::vector<std::string>(const catalogue::SweepPoint&)>& child_args,
                  const std::function<void(const std::string&)>& report);
 
 // Reads every point (all must be done) into the summary's records, in plan order.
-std::vector<claims::PointResult> gather(const SweepOptions& o, const claims::SweepSpec& s, int64_t metrics_every);
+std::vector<catalogue::PointResult> gather(const SweepOptions& o, const catalogue::SweepSpec& s, int64_t metrics_every);
 // Writes OUT/summary.jsonl and OUT/manifest.json (sha256 of every point's files, the command
 // that recreates it). Returns the number of points written.
-size_t collect(const SweepOptions& o, const claims::SweepSpec& s, const std::string& out_dir, int64_t metrics_every);
+size_t collect(const SweepOptions& o, const catalogue::SweepSpec& s, const std::string& out_dir, int64_t metrics_every);
 
 }  // namespace cc::sweep

@@ -165,7 +165,7 @@ int64_t EnsembleTrainer::run() {
     for (int64_t k = 0; k < K; ++k) {
       eval_sets_[k] = task::make_eval_sets(samplers_[k], tc.eval_size, tc.eval_seed);
       if (!dirs_[k].empty())  // as Trainer: the record at the resume step stays
-        metrics_[k] = std::make_unique<MetricsLog>(dirs_[k] + "/metrics.jsonl", start_step_ > 0 ? start_step_ + 1 : 0);
+        metrics_[k] = std::make_unique<MetricsLog>(metrics_path(dirs_[k]), start_step_ > 0 ? start_step_ + 1 : 0);
     }
   ScheduleHooks hooks;
   hooks.train_step = [this](int64_t step) { return train_step(step); };

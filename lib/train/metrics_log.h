@@ -9,6 +9,10 @@
 
 namespace cc::train {
 
+// The log's file name in a run's folder, and its path there.
+constexpr const char* kMetricsFileName = "metrics.jsonl";
+inline std::string metrics_path(const std::string& run_dir) { return run_dir + "/" + kMetricsFileName; }
+
 class MetricsLog {
  public:
   // Appends to PATH. With keep_before >= 0 it first drops every record at or after that step

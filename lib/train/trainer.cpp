@@ -178,7 +178,7 @@ int64_t Trainer::run() {
     sets = task::make_eval_sets(sampler_, cfg_.train.eval_size, cfg_.train.eval_seed);
     // Resumed at s > 0: the record at s stays (MetricsLog::has), the later ones are logged again.
     if (!opts_.out_dir.empty())
-      metrics_ = std::make_unique<MetricsLog>(opts_.out_dir + "/metrics.jsonl", start_step_ > 0 ? start_step_ + 1 : 0);
+      metrics_ = std::make_unique<MetricsLog>(metrics_path(opts_.out_dir), start_step_ > 0 ? start_step_ + 1 : 0);
   }
   ScheduleHooks hooks;
   hooks.train_step = [this](int64_t step) { return train_step(step).reshape({1}); };

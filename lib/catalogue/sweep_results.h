@@ -13,7 +13,7 @@
 
 #include "analysis/sweep_series.h"
 
-namespace cc::claims {
+namespace cc::catalogue {
 
 struct PointResult {
   size_t index = 0;
@@ -43,4 +43,4 @@ enum class Stage { Final, Init };  // the point's last step, or step 0 (from the
 analysis::SweepSeries series_for_seed(const std::string& sweep, const std::vector<PointResult>& points,
                                       const std::string& axis, uint64_t seed, Stage stage);
 
-}  // namespace cc::claims
+}  // namespace cc::catalogue

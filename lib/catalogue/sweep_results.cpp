@@ -1,4 +1,4 @@
-#include "claims/sweep_results.h"
+#include "catalogue/sweep_results.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "util/file_io.h"
 #include "util/json_number.h"
 
-namespace cc::claims {
+namespace cc::catalogue {
 
 nlohmann::json PointResult::to_json() const {
   nlohmann::json sets = nlohmann::json::object();
@@ -113,4 +113,4 @@ analysis::SweepSeries series_for_seed(const std::string& sweep, const std::vecto
   return s;
 }
 
-}  // namespace cc::claims
+}  // namespace cc::catalogue

@@ -1,11 +1,11 @@
-#include "claims/config_keys.h"
+#include "catalogue/config_keys.h"
 
 #include <algorithm>
 #include <vector>
 
 #include "util/error.h"
 
-namespace cc::claims {
+namespace cc::catalogue {
 namespace {
 
 const std::vector<std::string> kSections = {"task", "model", "train"};
@@ -44,4 +44,4 @@ train::RunConfig config_from(const nlohmann::json& j, const std::string& file, s
   return train::RunConfig::from_yaml(ObjectReader(doc, ""));
 }
 
-}  // namespace cc::claims
+}  // namespace cc::catalogue

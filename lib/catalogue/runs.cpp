@@ -1,13 +1,13 @@
-#include "claims/runs.h"
+#include "catalogue/runs.h"
 
 #include <functional>
 #include <set>
 
-#include "claims/config_keys.h"
+#include "catalogue/config_keys.h"
 #include "util/error.h"
 #include "util/names.h"
 
-namespace cc::claims {
+namespace cc::catalogue {
 
 Tier parse_tier(const std::string& s) {
   if (s == "fixture") return Tier::Fixture;
@@ -148,4 +148,4 @@ train::RunConfig load_run_config(const std::string& path, const std::string& run
   return train::RunConfig::from_yaml(ObjectReader(doc, ""));
 }
 
-}  // namespace cc::claims
+}  // namespace cc::catalogue

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "claims/sweeps.h"
+#include "catalogue/sweeps.h"
 #include "train/run_config.h"
 #include "util/yaml_json.h"
 
-namespace cc::claims {
+namespace cc::catalogue {
 
 enum class Tier { Fixture = 0, Cpu = 1, Gpu = 2 };
 Tier parse_tier(const std::string& s);  // throws cc::Error
@@ -53,4 +53,4 @@ class Runs {
 // (`run` names it; required when the file has a top-level `runs:` mapping).
 train::RunConfig load_run_config(const std::string& path, const std::string& run);
 
-}  // namespace cc::claims
+}  // namespace cc::catalogue

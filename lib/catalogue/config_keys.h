@@ -10,7 +10,7 @@
 #include "train/run_config.h"
 #include "util/yaml_json.h"
 
-namespace cc::claims {
+namespace cc::catalogue {
 
 std::string pointer_of(const std::string& key);  // "task.pair_fraction" -> "/task/pair_fraction"
 
@@ -24,4 +24,4 @@ void check_key(const std::string& key, const nlohmann::json& base, const SourceP
 // config -> where that value was written in `file`).
 train::RunConfig config_from(const nlohmann::json& j, const std::string& file, std::map<std::string, SourcePos> marks);
 
-}  // namespace cc::claims
+}  // namespace cc::catalogue

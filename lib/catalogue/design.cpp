@@ -1,4 +1,4 @@
-#include "claims/design.h"
+#include "catalogue/design.h"
 
 #include <algorithm>
 #include <set>
@@ -6,7 +6,7 @@
 #include "util/error.h"
 #include "util/names.h"
 
-namespace cc::claims {
+namespace cc::catalogue {
 namespace {
 
 constexpr size_t kMaxBaseFactors = 8;  // 256 rows: beyond that, a design is almost certainly a typo
@@ -139,4 +139,4 @@ nlohmann::json Design::to_json() const {
   return {{"factors", factors_json}, {"rows", rows_json}};
 }
 
-}  // namespace cc::claims
+}  // namespace cc::catalogue

@@ -22,7 +22,7 @@
 
 #include "util/yaml_json.h"
 
-namespace cc::claims {
+namespace cc::catalogue {
 
 struct DesignFactor {
   std::string name, tag;
@@ -46,4 +46,4 @@ struct Design {
   nlohmann::json to_json() const;
 };
 
-}  // namespace cc::claims
+}  // namespace cc::catalogue

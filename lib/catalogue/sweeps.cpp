@@ -1,15 +1,15 @@
-#include "claims/sweeps.h"
+#include "catalogue/sweeps.h"
 
 #include <algorithm>
 #include <set>
 
-#include "claims/config_keys.h"
-#include "claims/design.h"
-#include "claims/runs.h"
+#include "catalogue/config_keys.h"
+#include "catalogue/design.h"
+#include "catalogue/runs.h"
 #include "util/error.h"
 #include "util/names.h"
 
-namespace cc::claims {
+namespace cc::catalogue {
 namespace {
 
 std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
@@ -241,14 +241,4 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
   return out;
 }
 
-RunSpec point_run_spec(const SweepSpec& sweep, const SweepPoint& point) {
-  RunSpec spec;
-  spec.name = sweep.name;
-  spec.seeds = {point.seed};
-  spec.tier = Tier::Cpu;
-  spec.config = point.config;
-  spec.where = sweep.where;
-  return spec;
-}
-
-}  // namespace cc::claims
+}  // namespace cc::catalogue

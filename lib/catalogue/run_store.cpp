@@ -1,20 +1,21 @@
-#include "claims/run_store.h"
+#include "catalogue/run_store.h"
 
 #include <algorithm>
 #include <filesystem>
 
+#include "catalogue/layout.h"
 #include "train/trainer.h"
 #include "util/error.h"
 
-namespace cc::claims {
+namespace cc::catalogue {
 namespace fs = std::filesystem;
 
 namespace {
 
-// A run's folder under a cache root: PREFIX-HASH/seedK, PREFIX the run's (or its sweep's) name.
-std::string run_folder(const RunSpec& spec, uint64_t seed) {
+// A run's folder under a cache root (catalogue/layout.h), PREFIX the run's (or its sweep's) name.
+std::string run_folder(const std::string& root, const RunSpec& spec, uint64_t seed) {
   const std::string& prefix = spec.cache_name.empty() ? spec.name : spec.cache_name;
-  return prefix + "-" + spec.for_seed(seed).weights_hash() + "/seed" + std::to_string(seed);
+  return cache_folder(root, prefix, spec.for_seed(seed).weights_hash(), seed);
 }
 
 // What the report's provenance table says of a checkpoint read: where from, how far trained, on what.
@@ -33,7 +34,7 @@ std::string RunStore::fixture_dir(const RunSpec& spec, uint64_t seed) const {
 }
 
 std::string RunStore::cache_dir(const RunSpec& spec, uint64_t seed) const {
-  return opts_.cache_dir + "/" + run_folder(spec, seed);
+  return run_folder(opts_.cache_dir, spec, seed);
 }
 
 std::shared_ptr<const train::Checkpoint> RunStore::load(const std::string& path, const RunSpec& spec) {
@@ -49,7 +50,7 @@ std::shared_ptr<const train::Checkpoint> RunStore::load(const std::string& path,
 }
 
 std::string RunStore::init_dir(const RunSpec& spec, uint64_t seed) const {
-  return opts_.cache_dir + "/init/" + run_folder(spec, seed);
+  return run_folder(opts_.cache_dir + "/init", spec, seed);
 }
 
 std::vector<std::string> RunStore::dirs(const RunSpec& spec, uint64_t seed) const {
@@ -147,4 +148,4 @@ void RunStore::train_into(const RunSpec& spec, uint64_t seed, const std::string&
   train::Trainer(spec.for_seed(seed), t).run();
 }
 
-}  // namespace cc::claims
+}  // namespace cc::catalogue

@@ -28,7 +28,7 @@
 #include "train/run_config.h"
 #include "util/yaml_json.h"
 
-namespace cc::claims {
+namespace cc::catalogue {
 
 class Runs;
 struct RunSpec;
@@ -77,7 +77,4 @@ struct SweepSpec {
 // rejects (with the position of that value), more than kMaxSweepPoints points.
 std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs);
 
-// The run spec a point trains as (name = the sweep's), for the run store's cache layout.
-RunSpec point_run_spec(const SweepSpec& sweep, const SweepPoint& point);
-
-}  // namespace cc::claims
+}  // namespace cc::catalogue

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "claims/runs.h"
+#include "catalogue/runs.h"
 #include "train/checkpoint.h"
 #include "util/fixture_manifest.h"
 
-namespace cc::claims {
+namespace cc::catalogue {
 
 struct StoreOptions {
   std::string fixtures_dir = "fixtures";
@@ -70,4 +70,4 @@ class RunStore {
   mutable std::recursive_mutex mu_;
 };
 
-}  // namespace cc::claims
+}  // namespace cc::catalogue
