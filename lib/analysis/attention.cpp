@@ -151,10 +151,18 @@ void register_attention(Registry& r) {
       "layer: 1 | 2 (paper numbering)\nsets: evaluation sets (default [test_1, test_2])\n"
       "size: sequences per set (default 2000)\neval_seed: default 20260531\nquery: equals | constants\n"
       "target: operands | sources | previous\nreport_sets: sets measured the same way and reported without a threshold (default [])";
-  MeasurementKind targets{"attention_targets", "fraction of '=' (or assignment-constant) rows whose top attended positions are the targets",
-                          Statistic::Proportion, [](ObjectReader o) { return parse(std::move(o), "top_fraction"); }, measure, doc};
-  MeasurementKind mass{"attention_mass", "mean attention mass from '=' (or from assignment constants) on the target positions",
-                       Statistic::Scalar, [](ObjectReader o) { return parse(std::move(o), "mass"); }, measure, doc};
+  MeasurementKind targets("attention_targets");
+  targets.description = "fraction of '=' (or assignment-constant) rows whose top attended positions are the targets";
+  targets.statistic = Statistic::Proportion;
+  targets.parse_params = [](ObjectReader o) { return parse(std::move(o), "top_fraction"); };
+  targets.measure = measure;
+  targets.params_doc = doc;
+  MeasurementKind mass("attention_mass");
+  mass.description = "mean attention mass from '=' (or from assignment constants) on the target positions";
+  mass.statistic = Statistic::Scalar;
+  mass.parse_params = [](ObjectReader o) { return parse(std::move(o), "mass"); };
+  mass.measure = measure;
+  mass.params_doc = doc;
   targets.reads = mass.reads = {{pattern_hook(0)}, {pattern_hook(1)}};
   r.add(std::move(targets));
   r.add(std::move(mass));

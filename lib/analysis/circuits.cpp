@@ -123,14 +123,42 @@ Measurement variable_diagonal(const MeasureInput& in) {
 }  // namespace
 
 void register_circuits(Registry& r) {
-  r.add({"isolated_circuit_accuracy", "accuracy of W_U·MLP_2(OV_2(E_a)+OV_2(E_b)) over all N^2 ordered pairs (no residual)",
-         Statistic::Proportion, no_params, isolated_circuit, "(none)"});
-  r.add({"equals_qk_operand_positions", "1 if the top-2 of [E_= + P_15] QK_1 P_j^T over j <= 15 are {13, 14}, else 0",
-         Statistic::Scalar, no_params, equals_qk, "(none)"});
-  r.add({"qk_previous_position", "fraction of rows i = 2..11 of P QK_1 P^T whose max over j < i, j != i-2 is at i-1",
-         Statistic::Scalar, no_params, previous_position, "(none)"});
-  r.add({"variable_qk_diagonal", "fraction of the 12 rows of (OV_1 E_var) QK_2 (OV_1 E_var)^T whose max is the diagonal",
-         Statistic::Scalar, no_params, variable_diagonal, "(none)"});
+  {
+    MeasurementKind k("isolated_circuit_accuracy");
+    k.description = "accuracy of W_U·MLP_2(OV_2(E_a)+OV_2(E_b)) over all N^2 ordered pairs (no residual)";
+    k.statistic = Statistic::Proportion;
+    k.parse_params = no_params;
+    k.measure = isolated_circuit;
+    k.params_doc = "(none)";
+    r.add(std::move(k));
+  }
+  {
+    MeasurementKind k("equals_qk_operand_positions");
+    k.description = "1 if the top-2 of [E_= + P_15] QK_1 P_j^T over j <= 15 are {13, 14}, else 0";
+    k.statistic = Statistic::Scalar;
+    k.parse_params = no_params;
+    k.measure = equals_qk;
+    k.params_doc = "(none)";
+    r.add(std::move(k));
+  }
+  {
+    MeasurementKind k("qk_previous_position");
+    k.description = "fraction of rows i = 2..11 of P QK_1 P^T whose max over j < i, j != i-2 is at i-1";
+    k.statistic = Statistic::Scalar;
+    k.parse_params = no_params;
+    k.measure = previous_position;
+    k.params_doc = "(none)";
+    r.add(std::move(k));
+  }
+  {
+    MeasurementKind k("variable_qk_diagonal");
+    k.description = "fraction of the 12 rows of (OV_1 E_var) QK_2 (OV_1 E_var)^T whose max is the diagonal";
+    k.statistic = Statistic::Scalar;
+    k.parse_params = no_params;
+    k.measure = variable_diagonal;
+    k.params_doc = "(none)";
+    r.add(std::move(k));
+  }
 }
 
 }  // namespace cc::analysis

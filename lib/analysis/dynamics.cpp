@@ -288,7 +288,12 @@ Measurement measure_late_refinement(const MeasureInput& in) {
 
 MeasurementKind history_kind(std::string name, std::string description, std::function<nlohmann::json(ObjectReader)> parse,
                              std::function<Measurement(const MeasureInput&)> measure, std::string doc) {
-  MeasurementKind k{std::move(name), std::move(description), Statistic::Scalar, std::move(parse), std::move(measure), std::move(doc)};
+  MeasurementKind k(std::move(name));
+  k.description = std::move(description);
+  k.statistic = Statistic::Scalar;
+  k.parse_params = std::move(parse);
+  k.measure = std::move(measure);
+  k.params_doc = std::move(doc);
   k.needs_history = true;
   return k;
 }

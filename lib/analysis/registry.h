@@ -53,7 +53,10 @@ struct SweepMeasureInput {
   const nlohmann::json& params;
 };
 
+// Registered with its fields set by name (`MeasurementKind k("name"); k.measure = ...;`): a positional
+// initialiser would bind silently to the wrong field if one were reordered, so there is none.
 struct MeasurementKind {
+  explicit MeasurementKind(std::string kind_name) : name(std::move(kind_name)) {}
   std::string name;
   std::string description;
   Statistic statistic = Statistic::Scalar;

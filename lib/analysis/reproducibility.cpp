@@ -132,16 +132,34 @@ Measurement integrity(const MeasureInput& in) {
 }  // namespace
 
 void register_reproducibility(Registry& r) {
-  r.add({"train_twice_max_abs_diff",
-         "max |w1 - w2| after training the checkpoint's config and seed for `steps` steps twice in one process",
-         Statistic::Scalar, steps_param, train_twice, "steps (default 500)"});
-  r.add({"retrain_max_abs_diff",
-         "max |w - w_ckpt| after retraining the checkpoint's config and seed from scratch to its step",
-         Statistic::Scalar, no_params, retrain, "(none)"});
-  r.add({"fixture_integrity",
-         "problems in the fixtures tree holding the checkpoint: files missing, changed or unlisted in MANIFEST.sha256, "
-         "or differing from their run.json",
-         Statistic::Scalar, no_params, integrity, "(none)"});
+  {
+    MeasurementKind k("train_twice_max_abs_diff");
+    k.description = "max |w1 - w2| after training the checkpoint's config and seed for `steps` steps twice in one process";
+    k.statistic = Statistic::Scalar;
+    k.parse_params = steps_param;
+    k.measure = train_twice;
+    k.params_doc = "steps (default 500)";
+    r.add(std::move(k));
+  }
+  {
+    MeasurementKind k("retrain_max_abs_diff");
+    k.description = "max |w - w_ckpt| after retraining the checkpoint's config and seed from scratch to its step";
+    k.statistic = Statistic::Scalar;
+    k.parse_params = no_params;
+    k.measure = retrain;
+    k.params_doc = "(none)";
+    r.add(std::move(k));
+  }
+  {
+    MeasurementKind k("fixture_integrity");
+    k.description = "problems in the fixtures tree holding the checkpoint: files missing, changed or unlisted in MANIFEST.sha256, "
+        "or differing from their run.json";
+    k.statistic = Statistic::Scalar;
+    k.parse_params = no_params;
+    k.measure = integrity;
+    k.params_doc = "(none)";
+    r.add(std::move(k));
+  }
 }
 
 }  // namespace cc::analysis
