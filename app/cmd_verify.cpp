@@ -164,13 +164,17 @@ int cmd_verify(const std::vector<std::string>& args) {
   ctx.runtime["device"] = device;
   ctx.runs = &runs;
   ctx.store = &store;
+  // The paper's facts the robustness rule and the attribution read: claims/paper.yaml beside runs.yaml.
+  auto paper_facts = [&] {
+    const std::string runs_path = find_runs_file(common.runs_file, common.paths);
+    return claims::PaperFacts::load((fs::path(runs_path).parent_path() / "paper.yaml").string());
+  };
   if (robustness_sweep) {
     const auto outcomes = claims::run_robustness(files, *robustness_sweep, registry, runs, store, eo);
-    ctx.robustness = claims::robustness_json(*robustness_sweep, outcomes);
+    ctx.robustness = claims::robustness_json(*robustness_sweep, outcomes, paper_facts());
   }
   if (!attribution_sweeps.empty()) {
-    const std::string runs_path = find_runs_file(common.runs_file, common.paths);
-    const auto facts = claims::PaperFacts::load((fs::path(runs_path).parent_path() / "paper.yaml").string());
+    const auto facts = paper_facts();
     std::vector<claims::MeasuredSweep> measured;
     for (const auto* s : attribution_sweeps) measured.push_back({s, claims::run_robustness(files, *s, registry, runs, store, eo)});
     // Stage 3: the sweep claims again on the grids trained under the best row (those declared yet).

@@ -21,6 +21,12 @@ using cc::test::fresh_dir;
 
 namespace {
 
+// The project's own claims/paper.yaml: the windows the default rule breaks ties by are data.
+const PaperFacts& paper() {
+  static const PaperFacts facts = PaperFacts::load(std::string(CLAIMCHECK_TEST_DATA) + "/../../claims/paper.yaml");
+  return facts;
+}
+
 nlohmann::json rec(int64_t step, double t0, double t1, double t2, double vr1, double vr2) {
   return {{"step", step},
           {"acc", {{"test_0", t0}, {"test_1", t1}, {"test_2", t2}, {"var_restricted_1", vr1}, {"var_restricted_2", vr2}}}};
@@ -118,7 +124,7 @@ TEST(Robustness, RankingCellsAndRunIndependentClaims) {
                                      outcome("b", {10000, 10000, 10000}, {Verdict::Pass, Verdict::Pass, Verdict::Pass}),
                                      outcome("c", {5400, 5400, 5400}, {Verdict::Pass, Verdict::Fail, Verdict::Fail})};
   out[2].unavailable[3] = "not trained";
-  const auto j = robustness_json(sweep, out);
+  const auto j = robustness_json(sweep, out, paper());
   EXPECT_EQ(j["default_rule"]["chosen"], "c");
   EXPECT_EQ(j["default_rule"]["ranking"][1]["variant"], "b");
   EXPECT_EQ(j["default_rule"]["ranking"][2]["variant"], "a");
@@ -163,7 +169,7 @@ TEST(Robustness, EveryClaimOnEveryVariantReusingTheBaseRunsCheckpoints) {
   EXPECT_EQ(out[0].phases.size(), 2u);
   EXPECT_TRUE(out[0].unavailable.empty());
   EXPECT_FALSE(out[0].phases.at(0).binding.has_value());  // 20 steps learn nothing
-  const auto j = robustness_json(*runs.find_sweep("rob"), out);
+  const auto j = robustness_json(*runs.find_sweep("rob"), out, paper());
   EXPECT_EQ(j["base"], runs.find_sweep("rob")->base);  // the report names the run the sweep varies
   EXPECT_EQ(j["claims"][0]["cells"]["small_batch"]["k"], 2);
   EXPECT_EQ(j["claims"][0]["cells"]["small_batch"]["verdict"], "PASS");
@@ -177,7 +183,7 @@ TEST(Robustness, EveryClaimOnEveryVariantReusingTheBaseRunsCheckpoints) {
   const auto none = run_robustness({claim}, *runs.find_sweep("rob"), analysis::builtin_registry(), runs, empty, {});
   EXPECT_EQ(none[1].unavailable.size(), 2u);
   EXPECT_EQ(none[1].results[0].verdict, Verdict::Skipped);
-  EXPECT_EQ(robustness_json(*runs.find_sweep("rob"), none)["default_rule"]["chosen"], nullptr);
+  EXPECT_EQ(robustness_json(*runs.find_sweep("rob"), none, paper())["default_rule"]["chosen"], nullptr);
 }
 
 // The step-0 checkpoint is the initialisation, made at any budget: bitwise the one training writes.

@@ -83,10 +83,11 @@ std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files
   return out;
 }
 
-nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes) {
+nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes,
+                               const PaperFacts& facts) {
   nlohmann::json j = {{"sweep", sweep.name}, {"base", sweep.base}, {"seeds", sweep.seeds}, {"variants", nlohmann::json::array()},
                       {"claims", nlohmann::json::array()}};
-  j["paper"] = {{"binding", {kPaperBinding[0], kPaperBinding[1]}}, {"refinement", {kPaperRefinement[0], kPaperRefinement[1]}}};
+  j["paper"] = {{"binding", {facts.binding.low, facts.binding.high}}, {"refinement", {facts.refinement.low, facts.refinement.high}}};
   j["levels"] = {{"zero_var", "test_0 >= 0.98"},
                  {"binding", "test_1 and test_2 >= 0.9 (the later of the two first steps)"},
                  {"var_restricted", "var_restricted_1 and _2 >= 0.9 (the later of the two)"}};
@@ -106,8 +107,8 @@ nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vec
     const auto binding = distribution(v.phases, &analysis::PhaseSteps::binding);
     const auto refined = distribution(v.phases, &analysis::PhaseSteps::var_restricted);
     const double inf = std::numeric_limits<double>::infinity();
-    const double dist = (binding.contains("median") ? window_distance(binding["median"].get<double>(), kPaperBinding[0], kPaperBinding[1]) : inf) +
-                        (refined.contains("median") ? window_distance(refined["median"].get<double>(), kPaperRefinement[0], kPaperRefinement[1]) : inf);
+    const double dist = (binding.contains("median") ? window_distance(binding["median"].get<double>(), facts.binding.low, facts.binding.high) : inf) +
+                        (refined.contains("median") ? window_distance(refined["median"].get<double>(), facts.refinement.low, facts.refinement.high) : inf);
     const int64_t n = static_cast<int64_t>(v.phases.size());
     j["variants"].push_back({{"variant", v.variant},
                              {"run", v.run},
@@ -136,7 +137,8 @@ nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vec
   j["default_rule"] = {
       {"rule",
        "the variant whose seeds most often learn the task (test_1 and test_2 >= 0.9, and var_restricted_1 >= 0.9, by the last "
-       "step), ties broken by the smallest |median binding step - 5300-5400| + |median var-restricted step - 14500-16000|"},
+       "step), ties broken by the smallest |median binding step - " + window_text(facts.binding) +
+           "| + |median var-restricted step - " + window_text(facts.refinement) + "|"},
       {"complete", complete && !outcomes.empty()},
       {"ranking", ranking},
       {"chosen", ranking.empty() ? nlohmann::json(nullptr) : ranking.front()["variant"]}};

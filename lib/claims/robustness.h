@@ -13,6 +13,7 @@
 
 #include "analysis/phases.h"
 #include "claims/engine.h"
+#include "claims/paper_facts.h"
 #include "catalogue/sweeps.h"
 
 namespace cc::claims {
@@ -38,14 +39,12 @@ std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files
                                            const analysis::Registry& registry, const catalogue::Runs& runs, catalogue::RunStore& store,
                                            const EngineOptions& base);
 
-// The paper's phase steps the default rule breaks ties by (§6, Figures 8 and 9).
-constexpr int64_t kPaperBinding[2] = {5300, 5400};
-constexpr int64_t kPaperRefinement[2] = {14500, 16000};
-
 // {"sweep", "base", "seeds", "variants": [...phases, distributions, learned k/n...], "claims": [{id, title,
 //  cells: {variant: {verdict, k, n, low, high, each, half}}}]: `each` and `half` are the verdicts of
 //  the two readings of a single-run statement (every seed passes; at least half do, by Wilson), "default_rule": {rule, complete, ranking, chosen}}.
 // Claims on a sweep or a theory model are left out: they do not depend on a run.
-nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes);
+// The default rule breaks ties by the paper's phase windows (§6, Figures 8 and 9: claims/paper.yaml).
+nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes,
+                               const PaperFacts& facts);
 
 }  // namespace cc::claims
