@@ -12,20 +12,21 @@ namespace cc::app {
 int cmd_diff(const std::vector<std::string>& args) {
   po::options_description desc("diff options");
   std::string before, after, platform = "cpu";
-  desc.add_options()
-      ("before", po::value(&before)->required(), "report.json or baseline (e.g. claims/expected.json)")
-      ("after", po::value(&after)->required(), "report.json or baseline")
-      ("platform", po::value(&platform),
-       "whose tolerance for non-proportion values: cpu (exact), cpu-unpinned, cuda (default cpu); from the "
-       "baseline's \"tolerance\" table when either side is a baseline");
+  // clang-format off: one option a line
+  desc.add_options()("before", po::value(&before)->required(), "report.json or baseline (e.g. claims/expected.json)")(
+      "after", po::value(&after)->required(), "report.json or baseline")(
+      "platform", po::value(&platform),
+      "whose tolerance for non-proportion values: cpu (exact), cpu-unpinned, cuda (default cpu); from the "
+      "baseline's \"tolerance\" table when either side is a baseline");
+  // clang-format on
   po::positional_options_description pos;
   pos.add("before", 1).add("after", 1);
   po::variables_map vm;
   if (!parse("diff", "BEFORE AFTER [--platform cpu|cpu-unpinned|cuda]", desc, pos, args, vm)) return kExitOk;
   const nlohmann::json a = report::read_outcomes(before), b = report::read_outcomes(after);
   const nlohmann::json& table = a.contains("tolerance") ? a : b.contains("tolerance") ? b : nlohmann::json();
-  const report::Tolerance tol =
-      report::tolerance_for(table.is_null() ? nlohmann::json{{"tolerance", report::default_tolerance()}} : table, platform);
+  const report::Tolerance tol = report::tolerance_for(
+      table.is_null() ? nlohmann::json{{"tolerance", report::default_tolerance()}} : table, platform);
   const auto changes = report::compare_outcomes(a, b, tol);
   std::cout << "### Changes from `" << before << "` to `" << after << "`\n\n" << report::changes_markdown(changes);
   return changes.empty() ? kExitOk : report::kExitBaselineChanged;

@@ -41,8 +41,9 @@ int verify(const std::string& dir, std::string runs_file) {
   problems.insert(problems.end(), runs_json.problems.begin(), runs_json.problems.end());
   for (const auto& m : store.missing_fixtures()) problems.push_back(m);
   for (const auto& p : problems) std::cout << "BAD  " << p << "\n";
-  std::cout << manifest.files << " file(s) in " << kManifestName << ", " << runs_json.runs << " run.json file(s) listing "
-            << runs_json.files << ", every fixture " << runs_file << " commits: " << problems.size() << " problem(s)\n";
+  std::cout << manifest.files << " file(s) in " << kManifestName << ", " << runs_json.runs
+            << " run.json file(s) listing " << runs_json.files << ", every fixture " << runs_file
+            << " commits: " << problems.size() << " problem(s)\n";
   return problems.empty() ? kExitOk : kExitFailure;
 }
 
@@ -74,13 +75,15 @@ int recreate(const std::string& dir, const std::string& run, uint64_t seed, int6
   const fs::path fixture = fs::path(dir) / run / ("seed" + std::to_string(seed));
   const fs::path manifest = fixture / "run.json";
   const nlohmann::json meta =
-      fs::exists(manifest) ? nlohmann::json::parse(read_regular_file(manifest.string(), kMaxJsonBytes, "run.json"), nullptr, false)
-                           : nlohmann::json();
+      fs::exists(manifest)
+          ? nlohmann::json::parse(read_regular_file(manifest.string(), kMaxJsonBytes, "run.json"), nullptr, false)
+          : nlohmann::json();
   if (!fs::exists(manifest) || meta.is_discarded() || !meta.contains("recreate") || !meta["recreate"].is_string())
     throw Error(manifest.string() + ": missing, unreadable, or without a \"recreate\" command");
   std::vector<std::string> words = split_command(meta["recreate"].get<std::string>());
   if (words.size() < 2 || words[0] != "claimcheck" || words[1] != "train")
-    throw Error(manifest.string() + ": the recreate command is not 'claimcheck train ...': " + meta["recreate"].get<std::string>());
+    throw Error(manifest.string() +
+                ": the recreate command is not 'claimcheck train ...': " + meta["recreate"].get<std::string>());
   std::vector<std::string> args(words.begin() + 2, words.end());
   // Never the recorded --out (that may hold the original run, or an earlier recreate): a fresh
   // directory, or the one given, which must be empty unless --resume continues it.
@@ -90,7 +93,9 @@ int recreate(const std::string& dir, const std::string& run, uint64_t seed, int6
     if (!::mkdtemp(tmpl.data())) throw Error("cannot create a directory under runs/recreate");
     out = tmpl;
   } else if (!train::list_checkpoints(out).empty() && !resume) {
-    throw Error(out + ": already holds checkpoints (an earlier recreate?); pass --resume to continue it, or choose another --out");
+    throw Error(
+        out +
+        ": already holds checkpoints (an earlier recreate?); pass --resume to continue it, or choose another --out");
   }
   for (size_t i = 0; i + 1 < args.size(); ++i)
     if (args[i] == "--out") args[i + 1] = out;
@@ -98,7 +103,8 @@ int recreate(const std::string& dir, const std::string& run, uint64_t seed, int6
   const auto first = train::list_checkpoints(fixture.string());
   if (first.empty()) throw Error(fixture.string() + ": no checkpoints");
   nlohmann::json side = nlohmann::json::parse(
-      read_regular_file(train::sidecar_path(train::checkpoint_path(fixture.string(), first.front())), kMaxJsonBytes, "sidecar"),
+      read_regular_file(train::sidecar_path(train::checkpoint_path(fixture.string(), first.front())), kMaxJsonBytes,
+                        "sidecar"),
       nullptr, false);
   if (side.is_discarded()) throw Error(fixture.string() + ": the first checkpoint's sidecar is unreadable");
   // The kernels it was trained with: OpenBLAS's summation order depends on them (util/platform.h).
@@ -116,7 +122,8 @@ int recreate(const std::string& dir, const std::string& run, uint64_t seed, int6
     }
     std::cout << "note: " << why << "; comparing within --tolerance " << tolerance << "\n"
               << "kernels: this process runs OpenBLAS " << blas_kernel() << ", ATen " << train::aten_cpu_capability()
-              << "; the fixture was trained on OpenBLAS " << recorded.blas_kernel << ", ATen " << recorded.aten_capability << "\n";
+              << "; the fixture was trained on OpenBLAS " << recorded.blas_kernel << ", ATen "
+              << recorded.aten_capability << "\n";
   } else {
     std::cout << "kernels as recorded in the fixture's sidecar: OpenBLAS " << blas_kernel() << ", ATen "
               << train::aten_cpu_capability() << "\n";
@@ -143,7 +150,11 @@ int recreate(const std::string& dir, const std::string& run, uint64_t seed, int6
     const double d = model::max_abs_diff(*a.model, *b.model);
     ++compared;
     if (d > tolerance) ++differ;
-    std::cout << "  step " << step << ": max |dw| = " << d << (d == 0 ? " (bitwise identical)" : d <= tolerance ? " (within tolerance)" : " (DIFFERS)") << "\n";
+    std::cout << "  step " << step << ": max |dw| = " << d
+              << (d == 0           ? " (bitwise identical)"
+                  : d <= tolerance ? " (within tolerance)"
+                                   : " (DIFFERS)")
+              << "\n";
   }
   if (compared == 0) throw Error("no committed checkpoint of " + fixture.string() + " was reached; raise --until");
   std::cout << compared << " checkpoint(s) compared, " << differ << " differ by more than " << tolerance << "\n";
@@ -157,21 +168,23 @@ int cmd_fixtures(const std::vector<std::string>& args) {
   std::string action, target, dir = "fixtures", out, runs_file;
   int64_t until = -1;
   double tolerance = 0.0;
-  desc.add_options()
-      ("action", po::value(&action)->required(), "verify | manifest | recreate")
-      ("target", po::value(&target), "verify: the fixtures directory (default fixtures); recreate: the run name")
-      ("seed", po::value<std::string>(), "recreate: the seed")
-      ("until", po::value(&until), "recreate: stop at this step (default: the whole run)")
-      ("out", po::value(&out), "recreate: output directory (default: a fresh runs/recreate/RUN-seedK-XXXXXX)")
-      ("resume", "recreate: continue the checkpoints already in --out")
-      ("tolerance", po::value(&tolerance), "recreate: largest |dw| accepted (default 0: bitwise)")
-      ("dir", po::value(&dir), "recreate: the fixtures directory (default fixtures)")
-      ("runs", po::value(&runs_file), "verify: the runs file that says what is committed (default DIR/../claims/runs.yaml)");
+  // clang-format off: one option a line
+  desc.add_options()("action", po::value(&action)->required(), "verify | manifest | recreate")(
+      "target", po::value(&target), "verify: the fixtures directory (default fixtures); recreate: the run name")(
+      "seed", po::value<std::string>(), "recreate: the seed")("until", po::value(&until),
+                                                              "recreate: stop at this step (default: the whole run)")(
+      "out", po::value(&out), "recreate: output directory (default: a fresh runs/recreate/RUN-seedK-XXXXXX)")(
+      "resume", "recreate: continue the checkpoints already in --out")(
+      "tolerance", po::value(&tolerance), "recreate: largest |dw| accepted (default 0: bitwise)")(
+      "dir", po::value(&dir), "recreate: the fixtures directory (default fixtures)")(
+      "runs", po::value(&runs_file),
+      "verify: the runs file that says what is committed (default DIR/../claims/runs.yaml)");
+  // clang-format on
   po::positional_options_description pos;
   pos.add("action", 1).add("target", 1);
   po::variables_map vm;
-  if (!parse("fixtures", "verify [DIR] | manifest [DIR] | recreate RUN --seed K [--until STEP] [--out DIR [--resume]]", desc,
-             pos, args, vm))
+  if (!parse("fixtures", "verify [DIR] | manifest [DIR] | recreate RUN --seed K [--until STEP] [--out DIR [--resume]]",
+             desc, pos, args, vm))
     return kExitOk;
   if (action == "verify") return verify(target.empty() ? dir : target, runs_file);
   if (action == "manifest") {
@@ -184,7 +197,8 @@ int cmd_fixtures(const std::vector<std::string>& args) {
     if (target.empty()) throw po::error("recreate needs the run name, e.g. fixtures recreate default --seed 0");
     if (!vm.count("seed")) throw po::error("recreate needs --seed");
     if (vm.count("resume") && out.empty()) throw po::error("--resume needs --out (the directory to continue)");
-    return recreate(dir, target, parse_seed(vm["seed"].as<std::string>(), "--seed"), until, out, tolerance, vm.count("resume") > 0);
+    return recreate(dir, target, parse_seed(vm["seed"].as<std::string>(), "--seed"), until, out, tolerance,
+                    vm.count("resume") > 0);
   }
   throw po::error("unknown fixtures action '" + action + "' (verify | manifest | recreate)");
 }

@@ -50,18 +50,21 @@ int cmd_sweep(const std::vector<std::string>& args) {
   std::string verb, name, config = "claims/runs.yaml", cache = "cache", shard, out, device = "cpu";
   int jobs = 0;
   int64_t metrics_every = 1000;
-  desc.add_options()
-      ("verb", po::value(&verb)->required(), "plan | run | collect")
-      ("name", po::value(&name), "the sweep (omit with plan: list the sweeps)")
-      ("config", po::value(&config), "runs file with the sweeps (default claims/runs.yaml)")
-      ("cache", po::value(&cache), "run cache the points train into (default cache)")
-      ("shard", po::value(&shard), "run: only points with index % N == I, e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT")
-      ("point", po::value<size_t>(), "run: only this point, in this process")
-      ("jobs", po::value(&jobs), "run: processes at once (default: one per usable core)")
-      ("stop-after", po::value<int64_t>(), "run: stop every point at this step (resume by running again)")
-      ("device", po::value(&device), "run: cpu | cuda | cuda:N")
-      ("out", po::value(&out), "collect: output directory (default fixtures/sweeps/NAME, and fixtures/MANIFEST.sha256 is rewritten)")
-      ("metrics-every", po::value(&metrics_every), "collect: keep the metrics log every this many steps (default 1000)");
+  // clang-format off: one option a line
+  desc.add_options()("verb", po::value(&verb)->required(), "plan | run | collect")(
+      "name", po::value(&name), "the sweep (omit with plan: list the sweeps)")(
+      "config", po::value(&config), "runs file with the sweeps (default claims/runs.yaml)")(
+      "cache", po::value(&cache), "run cache the points train into (default cache)")(
+      "shard", po::value(&shard),
+      "run: only points with index % N == I, e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT")(
+      "point", po::value<size_t>(), "run: only this point, in this process")(
+      "jobs", po::value(&jobs), "run: processes at once (default: one per usable core)")(
+      "stop-after", po::value<int64_t>(), "run: stop every point at this step (resume by running again)")(
+      "device", po::value(&device), "run: cpu | cuda | cuda:N")(
+      "out", po::value(&out),
+      "collect: output directory (default fixtures/sweeps/NAME, and fixtures/MANIFEST.sha256 is rewritten)")(
+      "metrics-every", po::value(&metrics_every), "collect: keep the metrics log every this many steps (default 1000)");
+  // clang-format on
   po::positional_options_description pos;
   pos.add("verb", 1).add("name", 1);
   po::variables_map vm;
@@ -76,8 +79,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (name.empty()) {
     if (verb != "plan") throw po::error("name the sweep to " + verb);
     for (const auto& s : runs.sweeps())
-      std::cout << s.name << ": " << s.points.size() << " points over " << s.base << " (claimcheck sweep plan " << s.name
-                << ")\n";
+      std::cout << s.name << ": " << s.points.size() << " points over " << s.base << " (claimcheck sweep plan "
+                << s.name << ")\n";
     if (runs.sweeps().empty()) std::cout << config << " defines no sweeps\n";
     return kExitOk;
   }
@@ -109,9 +112,11 @@ int cmd_sweep(const std::vector<std::string>& args) {
     const bool into_fixtures = out.empty();
     if (into_fixtures) out = "fixtures/sweeps/" + name;
     const size_t n = sweep::collect(o, *s, out, metrics_every);
-    std::cout << "collected " << n << " points of sweep '" << name << "' -> " << out << "/summary.jsonl, manifest.json\n";
+    std::cout << "collected " << n << " points of sweep '" << name << "' -> " << out
+              << "/summary.jsonl, manifest.json\n";
     if (into_fixtures)  // committed results are listed in fixtures/MANIFEST.sha256 (util/fixture_manifest.h)
-      std::cout << "fixtures/" << kManifestName << ": " << write_manifest("fixtures") << " file(s) listed (review its diff)\n";
+      std::cout << "fixtures/" << kManifestName << ": " << write_manifest("fixtures")
+                << " file(s) listed (review its diff)\n";
     return kExitOk;
   }
 
@@ -142,19 +147,22 @@ int cmd_sweep(const std::vector<std::string>& args) {
   size_t skipped = 0;
   const auto [shard_i, shard_n] = vm.count("shard") ? parse_shard(shard) : std::pair<size_t, size_t>{0, 1};
   for (const auto* p : s->shard(shard_i, shard_n)) {
-    if (sweep::point_state(o, *s, *p).kind == sweep::PointState::Done) ++skipped;
-    else todo.push_back(p);
+    if (sweep::point_state(o, *s, *p).kind == sweep::PointState::Done)
+      ++skipped;
+    else
+      todo.push_back(p);
   }
   if (jobs == 0) jobs = usable_cores();
-  std::cout << "sweep " << name << " shard " << shard_i << "/" << shard_n << ": " << todo.size() << " to train, " << skipped
-            << " done; " << jobs << " at once, 1 thread each; cache " << cache << std::endl;
+  std::cout << "sweep " << name << " shard " << shard_i << "/" << shard_n << ": " << todo.size() << " to train, "
+            << skipped << " done; " << jobs << " at once, 1 thread each; cache " << cache << std::endl;
   auto child_args = [&](const catalogue::SweepPoint& p) {
-    std::vector<std::string> a = {"sweep", "run", name, "--point", std::to_string(p.index), "--config", config,
+    std::vector<std::string> a = {"sweep",   "run", name,       "--point", std::to_string(p.index), "--config", config,
                                   "--cache", cache, "--device", device};
     if (vm.count("stop-after")) a.insert(a.end(), {"--stop-after", std::to_string(o.stop_after)});
     return a;
   };
-  const int failed = sweep::run_parallel(o, *s, todo, jobs, child_args, [](const std::string& line) { std::cout << line << std::endl; });
+  const int failed = sweep::run_parallel(o, *s, todo, jobs, child_args,
+                                         [](const std::string& line) { std::cout << line << std::endl; });
   if (failed > 0) {
     std::cerr << "claimcheck sweep run: " << failed << " point(s) failed; rerun the same command to resume them\n";
     return kExitFailure;

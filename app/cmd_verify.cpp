@@ -43,9 +43,9 @@ std::string find_runs_file(const std::string& given, const std::vector<std::stri
       if (dir == dir.parent_path()) break;
     }
   }
-  throw Error("no runs.yaml found above " + (paths.empty() ? std::string("claims") : paths.front()) + "; pass --runs FILE");
+  throw Error("no runs.yaml found above " + (paths.empty() ? std::string("claims") : paths.front()) +
+              "; pass --runs FILE");
 }
-
 
 struct Common {
   std::vector<std::string> paths = {"claims"};
@@ -53,11 +53,12 @@ struct Common {
 };
 
 void add_common(po::options_description& desc, Common& c) {
-  desc.add_options()
-      ("paths", po::value(&c.paths)->multitoken(), "claim files or directories (default: claims)")
-      ("runs", po::value(&c.runs_file), "runs file (default: the runs.yaml above the claims)")
-      ("fixtures", po::value(&c.fixtures), "committed fixtures directory (default: fixtures)")
-      ("cache", po::value(&c.cache), "cache of trained runs (default: cache)");
+  // clang-format off: one option a line
+  desc.add_options()("paths", po::value(&c.paths)->multitoken(), "claim files or directories (default: claims)")(
+      "runs", po::value(&c.runs_file), "runs file (default: the runs.yaml above the claims)")(
+      "fixtures", po::value(&c.fixtures), "committed fixtures directory (default: fixtures)")(
+      "cache", po::value(&c.cache), "cache of trained runs (default: cache)");
+  // clang-format on
 }
 
 }  // namespace
@@ -65,35 +66,40 @@ void add_common(po::options_description& desc, Common& c) {
 int cmd_verify(const std::vector<std::string>& args) {
   po::options_description desc("verify options");
   Common common;
-  std::string budget = "fixture", device = "cpu", seeds, run, robustness, report_dir = "reports/latest", fail_on = "any";
+  std::string budget = "fixture", device = "cpu", seeds, run, robustness, report_dir = "reports/latest",
+              fail_on = "any";
   std::string baseline_file, write_baseline, attribution, sweep_as;
   int jobs = 0, activation_mb = static_cast<int>(claims::kActivationStoreBytes >> 20);
   add_common(desc, common);
-  desc.add_options()
-      ("budget", po::value(&budget), "fixture (committed checkpoints only) | cpu (may train on CPU) | gpu")
-      ("device", po::value(&device), "cpu | cuda | cuda:N, for measuring and training")
-      ("seeds", po::value(&seeds), "only these seeds, e.g. 0,1")
-      ("run", po::value(&run), "measure every claim on this run of runs.yaml instead of its own (e.g. b512)")
-      ("sweep-as", po::value(&sweep_as),
-       "OLD=NEW[,OLD=NEW...]: every claim on sweep OLD reads sweep NEW instead, a grid over the same axis (e.g. "
-       "pair_fraction=attribution_pair_fraction)")
-      ("robustness", po::value(&robustness),
-       "also measure every run claim on each variant of this sweep (e.g. robustness): k/n seeds pass per claim and variant")
-      ("attribution", po::value(&attribution),
-       "also measure every run claim on each variant of these sweeps (comma-separated, e.g. "
-       "attribution_screen,attribution_confirm,robustness) and attribute each claim the default does not support "
-       "(claims/paper.yaml: the score and the rules)")
-      ("report", po::value(&report_dir), "report directory (default reports/latest)")
-      ("fail-on", po::value(&fail_on), "any: exit 1 unless every claim passes or skips; error: only on ERROR/INVALID")
-      ("baseline", po::value(&baseline_file),
-       "compare every outcome with this baseline (claims/expected.json): exit 3 when a verdict or value moved, 0 when "
-       "none did (an expected FAIL passes); replaces --fail-on")
-      ("write-baseline", po::value(&write_baseline), "write this run's outcomes as a baseline file (e.g. claims/expected.json)")
-      ("jobs", po::value(&jobs),
-       "claims measured at once, one thread each (default: one per usable core); every value is the same for any number")
-      ("activation-memory", po::value(&activation_mb),
-       "MB of activations kept for reuse across claims (default 2048; 0 keeps none past a claim's own request)")
-      ("progress", "show training progress");
+  // clang-format off: one option a line
+  desc.add_options()("budget", po::value(&budget),
+                     "fixture (committed checkpoints only) | cpu (may train on CPU) | gpu")(
+      "device", po::value(&device), "cpu | cuda | cuda:N, for measuring and training")("seeds", po::value(&seeds),
+                                                                                       "only these seeds, e.g. 0,1")(
+      "run", po::value(&run), "measure every claim on this run of runs.yaml instead of its own (e.g. b512)")(
+      "sweep-as", po::value(&sweep_as),
+      "OLD=NEW[,OLD=NEW...]: every claim on sweep OLD reads sweep NEW instead, a grid over the same axis (e.g. "
+      "pair_fraction=attribution_pair_fraction)")("robustness", po::value(&robustness),
+                                                  "also measure every run claim on each variant of this sweep (e.g. "
+                                                  "robustness): k/n seeds pass per claim and variant")(
+      "attribution", po::value(&attribution),
+      "also measure every run claim on each variant of these sweeps (comma-separated, e.g. "
+      "attribution_screen,attribution_confirm,robustness) and attribute each claim the default does not support "
+      "(claims/paper.yaml: the score and the rules)")("report", po::value(&report_dir),
+                                                      "report directory (default reports/latest)")(
+      "fail-on", po::value(&fail_on), "any: exit 1 unless every claim passes or skips; error: only on ERROR/INVALID")(
+      "baseline", po::value(&baseline_file),
+      "compare every outcome with this baseline (claims/expected.json): exit 3 when a verdict or value moved, 0 when "
+      "none did (an expected FAIL passes); replaces --fail-on")(
+      "write-baseline", po::value(&write_baseline),
+      "write this run's outcomes as a baseline file (e.g. claims/expected.json)")(
+      "jobs", po::value(&jobs),
+      "claims measured at once, one thread each (default: one per usable core); every value is the same for any "
+      "number")(
+      "activation-memory", po::value(&activation_mb),
+      "MB of activations kept for reuse across claims (default 2048; 0 keeps none past a claim's own request)")(
+      "progress", "show training progress");
+  // clang-format on
   po::positional_options_description pos;
   pos.add("paths", -1);
   po::variables_map vm;
@@ -102,7 +108,8 @@ int cmd_verify(const std::vector<std::string>& args) {
   if (vm.count("jobs") && (jobs < 1 || jobs > 256)) throw po::error("--jobs must be in [1, 256]");
   if (activation_mb < 0) throw po::error("--activation-memory must be >= 0");
   report::check_report_dir(report_dir);
-  if (!run.empty() && !baseline_file.empty()) throw po::error("--baseline compares the claims on their own runs; not with --run");
+  if (!run.empty() && !baseline_file.empty())
+    throw po::error("--baseline compares the claims on their own runs; not with --run");
   const nlohmann::json baseline = baseline_file.empty() ? nlohmann::json() : report::read_outcomes(baseline_file);
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -127,7 +134,8 @@ int cmd_verify(const std::vector<std::string>& args) {
   eo.run = run;
   for (const auto& pair : split_list(sweep_as)) {
     const size_t eq = pair.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size()) throw po::error("--sweep-as '" + pair + "': expected OLD=NEW");
+    if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size())
+      throw po::error("--sweep-as '" + pair + "': expected OLD=NEW");
     eo.sweep_as[pair.substr(0, eq)] = pair.substr(eq + 1);
   }
 
@@ -140,15 +148,18 @@ int cmd_verify(const std::vector<std::string>& args) {
     robustness_sweep = runs.find_sweep(robustness);
     if (!robustness_sweep) throw po::error("--robustness " + robustness + ": no such sweep in the runs file");
     if (robustness_sweep->variants.empty())
-      throw po::error("--robustness " + robustness + ": the sweep has axes, not variants (see claims/runs.yaml `robustness`)");
+      throw po::error("--robustness " + robustness +
+                      ": the sweep has axes, not variants (see claims/runs.yaml `robustness`)");
   }
   std::vector<const catalogue::SweepSpec*> attribution_sweeps;
   if (vm.count("attribution")) {
-    if (!run.empty()) throw po::error("--attribution compares configurations against the claims' own runs; not with --run");
+    if (!run.empty())
+      throw po::error("--attribution compares configurations against the claims' own runs; not with --run");
     for (const auto& name : split_list(attribution)) {
       const catalogue::SweepSpec* s = runs.find_sweep(name);
       if (!s) throw po::error("--attribution: no sweep '" + name + "' in the runs file");
-      if (s->variants.empty()) throw po::error("--attribution: sweep '" + name + "' has axes, not variants or a design");
+      if (s->variants.empty())
+        throw po::error("--attribution: sweep '" + name + "' has axes, not variants or a design");
       attribution_sweeps.push_back(s);
     }
   }
@@ -176,7 +187,8 @@ int cmd_verify(const std::vector<std::string>& args) {
   if (!attribution_sweeps.empty()) {
     const auto facts = paper_facts();
     std::vector<claims::MeasuredSweep> measured;
-    for (const auto* s : attribution_sweeps) measured.push_back({s, claims::run_robustness(files, *s, registry, runs, store, eo)});
+    for (const auto* s : attribution_sweeps)
+      measured.push_back({s, claims::run_robustness(files, *s, registry, runs, store, eo)});
     // Stage 3: the sweep claims again on the grids trained under the best row (those declared yet).
     claims::EngineOptions on_grids = eo;
     std::vector<std::string> sweep_files;
@@ -204,7 +216,8 @@ int cmd_verify(const std::vector<std::string>& args) {
     for (const auto& r : results) ids.insert(r.id);
     // Compared as report.json will hold it: JSON has no infinity or NaN (both are written as null), so
     // an infinite threshold (G7: no grid value reaches the level) reads back as null from the baseline.
-    changes = report::compare_outcomes(baseline, nlohmann::json::parse(rep.dump()), report::tolerance_for(baseline, platform), ids);
+    changes = report::compare_outcomes(baseline, nlohmann::json::parse(rep.dump()),
+                                       report::tolerance_for(baseline, platform), ids);
     report::mark_expected(rep, baseline);
     rep["baseline"] = {{"file", baseline_file}, {"platform", platform}, {"changes", report::changes_json(changes)}};
   }
@@ -263,8 +276,8 @@ int cmd_list(const std::vector<std::string>& args) {
         continue;
       }
       if (!c.theory.empty()) {  // computed from the kind's own model: nothing to load
-        std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), catalogue::tier_name(c.tier).c_str(), "theory", "none (computed)",
-                    c.title.c_str());
+        std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), catalogue::tier_name(c.tier).c_str(), "theory",
+                    "none (computed)", c.title.c_str());
         continue;
       }
       const auto& spec = *runs.find(c.run);
@@ -310,17 +323,21 @@ int cmd_explain(const std::vector<std::string>& args) {
     }
     if (c.id != id) continue;
     std::cout << c.id << ": " << c.title << "\n  file: " << f << "\n  paper: arXiv " << c.paper.arxiv << " §"
-              << c.paper.section << (c.paper.figure.empty() ? "" : ", " + c.paper.figure) << "\n  quote: \"" << c.paper.quote
-              << "\"\n  reported: " << c.reported_text
+              << c.paper.section << (c.paper.figure.empty() ? "" : ", " + c.paper.figure) << "\n  quote: \""
+              << c.paper.quote << "\"\n  reported: " << c.reported_text
               << (c.reported ? " (" + std::to_string(*c.reported) + ")" : std::string()) << "\n  measures: " << c.kind
-              << " — " << c.measurement->description << "\n  parameters: " << c.params.dump() << "\n  on: " << (!c.theory.empty() ? "theory model " + c.theory : c.sweep.empty() ? "run " + c.run : "sweep " + c.sweep)
+              << " — " << c.measurement->description << "\n  parameters: " << c.params.dump() << "\n  on: "
+              << (!c.theory.empty() ? "theory model " + c.theory
+                  : c.sweep.empty() ? "run " + c.run
+                                    : "sweep " + c.sweep)
               << ", checkpoint " << c.checkpoint << ", seeds "
-              << (c.seeds.empty() ? std::string("all") : std::to_string(c.seeds.size())) << "\n  rule: " << c.rule.describe()
+              << (c.seeds.empty() ? std::string("all") : std::to_string(c.seeds.size()))
+              << "\n  rule: " << c.rule.describe()
               << (c.measurement->statistic == analysis::Statistic::Proportion ? " (Wilson 95% interval)" : "")
               << "\n  negative control: "
               << (c.control_checkpoint ? "must FAIL at checkpoint " + *c.control_checkpoint
-                  : c.control_params ? "must FAIL with parameters " + c.control_params->dump()
-                                     : "none (" + c.control_none_reason + ")")
+                  : c.control_params   ? "must FAIL with parameters " + c.control_params->dump()
+                                       : "none (" + c.control_none_reason + ")")
               << "\n  tier: " << catalogue::tier_name(c.tier) << "\n";
     if (!c.notes.empty()) std::cout << "  notes: " << c.notes << "\n";
     return kExitOk;

@@ -16,7 +16,8 @@ const std::vector<cc::app::Subcommand>& subcommands() {
       {"explain", "what a claim measures, its rule and the paper's words", cc::app::cmd_explain},
       {"fixtures", "verify: sha256 of every fixture file; recreate: retrain one and compare", cc::app::cmd_fixtures},
       {"sweep", "plan, run (local cores, a shard of a Slurm array) and collect a sweep of runs", cc::app::cmd_sweep},
-      {"diff", "the claims whose verdict or value changed between two reports (markdown; exit 3 if any)", cc::app::cmd_diff},
+      {"diff", "the claims whose verdict or value changed between two reports (markdown; exit 3 if any)",
+       cc::app::cmd_diff},
   };
   return subs;
 }

@@ -37,7 +37,8 @@ void BM_Sgemm(benchmark::State& state) {  // the ceiling: a large square sgemm o
   const int64_t n = state.range(0);
   auto a = torch::randn({n, n}), b = torch::randn({n, n});
   for (auto _ : state) benchmark::DoNotOptimize(a.mm(b));
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * n * n * n * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * n * n * n * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Sgemm)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -64,7 +65,8 @@ void train_step_bench(benchmark::State& state, const std::string& engine, double
   int64_t step = 0;
   for (auto _ : state) benchmark::DoNotOptimize(trainer.train_step(step++));
   state.counters["GFLOP/s"] = benchmark::Counter(flops(batch) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
-  state.counters["seq/s"] = benchmark::Counter(static_cast<double>(batch) * state.iterations(), benchmark::Counter::kIsRate);
+  state.counters["seq/s"] =
+      benchmark::Counter(static_cast<double>(batch) * state.iterations(), benchmark::Counter::kIsRate);
 }
 
 void BM_TrainStep(benchmark::State& state) { train_step_bench(state, "libtorch", train_step_flops); }
@@ -95,8 +97,8 @@ void BM_EnsembleStep(benchmark::State& state) {
   train::EnsembleTrainer ens(k_seeds(k, batch), {}, o);
   int64_t step = 0;
   for (auto _ : state) benchmark::DoNotOptimize(ens.train_step(step++));
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(static_cast<double>(k) * train_step_flops(batch) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      static_cast<double>(k) * train_step_flops(batch) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_EnsembleStep)->Args({8, 128})->Args({8, 512})->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -114,8 +116,8 @@ void BM_SequentialSteps(benchmark::State& state) {
     for (auto& r : runs) benchmark::DoNotOptimize(r->train_step(step));
     ++step;
   }
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(static_cast<double>(k) * train_step_flops(batch) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      static_cast<double>(k) * train_step_flops(batch) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_SequentialSteps)->Args({8, 128})->Args({8, 512})->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -133,7 +135,8 @@ void BM_CachedForward(benchmark::State& state) {
     model::ActivationCache cache;
     benchmark::DoNotOptimize(model.run_with_cache(tokens, cache));
   }
-  state.counters["seq/s"] = benchmark::Counter(static_cast<double>(n) * state.iterations(), benchmark::Counter::kIsRate);
+  state.counters["seq/s"] =
+      benchmark::Counter(static_cast<double>(n) * state.iterations(), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_CachedForward)->Arg(500)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -180,8 +183,8 @@ void BM_EvaluateLibtorch(benchmark::State& state) {
       auto logits = c.model.forward_last(train::tokens_tensor(chunk));
       auto targets = train::targets_tensor(chunk);
       correct += (logits.argmax(-1) == targets).sum().item<int64_t>();
-      loss += torch::nn::functional::cross_entropy(logits, targets,
-                                                   torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+      loss += torch::nn::functional::cross_entropy(
+                  logits, targets, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
                   .item<double>();
     }
     benchmark::DoNotOptimize(correct);

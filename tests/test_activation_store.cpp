@@ -49,7 +49,8 @@ TEST(ActivationStore, GivesTheSameBitsAsAForwardOfItsOwn) {
   // 1000 per set: two whole chunks each, as the kinds' own forward chunked them.
   const auto a = store.get(ck, {"test_1", "test_2"}, 1000, 7, {kPattern, kResidMidAtEquals});
   EXPECT_TRUE(torch::equal(from_store(a, kPattern), own_forward(ck, {"test_1", "test_2"}, 1000, kPattern)));
-  EXPECT_TRUE(torch::equal(from_store(a, kResidMidAtEquals), own_forward(ck, {"test_1", "test_2"}, 1000, kResidMidAtEquals)));
+  EXPECT_TRUE(
+      torch::equal(from_store(a, kResidMidAtEquals), own_forward(ck, {"test_1", "test_2"}, 1000, kResidMidAtEquals)));
   EXPECT_EQ(a.examples().size(), 2000u);
   EXPECT_EQ(from_store(a, kResidMidAtEquals).sizes(), (std::vector<int64_t>{2000, 128}));
 }

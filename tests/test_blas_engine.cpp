@@ -16,7 +16,8 @@ using namespace cc;
 
 namespace {
 
-model::ModelConfig model_config(const std::string& activation = "relu", int heads = 1, const std::string& vocab = "full") {
+model::ModelConfig model_config(const std::string& activation = "relu", int heads = 1,
+                                const std::string& vocab = "full") {
   model::ModelConfig m;
   m.activation = activation;
   m.n_heads = heads;
@@ -71,9 +72,10 @@ TEST_P(BlasEngine, LogitsAndGradientsMatchLibtorchAutograd) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Configs, BlasEngine,
-                         ::testing::Values(Case{"relu", 1, "full"}, Case{"gelu", 2, "numbers"}),
-                         [](const auto& info) { return info.param.activation + "_" + std::to_string(info.param.heads) + "heads"; });
+INSTANTIATE_TEST_SUITE_P(Configs, BlasEngine, ::testing::Values(Case{"relu", 1, "full"}, Case{"gelu", 2, "numbers"}),
+                         [](const auto& info) {
+                           return info.param.activation + "_" + std::to_string(info.param.heads) + "heads";
+                         });
 
 TEST(BlasEngineStep, AdamWMatchesTorchOptimAdamW) {
   torch::manual_seed(3);
@@ -94,7 +96,8 @@ TEST(BlasEngineStep, AdamWMatchesTorchOptimAdamW) {
 // Clipping the flat gradient equals torch::nn::utils::clip_grad_norm_ over the parameter tensors.
 TEST(BlasEngineStep, GradientClippingMatchesClipGradNorm) {
   torch::manual_seed(4);
-  std::vector<torch::Tensor> params = {torch::zeros({300}).set_requires_grad(true), torch::zeros({20, 10}).set_requires_grad(true)};
+  std::vector<torch::Tensor> params = {torch::zeros({300}).set_requires_grad(true),
+                                       torch::zeros({20, 10}).set_requires_grad(true)};
   for (double max_norm : {1e9, 1.0, 0.01}) {
     std::vector<float> flat;
     for (auto& p : params) {

@@ -100,7 +100,8 @@ TEST(Checkpoint, ShapeMismatchNamesTheTensor) {
   nlohmann::json j = nlohmann::json::parse(std::ifstream(side));
   j["config"]["model"]["d_mlp"] = 256;
   std::ofstream(side, std::ios::trunc) << j.dump();
-  EXPECT_NE(error_of(train::checkpoint_path(dir, 1)).find("'blocks.1.mlp.W_in' has shape [128, 512]"), std::string::npos)
+  EXPECT_NE(error_of(train::checkpoint_path(dir, 1)).find("'blocks.1.mlp.W_in' has shape [128, 512]"),
+            std::string::npos)
       << error_of(train::checkpoint_path(dir, 1));
 }
 
@@ -115,24 +116,42 @@ std::string metrics_file(const std::string& name, const std::string& text) {
 }
 
 const char* kGood =
-    R"({"step":0,"wall_s":1.0,"acc":{"test_0":0.01},"loss":{"test_0":4.3},"n":{"test_0":1000}})" "\n"
-    R"({"step":100,"wall_s":2.0,"train_loss":3.1,"acc":{"test_0":0.2},"loss":{"test_0":3.0},"n":{"test_0":1000}})" "\n";
+    R"({"step":0,"wall_s":1.0,"acc":{"test_0":0.01},"loss":{"test_0":4.3},"n":{"test_0":1000}})"
+    "\n"
+    R"({"step":100,"wall_s":2.0,"train_loss":3.1,"acc":{"test_0":0.2},"loss":{"test_0":3.0},"n":{"test_0":1000}})"
+    "\n";
 
 }  // namespace
 
 TEST(MetricsLog, ReadsAGoodLog) { EXPECT_EQ(train::MetricsLog::read(metrics_file("good.jsonl", kGood)).size(), 2u); }
 
 TEST(MetricsLog, RefusesBadRecordsNamingFileAndLine) {
-  const std::string line0 = R"({"step":0,"acc":{"test_0":0.01},"n":{"test_0":1000}})" "\n";
+  const std::string line0 = R"({"step":0,"acc":{"test_0":0.01},"n":{"test_0":1000}})"
+                            "\n";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {line0 + R"({"step":100,"acc":{"test_0":null},"n":{"test_0":1000}})" "\n", ":2:1: acc.test_0 is null"},
-      {line0 + R"({"step":100,"acc":{"test_0":1.7},"n":{"test_0":1000}})" "\n", ":2:1: acc.test_0 is 1.7"},
-      {line0 + R"({"step":100,"acc":{"test_0":0.5},"n":{"test_0":-3}})" "\n", ":2:1: n.test_0 is -3"},
-      {line0 + R"({"step":100,"train_loss":null,"acc":{"test_0":0.5}})" "\n", ":2:1: train_loss is null"},
-      {line0 + R"({"step":100,"acc":{"test_0":"0.5"}})" "\n", ":2:1: acc.test_0 is \"0.5\""},
+      {line0 + R"({"step":100,"acc":{"test_0":null},"n":{"test_0":1000}})"
+               "\n",
+       ":2:1: acc.test_0 is null"},
+      {line0 + R"({"step":100,"acc":{"test_0":1.7},"n":{"test_0":1000}})"
+               "\n",
+       ":2:1: acc.test_0 is 1.7"},
+      {line0 + R"({"step":100,"acc":{"test_0":0.5},"n":{"test_0":-3}})"
+               "\n",
+       ":2:1: n.test_0 is -3"},
+      {line0 + R"({"step":100,"train_loss":null,"acc":{"test_0":0.5}})"
+               "\n",
+       ":2:1: train_loss is null"},
+      {line0 + R"({"step":100,"acc":{"test_0":"0.5"}})"
+               "\n",
+       ":2:1: acc.test_0 is \"0.5\""},
       {line0 + line0, ":2:1: step 0 after step 0 (a duplicate)"},
-      {R"({"step":100})" "\n" + line0, ":2:1: step 0 after step 100 (out of order)"},
-      {line0 + R"({"step":-100})" "\n", ":2:1: metrics record has a negative step"},
+      {R"({"step":100})"
+       "\n" +
+           line0,
+       ":2:1: step 0 after step 100 (out of order)"},
+      {line0 + R"({"step":-100})"
+               "\n",
+       ":2:1: metrics record has a negative step"},
       {line0 + R"({"step":100,"acc":{"test_0":0.5}})", ":2:1: the last record has no newline (truncated?)"},
       {line0 + R"({"step":100,"acc":{"te)", ":2:1: metrics record is not valid JSON"},
   };
@@ -142,7 +161,8 @@ TEST(MetricsLog, RefusesBadRecordsNamingFileAndLine) {
       train::MetricsLog::read(path);
       ADD_FAILURE() << "case " << i << " was accepted";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(path + cases[i].second), std::string::npos) << "case " << i << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find(path + cases[i].second), std::string::npos)
+          << "case " << i << ": " << e.what();
     }
   }
 }
@@ -180,7 +200,8 @@ TEST(AtomicFile, DiskFullIsAClearErrorAndLeavesNoTmp) {
 
 TEST(Platform, ReadsTheKernelFromOldSidecarsAndRecordsItInNewOnes) {
   // Sidecars written before blas_kernel was recorded: the kernel stands before MAX_THREADS.
-  const nlohmann::json old = {{"blas", "OpenBLAS OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64"}};
+  const nlohmann::json old = {
+      {"blas", "OpenBLAS OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64"}};
   EXPECT_EQ(cc::recorded_blas_kernel(old), "Haswell");
   EXPECT_EQ(cc::recorded_blas_kernel(nlohmann::json{{"blas", "unknown (not OpenBLAS)"}}), "");
   const nlohmann::json rt = train::runtime_info();

@@ -108,23 +108,27 @@ TEST(ClaimFile, MalformedFilesNameFileLineColumnAndProblem) {
       {replace(kValid, "title: t\n", "title: [t\n"), "claim.yaml:3:6: YAML syntax error"},
       // 2 unknown measurement kind
       {replace(kValid, "kind: accuracy", "kind: accuracyy"),
-       "claim.yaml:6:17: field 'measure.kind': unknown measurement kind 'accuracyy' (registered: accuracy, attention_mass"},
+       "claim.yaml:6:17: field 'measure.kind': unknown measurement kind 'accuracyy' (registered: accuracy, "
+       "attention_mass"},
       // 3 missing required field
       {replace(kValid, "title: t\n", ""), "claim.yaml:1:1: missing required field 'title'"},
       // 4 wrongly typed field
       {replace(kValid, "threshold: 0.98}", "threshold: high}"),
        "claim.yaml:7:30: field 'expect.threshold': expected a number, got a string"},
       // 5 unknown evaluation set
-      {replace(kValid, "set: test_0", "set: test_9"), "claim.yaml:6:32: field 'measure.set': 'test_9' is not one of: train, test_0"},
+      {replace(kValid, "set: test_0", "set: test_9"),
+       "claim.yaml:6:32: field 'measure.set': 'test_9' is not one of: train, test_0"},
       // 6 unknown run
-      {replace(kValid, "run: tiny", "run: huge"), "claim.yaml:5:16: field 'subject.run': unknown run 'huge' (runs.yaml defines: tiny)"},
+      {replace(kValid, "run: tiny", "run: huge"),
+       "claim.yaml:5:16: field 'subject.run': unknown run 'huge' (runs.yaml defines: tiny)"},
       // 7 threshold out of range for a proportion
       {replace(kValid, "threshold: 0.98}", "threshold: 98}"),
        "claim.yaml:7:30: field 'expect.threshold': must be in [0, 1] for a proportion (kind 'accuracy')"},
       // 8 unknown top-level field
       {kValid + "colour: blue\n", "claim.yaml:10:9: field 'colour': unknown field; expected one of 'id', 'title'"},
       // 9 unknown comparison
-      {replace(kValid, "op: \">\"", "op: \"=>\""), "claim.yaml:7:14: field 'expect.op': '=>' is not one of: >, >=, <, <="},
+      {replace(kValid, "op: \">\"", "op: \"=>\""),
+       "claim.yaml:7:14: field 'expect.op': '=>' is not one of: >, >=, <, <="},
       // 10 bad arxiv id
       {replace(kValid, "arxiv: 2605.31497v1", "arxiv: \"2605.31497\""),
        "claim.yaml:3:16: field 'paper.arxiv': '2605.31497' must be an arXiv id with its version"},
@@ -132,11 +136,14 @@ TEST(ClaimFile, MalformedFilesNameFileLineColumnAndProblem) {
       {replace(kValid, "checkpoint: final, seeds", "checkpoint: 99999, seeds"),
        "claim.yaml:5:34: field 'subject.checkpoint': checkpoint '99999' is not final, init or a step in [0, 300]"},
       // 12 seed not in the run
-      {replace(kValid, "seeds: all", "seeds: [0, 5]"), "claim.yaml:5:48: field 'subject.seeds': seed 5 is not a seed of run 'tiny'"},
+      {replace(kValid, "seeds: all", "seeds: [0, 5]"),
+       "claim.yaml:5:48: field 'subject.seeds': seed 5 is not a seed of run 'tiny'"},
       // 13 unknown tier
-      {replace(kValid, "tier: fixture", "tier: tpu"), "claim.yaml:9:7: field 'tier': 'tpu' is not one of: fixture, cpu, gpu"},
+      {replace(kValid, "tier: fixture", "tier: tpu"),
+       "claim.yaml:9:7: field 'tier': 'tpu' is not one of: fixture, cpu, gpu"},
       // 14 bad id
-      {replace(kValid, "id: X1", "id: \"has space\""), "claim.yaml:1:5: field 'id': 'has space' must be letters, digits"},
+      {replace(kValid, "id: X1", "id: \"has space\""),
+       "claim.yaml:1:5: field 'id': 'has space' must be letters, digits"},
       // 15 duplicate key
       {kValid + "tier: cpu\n", "claim.yaml:10:1: duplicate key 'tier'"},
       // 16 measurement parameter out of range
@@ -149,12 +156,14 @@ TEST(ClaimFile, MalformedFilesNameFileLineColumnAndProblem) {
       // 19 the document is not a mapping
       {"- just\n- a list\n", "claim.yaml:1:1: the document must be a mapping, got a list"},
       // 20 min_seeds below 1
-      {replace(kValid, "threshold: 0.98}", "threshold: 0.98, min_seeds: 0}"), "field 'expect.min_seeds': 0 is outside [1, 1000]"},
+      {replace(kValid, "threshold: 0.98}", "threshold: 0.98, min_seeds: 0}"),
+       "field 'expect.min_seeds': 0 is outside [1, 1000]"},
       // 21 an unbounded integer
       {replace(kValid, "threshold: 0.98}", "threshold: 0.98, min_seeds: 1000000000000}"),
        "claim.yaml:7:47: field 'expect.min_seeds': 1000000000000 is outside [1, 1000]"},
       // 22 a tag that contradicts the expected type (or any explicit tag)
-      {replace(kValid, "threshold: 0.98}", "threshold: !!str 0.98}"), "claim.yaml:7:30: explicit YAML tag '!!str' is not accepted"},
+      {replace(kValid, "threshold: 0.98}", "threshold: !!str 0.98}"),
+       "claim.yaml:7:30: explicit YAML tag '!!str' is not accepted"},
       // 23 a second document after a valid claim
       {kValid + "---\nid: X2\n", "claim.yaml:10:1: a second YAML document"},  // at the ---
       // 24 "billion laughs": nested aliases
@@ -168,19 +177,24 @@ TEST(ClaimFile, MalformedFilesNameFileLineColumnAndProblem) {
        "h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g, *g]\n",
        "the document expands to more than 100000 values"},
       // 25 a long id (under the file cap, over the string cap) and a merely over-long one
-      {replace(kValid, "id: X1", "id: " + std::string(200000, 'a')), "claim.yaml:1:5: a value of 200000 characters (at most 65536)"},
+      {replace(kValid, "id: X1", "id: " + std::string(200000, 'a')),
+       "claim.yaml:1:5: a value of 200000 characters (at most 65536)"},
       {replace(kValid, "id: X1", "id: " + std::string(300, 'a')), "field 'id': 'aaaa"},
       // 26 a file over the cap (256 KiB)
-      {replace(kValid, "id: X1", "id: " + std::string(5 << 20, 'a')), " bytes; a claim or run file is at most 262144 bytes"},
+      {replace(kValid, "id: X1", "id: " + std::string(5 << 20, 'a')),
+       " bytes; a claim or run file is at most 262144 bytes"},
       // 27 deep nesting
       {kValid + "notes: " + std::string(100, '[') + std::string(100, ']') + "\n", "nested more than 64 levels deep"},
       // 28 a newline in a one-line field (it reaches a figure: a gnuplot command could follow it)
       {replace(kValid, "text: \"> 98%\"", "text: \"> 98%\\n!touch /tmp/pwned\\n#\""),
        "claim.yaml:4:31: field 'reported.text': a one-line field holds a newline or tab"},
       // 29 a terminal escape sequence, 30 a bidirectional override, 31 a C1 control character
-      {replace(kValid, "title: t\n", "title: \"t\\e[2J\"\n"), "claim.yaml:2:8: this value holds a control character (U+001B)"},
-      {replace(kValid, "title: t\n", "title: \"t\\u202Ex\"\n"), "claim.yaml:2:8: this value holds a control character (a bidirectional override)"},
-      {replace(kValid, "title: t\n", "title: \"t\\x85x\"\n"), "claim.yaml:2:8: this value holds a control character (a C1 control character)"},
+      {replace(kValid, "title: t\n", "title: \"t\\e[2J\"\n"),
+       "claim.yaml:2:8: this value holds a control character (U+001B)"},
+      {replace(kValid, "title: t\n", "title: \"t\\u202Ex\"\n"),
+       "claim.yaml:2:8: this value holds a control character (a bidirectional override)"},
+      {replace(kValid, "title: t\n", "title: \"t\\x85x\"\n"),
+       "claim.yaml:2:8: this value holds a control character (a C1 control character)"},
       // 32 a control character in a key
       {kValid + "\"no\\x01tes\": x\n", "claim.yaml:10:1: this key holds a control character (U+0001)"},
   };
@@ -265,13 +279,16 @@ TEST(Engine, TrainsOnceThenServesFromCacheAndTheControlCatchesAWeakRule) {
 
 TEST(Engine, RunsFileErrorsAreLocated) {
   const auto dir = fresh_dir("runsbad");
-  std::ofstream(dir + "/runs.yaml") << "runs:\n  r:\n    seeds: [0]\n    tier: cpu\n    config:\n      train: {steps: -5}\n";
+  std::ofstream(dir + "/runs.yaml")
+      << "runs:\n  r:\n    seeds: [0]\n    tier: cpu\n    config:\n      train: {steps: -5}\n";
   try {
     Runs::load(dir + "/runs.yaml");
     FAIL() << "loaded";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("runs.yaml:6:"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("field 'runs.r.config.train.steps': -5 is outside [1, 1000000000]"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("field 'runs.r.config.train.steps': -5 is outside [1, 1000000000]"),
+              std::string::npos)
+        << e.what();
   }
 }
 
@@ -292,22 +309,31 @@ TEST(ClaimFile, TheorySubjectAndControlParameters) {
   EXPECT_EQ((*c.control_params)["phi1"], "scrambled");
   EXPECT_EQ(c.params["phi1"], "identity");
   // A theory kind on a run, a run kind on a theory, a bad override, a misnamed model.
-  EXPECT_NE(load_error(replace(theory, "theory: disentangled, seeds: [0, 5]", "run: tiny, checkpoint: final")).find("measures a theory model"),
+  EXPECT_NE(load_error(replace(theory, "theory: disentangled, seeds: [0, 5]", "run: tiny, checkpoint: final"))
+                .find("measures a theory model"),
             std::string::npos);
-  EXPECT_NE(load_error(replace(replace(theory, "kind: theory_one_step, sizes: [[5, 2, 6]], assignments: [1, 2], samples: 256, eval_size: 100",
-                                       "kind: accuracy, set: test_0"), "threshold: 0.9", "threshold: 0.5"))
-                .find("measures a run's checkpoint"),
-            std::string::npos);
-  EXPECT_NE(load_error(replace(theory, "phi1: scrambled", "phi1: shuffled")).find("'shuffled' is not one of: identity, scrambled"),
+  EXPECT_NE(
+      load_error(
+          replace(
+              replace(theory,
+                      "kind: theory_one_step, sizes: [[5, 2, 6]], assignments: [1, 2], samples: 256, eval_size: 100",
+                      "kind: accuracy, set: test_0"),
+              "threshold: 0.9", "threshold: 0.5"))
+          .find("measures a run's checkpoint"),
+      std::string::npos);
+  EXPECT_NE(load_error(replace(theory, "phi1: scrambled", "phi1: shuffled"))
+                .find("'shuffled' is not one of: identity, scrambled"),
             std::string::npos);
   EXPECT_NE(load_error(replace(theory, "theory: disentangled", "theory: tangled")).find("the subject names 'tangled'"),
             std::string::npos);
-  EXPECT_NE(load_error(replace(theory, "sizes: [[5, 2, 6]]", "sizes: [[6, 2, 6]]")).find("claim.yaml:6:"), std::string::npos);
+  EXPECT_NE(load_error(replace(theory, "sizes: [[5, 2, 6]]", "sizes: [[6, 2, 6]]")).find("claim.yaml:6:"),
+            std::string::npos);
   // Through the engine: both Monte Carlo seeds measured, the control run with the overrides.
   RunStore store(test_runs(), StoreOptions{fresh_dir("theory-fx"), fresh_dir("theory-cache"), Tier::Fixture});
   const auto r = run_claim(path, analysis::builtin_registry(), test_runs(), store, {});
   EXPECT_TRUE(r.verdict == Verdict::Pass || r.verdict == Verdict::Fail || r.verdict == Verdict::Inconclusive ||
-              r.verdict == Verdict::Invalid) << verdict_name(r.verdict) << ": " << r.reason;
+              r.verdict == Verdict::Invalid)
+      << verdict_name(r.verdict) << ": " << r.reason;
   EXPECT_EQ(r.seeds.size(), 2u);
   EXPECT_EQ(r.control.size(), 2u);
   EXPECT_EQ(to_json(r)["subject"]["theory"], "disentangled");
@@ -334,10 +360,11 @@ TEST(Engine, FractionRuleJudgesTheShareOfPassingSeeds) {
   EXPECT_EQ(reason, "5 of 5 seeds pass");
   EXPECT_EQ(verdict_of(replace(base, "fraction: 0.3", "fraction: 0.9")), Verdict::Inconclusive);  // 0.57 < 0.9 <= 1
   const std::string none_pass = replace(base, "op: \">=\", threshold: 0,", "op: \">\", threshold: 1,");
-  EXPECT_EQ(verdict_of(none_pass), Verdict::Inconclusive);                                       // 0 of 5: [0, 0.43] holds 0.3
+  EXPECT_EQ(verdict_of(none_pass), Verdict::Inconclusive);  // 0 of 5: [0, 0.43] holds 0.3
   EXPECT_EQ(verdict_of(replace(none_pass, "fraction: 0.3", "fraction: 0.9")), Verdict::Fail);  // [0, 0.43] < 0.9
   EXPECT_NE(load_error(replace(base, "fraction: 0.3", "fraction: 1.5")).find("must be in (0, 1]"), std::string::npos);
-  EXPECT_NE(load_error(replace(base, "seeds: fraction, fraction: 0.3", "seeds: each, fraction: 0.3")).find("only with seeds: fraction"),
+  EXPECT_NE(load_error(replace(base, "seeds: fraction, fraction: 0.3", "seeds: each, fraction: 0.3"))
+                .find("only with seeds: fraction"),
             std::string::npos);
 }
 
@@ -353,8 +380,10 @@ TEST(ClaimFile, KindsTableInTheReadmeMatchesTheRegistry) {
     if (end != std::string::npos) rows.insert(line.substr(3, end - 3));
   }
   const auto& registry = analysis::builtin_registry();
-  for (const auto& name : registry.names()) EXPECT_TRUE(rows.count(name)) << "kind '" << name << "' has no row in claims/README.md";
+  for (const auto& name : registry.names())
+    EXPECT_TRUE(rows.count(name)) << "kind '" << name << "' has no row in claims/README.md";
   for (const auto& row : rows)
     if (row.find('.') == std::string::npos && row.find(' ') == std::string::npos && row.find('_') != std::string::npos)
-      EXPECT_NE(registry.find(row), nullptr) << "claims/README.md has a row for '" << row << "', which is not a registered kind";
+      EXPECT_NE(registry.find(row), nullptr)
+          << "claims/README.md has a row for '" << row << "', which is not a registered kind";
 }

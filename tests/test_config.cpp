@@ -30,13 +30,15 @@ TEST(Config, DefaultsWhenEmpty) {
 }
 
 TEST(Config, ErrorsNameFileLineAndField) {
-  EXPECT_EQ(error_of("modulus: 59\npair_fraction: lots\n"), "cfg.yaml:2:16: field 'pair_fraction': expected a number, got a string");
+  EXPECT_EQ(error_of("modulus: 59\npair_fraction: lots\n"),
+            "cfg.yaml:2:16: field 'pair_fraction': expected a number, got a string");
   EXPECT_EQ(error_of("modulus: 59\nmodulo: 3\n"),
             "cfg.yaml:2:9: field 'modulo': unknown field; expected one of 'modulus', 'n_variables', 'pair_fraction', "
             "'pair_seed', 'restricted_first', 'restricted_second', 'ratio_2var_to_0var', 'weight_1var', "
             "'assignments_min', 'assignments_max', 'allow_same_variable'");
   EXPECT_EQ(error_of("modulus: [1\n"), error_of("modulus: [1\n"));  // deterministic
-  EXPECT_NE(error_of("modulus: [1\n").find("cfg.yaml:2:1: YAML syntax error"), std::string::npos) << error_of("modulus: [1\n");
+  EXPECT_NE(error_of("modulus: [1\n").find("cfg.yaml:2:1: YAML syntax error"), std::string::npos)
+      << error_of("modulus: [1\n");
   EXPECT_NE(error_of("modulus: 59\nmodulus: 60\n").find("cfg.yaml:2:1: duplicate key 'modulus'"), std::string::npos);
   EXPECT_NE(error_of("pair_fraction: 1.5\n").find("pair_fraction must be in (0, 1]"), std::string::npos);
   EXPECT_NE(error_of("restricted_first: [a, z]\n").find("'z' is not a variable name"), std::string::npos);
@@ -48,7 +50,8 @@ TEST(Config, ErrorsNameFileLineAndField) {
 TEST(Config, HostileInputsAreBoundedErrors) {
   // An integer past int: refused before any narrowing could turn it into a valid value.
   EXPECT_EQ(error_of("modulus: 4294967355\n"), "cfg.yaml:1:10: field 'modulus': 4294967355 is outside [2, 1000]");
-  EXPECT_EQ(error_of("modulus: !!int 59\n"), "cfg.yaml:1:10: explicit YAML tag '!!int' is not accepted: write the value plainly");
+  EXPECT_EQ(error_of("modulus: !!int 59\n"),
+            "cfg.yaml:1:10: explicit YAML tag '!!int' is not accepted: write the value plainly");
   EXPECT_NE(error_of("modulus: 59\n---\nmodulus: 60\n").find("cfg.yaml:2:1: a second YAML document"), std::string::npos)
       << error_of("modulus: 59\n---\nmodulus: 60\n");
   // yaml-cpp 0.7's LoadAll loops forever on a lone ',' (found by fuzz.claim): a syntax error here.

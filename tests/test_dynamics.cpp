@@ -21,7 +21,9 @@ std::vector<nlohmann::json> synthetic_log(bool reversed) {
     if (s > 5000 && s < 5500) t1 = 0.55 + (s - 5000) * 0.001;
     const double t2 = s >= 5600 ? 0.93 : 0.3;
     const double vr2 = s >= 7000 ? 0.95 : 0.4;
-    nlohmann::json acc = {{"test_0", reversed ? t1 : t0}, {"test_1", reversed ? t0 : t1}, {"test_2", reversed ? 0.99 : t2},
+    nlohmann::json acc = {{"test_0", reversed ? t1 : t0},
+                          {"test_1", reversed ? t0 : t1},
+                          {"test_2", reversed ? 0.99 : t2},
                           {"var_restricted_2", vr2}};
     log.push_back({{"step", s}, {"acc", acc}});
   }
@@ -82,7 +84,8 @@ TEST(Dynamics, PhaseOrderFailsOnTheStepZeroHistory) {  // the negative control's
 
 TEST(Dynamics, SpikeIsTheLargestRiseAfterTheZeroVariablePhase) {
   std::set<int64_t> asked;
-  const auto m = run("transition_circuit", history(synthetic_log(false), &asked), "circuit: {kind: variable_qk_diagonal}");
+  const auto m =
+      run("transition_circuit", history(synthetic_log(false), &asked), "circuit: {kind: variable_qk_diagonal}");
   // The early rise (0.54 in the first 500 steps, larger than binding's 0.44) is not the binding spike.
   EXPECT_EQ(m.details["spike_start"], 5000);
   EXPECT_EQ(m.details["spike_end"], 5500);

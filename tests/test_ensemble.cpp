@@ -72,8 +72,8 @@ TEST(Ensemble, ThreeSeedsEqualThreeSeparateRuns) {
 
 TEST(Ensemble, SweepPointsWithDifferentDataEqualSeparateRuns) {
   auto a = tiny_run(20, 0), b = tiny_run(20, 0);
-  b.task.pair_fraction = 0.3;        // a §4 f-sweep point
-  b.task.ratio_2var_to_0var = 0.2;   // and an r-sweep point
+  b.task.pair_fraction = 0.3;       // a §4 f-sweep point
+  b.task.ratio_2var_to_0var = 0.2;  // and an r-sweep point
   auto o = quiet();
   o.log_metrics = false;
   train::EnsembleTrainer ens({a, b}, {}, o);

@@ -28,17 +28,24 @@ std::string slurp(const std::string& path) {
 
 nlohmann::json report_with(const nlohmann::json& figures_seed0, const nlohmann::json& figures_seed1) {
   nlohmann::json claim = {{"id", "X1"}, {"reported", {{"value", 0.25}, {"text", "f ≳ 0.25"}}}};
-  claim["seeds"] = {{{"seed", 0}, {"details", {{"figures", figures_seed0}}}}, {{"seed", 1}, {"details", {{"figures", figures_seed1}}}}};
+  claim["seeds"] = {{{"seed", 0}, {"details", {{"figures", figures_seed0}}}},
+                    {{"seed", 1}, {"details", {{"figures", figures_seed1}}}}};
   return {{"claims", nlohmann::json::array({claim})}};
 }
 
-const nlohmann::json kLines = {{"id", "curve"}, {"type", "lines"}, {"merge_seeds", true}, {"title", "t"},
-                               {"mark_reported", "vline"}, {"series", nlohmann::json::array({{{"name", "test_0"}, {"x", {0.1, 0.25, 0.5}}, {"y", {0.2, 0.99, 1.0}}}})}};
+const nlohmann::json kLines = {
+    {"id", "curve"},
+    {"type", "lines"},
+    {"merge_seeds", true},
+    {"title", "t"},
+    {"mark_reported", "vline"},
+    {"series", nlohmann::json::array({{{"name", "test_0"}, {"x", {0.1, 0.25, 0.5}}, {"y", {0.2, 0.99, 1.0}}}})}};
 
 }  // namespace
 
 TEST(Figures, ScriptsCarryTheDataInline) {
-  const nlohmann::json heat = {{"id", "h"}, {"type", "heatmap"}, {"title", "it's"}, {"matrix", {{1, 2}, {3, NAN}}}, {"xtics", {"a", "b"}}};
+  const nlohmann::json heat = {
+      {"id", "h"}, {"type", "heatmap"}, {"title", "it's"}, {"matrix", {{1, 2}, {3, NAN}}}, {"xtics", {"a", "b"}}};
   const std::string gp = report::gnuplot_script(heat, "/tmp/x.png");
   EXPECT_NE(gp.find("set title 'it''s'"), std::string::npos) << gp;  // quotes escaped
   EXPECT_NE(gp.find("1 2\n3 NaN\n"), std::string::npos) << gp;       // masked cells stay missing
@@ -77,23 +84,35 @@ TEST(Figures, HostileTextInEveryFieldStaysText) {
   const std::string dir = cc::test::fresh_dir("inject");
   const std::string mark = dir + "/pwned";
   const std::vector<std::string> payloads = {
-      "a\n!touch " + mark + "\n#",                          // a newline, then a shell escape
-      "a\r!touch " + mark,                                   // a carriage return
-      "`touch " + mark + "`",                                // backquote command substitution
-      "x' . system('touch " + mark + "') . '",               // breaking out of the quotes
-      "x'\nsystem('touch " + mark + "')\nprint '",           // both
-      "@MACRO system(\"touch " + mark + "\")",               // a macro and a function call
-      std::string("a\0b", 3) + "\x1b[2J\x07",                // NUL, escape sequence, bell
+      "a\n!touch " + mark + "\n#",                  // a newline, then a shell escape
+      "a\r!touch " + mark,                          // a carriage return
+      "`touch " + mark + "`",                       // backquote command substitution
+      "x' . system('touch " + mark + "') . '",      // breaking out of the quotes
+      "x'\nsystem('touch " + mark + "')\nprint '",  // both
+      "@MACRO system(\"touch " + mark + "\")",      // a macro and a function call
+      std::string("a\0b", 3) + "\x1b[2J\x07",       // NUL, escape sequence, bell
   };
   // Every string a spec carries: title, axis labels, colour-box label, tic labels, series names,
   // marker labels, bar labels.
   auto specs = [](const std::string& t) {
     return std::vector<nlohmann::json>{
-        {{"id", "h"}, {"type", "heatmap"}, {"title", t}, {"xlabel", t}, {"ylabel", t}, {"cblabel", t},
-         {"matrix", {{1, 2}, {3, 4}}}, {"xtics", {t, t}}, {"ytics", {t, t}}},
-        {{"id", "l"}, {"type", "lines"}, {"title", t}, {"xlabel", t}, {"ylabel", t},
+        {{"id", "h"},
+         {"type", "heatmap"},
+         {"title", t},
+         {"xlabel", t},
+         {"ylabel", t},
+         {"cblabel", t},
+         {"matrix", {{1, 2}, {3, 4}}},
+         {"xtics", {t, t}},
+         {"ytics", {t, t}}},
+        {{"id", "l"},
+         {"type", "lines"},
+         {"title", t},
+         {"xlabel", t},
+         {"ylabel", t},
          {"series", {{{"name", t}, {"x", {0, 1}}, {"y", {0, 1}}}}},
-         {"vlines", {{{"at", 0.5}, {"label", t}}}}, {"hlines", {{{"at", 0.5}, {"label", t}}}}},
+         {"vlines", {{{"at", 0.5}, {"label", t}}}},
+         {"hlines", {{{"at", 0.5}, {"label", t}}}}},
         {{"id", "s"}, {"type", "histogram"}, {"title", t}, {"series", {{{"name", t}, {"values", {0.1, 0.2}}}}}},
         {{"id", "b"}, {"type", "bars"}, {"title", t}, {"labels", {t, t}}, {"values", {1, 2}}},
     };
@@ -105,8 +124,10 @@ TEST(Figures, HostileTextInEveryFieldStaysText) {
     for (size_t k = 0; k < plain.size(); ++k) {
       const std::string png = dir + "/f.png";
       const std::string a = report::gnuplot_script(plain[k], png), b = report::gnuplot_script(hostile[k], png);
-      EXPECT_EQ(std::count(a.begin(), a.end(), '\n'), std::count(b.begin(), b.end(), '\n')) << "spec " << k << ":\n" << b;
-      for (char c : b) EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << "a control character reached the script";
+      EXPECT_EQ(std::count(a.begin(), a.end(), '\n'), std::count(b.begin(), b.end(), '\n')) << "spec " << k << ":\n"
+                                                                                            << b;
+      for (char c : b)
+        EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << "a control character reached the script";
       if (!have_gnuplot) continue;
       std::ofstream(dir + "/f.gp") << b;
       std::system(("gnuplot '" + dir + "/f.gp' >/dev/null 2>&1").c_str());
@@ -120,8 +141,12 @@ TEST(Figures, HostileTextInEveryFieldStaysText) {
 
 namespace {
 
-nlohmann::json outcomes(const std::string& verdict, double value, bool proportion, const std::string& tier = "fixture") {
-  nlohmann::json c = {{"id", "X"}, {"file", "claims/x.yaml"}, {"tier", tier}, {"verdict", verdict},
+nlohmann::json outcomes(const std::string& verdict, double value, bool proportion,
+                        const std::string& tier = "fixture") {
+  nlohmann::json c = {{"id", "X"},
+                      {"file", "claims/x.yaml"},
+                      {"tier", tier},
+                      {"verdict", verdict},
                       {"measured_is_proportion", proportion},
                       {"measured", {{"value", value}, {"ci_low", value}, {"ci_high", value}}},
                       {"seeds", {{{"seed", 0}, {"verdict", verdict}, {"value", value}, {"n", 1000}}}}};
@@ -140,19 +165,30 @@ TEST(Baseline, VerdictsValuesAndToleranceByPlatform) {
   const report::Tolerance exact{}, loose{1e-6, 1e-9};
   using V = std::vector<std::string>;
   EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("PASS", 0.5, false), exact)), V{});
-  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("FAIL", 0.5, false), exact)), V{"regression"});
-  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("INCONCLUSIVE", 0.5, false), exact)), V{"regression"});
-  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("FAIL", 0.5, false), outcomes("PASS", 0.5, false), exact)), V{"unexpected pass"});
-  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("FAIL", 0.5, false), outcomes("ERROR", 0.5, false), exact)), V{"verdict"});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("FAIL", 0.5, false), exact)),
+            V{"regression"});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("INCONCLUSIVE", 0.5, false), exact)),
+            V{"regression"});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("FAIL", 0.5, false), outcomes("PASS", 0.5, false), exact)),
+            V{"unexpected pass"});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("FAIL", 0.5, false), outcomes("ERROR", 0.5, false), exact)),
+            V{"verdict"});
   // A scalar that moved in the 8th digit: a change where the kernels are pinned (exact), not elsewhere.
-  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("PASS", 0.50000003, false), exact)), V{"value"});
-  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("PASS", 0.50000003, false), loose)), V{});
-  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("PASS", 0.50001, false), loose)), V{"value"});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("PASS", 0.50000003, false), exact)),
+            V{"value"});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("PASS", 0.50000003, false), loose)),
+            V{});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("PASS", 0.50001, false), loose)),
+            V{"value"});
   // A proportion is exact whatever the tolerance.
-  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.995, true), outcomes("PASS", 0.99500001, true), loose)), V{"value"});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.995, true), outcomes("PASS", 0.99500001, true), loose)),
+            V{"value"});
   // Skipped: not compared, unless a fixture-tier claim is no longer measured.
-  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false, "cpu"), outcomes("SKIPPED", 0.5, false, "cpu"), exact)), V{});
-  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("SKIPPED", 0.5, false), exact)), V{"no longer measured"});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false, "cpu"), outcomes("SKIPPED", 0.5, false, "cpu"),
+                                           exact)),
+            V{});
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("SKIPPED", 0.5, false), exact)),
+            V{"no longer measured"});
   // Added and removed.
   nlohmann::json none = {{"claims", nlohmann::json::array()}};
   EXPECT_EQ(kinds(report::compare_outcomes(none, outcomes("PASS", 0.5, false), exact)), V{"added"});

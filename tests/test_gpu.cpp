@@ -42,5 +42,6 @@ TEST(Gpu, CudaTrainingRepeatsBitwise) {
   if (!train::cuda_available()) GTEST_SKIP() << "no CUDA device";
   train::make_cuda_deterministic();
   const auto a = trained(50, torch::Device("cuda")), b = trained(50, torch::Device("cuda"));
-  for (const auto& [name, t] : a->model().named_parameters()) EXPECT_TRUE(torch::equal(t, b->model().param(name))) << name;
+  for (const auto& [name, t] : a->model().named_parameters())
+    EXPECT_TRUE(torch::equal(t, b->model().param(name))) << name;
 }

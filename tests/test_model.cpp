@@ -26,11 +26,14 @@ torch::Tensor some_tokens(int n) {
 
 TEST(Model, ParameterNamesAndShapesFollowTransformerLens) {
   model::Transformer m(default_model());
-  std::map<std::string, std::vector<int64_t>> expect = {
-      {"embed.W_E", {74, 128}},          {"pos_embed.W_pos", {16, 128}},
-      {"blocks.0.attn.W_Q", {1, 128, 128}}, {"blocks.0.attn.W_O", {1, 128, 128}},
-      {"blocks.1.attn.W_K", {1, 128, 128}}, {"blocks.1.mlp.W_in", {128, 512}},
-      {"blocks.1.mlp.W_out", {512, 128}},   {"unembed.W_U", {128, 74}}};
+  std::map<std::string, std::vector<int64_t>> expect = {{"embed.W_E", {74, 128}},
+                                                        {"pos_embed.W_pos", {16, 128}},
+                                                        {"blocks.0.attn.W_Q", {1, 128, 128}},
+                                                        {"blocks.0.attn.W_O", {1, 128, 128}},
+                                                        {"blocks.1.attn.W_K", {1, 128, 128}},
+                                                        {"blocks.1.mlp.W_in", {128, 512}},
+                                                        {"blocks.1.mlp.W_out", {512, 128}},
+                                                        {"unembed.W_U", {128, 74}}};
   for (const auto& [name, shape] : expect) EXPECT_EQ(m.param(name).sizes().vec(), shape) << name;
   EXPECT_EQ(m.named_parameters().size(), 13u);  // no biases, no layer-1 MLP
   EXPECT_THROW(m.param("blocks.0.mlp.W_in"), Error);
@@ -73,9 +76,9 @@ TEST(Model, CacheHasTransformerLensHookNamesAndShapes) {
   model::ActivationCache cache;
   m.run_with_cache(some_tokens(8), cache);
   const std::vector<int64_t> resid = {8, 16, 128};
-  for (const char* n : {"hook_embed", "hook_pos_embed", "blocks.0.hook_resid_pre", "blocks.0.hook_attn_out",
-                        "blocks.0.hook_resid_post", "blocks.1.hook_resid_pre", "blocks.1.hook_resid_mid",
-                        "blocks.1.hook_mlp_out", "blocks.1.hook_resid_post"})
+  for (const char* n :
+       {"hook_embed", "hook_pos_embed", "blocks.0.hook_resid_pre", "blocks.0.hook_attn_out", "blocks.0.hook_resid_post",
+        "blocks.1.hook_resid_pre", "blocks.1.hook_resid_mid", "blocks.1.hook_mlp_out", "blocks.1.hook_resid_post"})
     EXPECT_EQ(cache[n].sizes().vec(), resid) << n;
   EXPECT_EQ(cache["blocks.0.attn.hook_pattern"].sizes().vec(), (std::vector<int64_t>{8, 1, 16, 16}));
   EXPECT_EQ(cache["blocks.1.attn.hook_q"].sizes().vec(), (std::vector<int64_t>{8, 16, 1, 128}));
@@ -94,7 +97,9 @@ TEST(Model, ResidualStreamDecomposes) {
   torch::NoGradGuard no_grad;
   model::ActivationCache c;
   m.run_with_cache(some_tokens(4), c);
-  EXPECT_TRUE(torch::allclose(c["blocks.1.hook_resid_mid"], c["blocks.1.hook_resid_pre"] + c["blocks.1.hook_attn_out"]));
-  EXPECT_TRUE(torch::allclose(c["blocks.1.hook_resid_post"], c["blocks.1.hook_resid_mid"] + c["blocks.1.hook_mlp_out"]));
+  EXPECT_TRUE(
+      torch::allclose(c["blocks.1.hook_resid_mid"], c["blocks.1.hook_resid_pre"] + c["blocks.1.hook_attn_out"]));
+  EXPECT_TRUE(
+      torch::allclose(c["blocks.1.hook_resid_post"], c["blocks.1.hook_resid_mid"] + c["blocks.1.hook_mlp_out"]));
   EXPECT_TRUE(torch::allclose(c["blocks.1.mlp.hook_pre"], c["blocks.1.hook_resid_mid"].matmul(m.W_in()), 1e-5, 1e-5));
 }

@@ -71,8 +71,8 @@ TEST(Reproducibility, FixtureIntegrityFindsAChangedAMissingAndAnUnlistedFile) {
   const std::string weights = train::checkpoint_path(dir, 1);
   {
     std::ofstream run(dir + "/run.json");
-    run << "{\"sha256\": {\"step000001.safetensors\": \"" << sha256_file(weights)
-        << "\", \"metrics.jsonl\": \"" << sha256_file(dir + "/metrics.jsonl") << "\"}}";
+    run << "{\"sha256\": {\"step000001.safetensors\": \"" << sha256_file(weights) << "\", \"metrics.jsonl\": \""
+        << sha256_file(dir + "/metrics.jsonl") << "\"}}";
   }
   write_manifest(root);
   EXPECT_EQ(measure("fixture_integrity", ck).value, 0.0);
@@ -82,18 +82,22 @@ TEST(Reproducibility, FixtureIntegrityFindsAChangedAMissingAndAnUnlistedFile) {
   }
   auto m = measure("fixture_integrity", ck);
   EXPECT_EQ(m.value, 2.0) << m.details.dump();  // the manifest and run.json both say so
-  EXPECT_NE(m.details["problems"][0].get<std::string>().find("metrics.jsonl: sha256 differs from MANIFEST.sha256"), std::string::npos);
-  EXPECT_NE(m.details["problems"][1].get<std::string>().find("metrics.jsonl: sha256 differs from run.json"), std::string::npos);
+  EXPECT_NE(m.details["problems"][0].get<std::string>().find("metrics.jsonl: sha256 differs from MANIFEST.sha256"),
+            std::string::npos);
+  EXPECT_NE(m.details["problems"][1].get<std::string>().find("metrics.jsonl: sha256 differs from run.json"),
+            std::string::npos);
   fs::remove(weights);
   EXPECT_EQ(measure("fixture_integrity", ck).value, 4.0);
   write_manifest(root);
   std::ofstream(dir + "/planted.safetensors") << "x";
   m = measure("fixture_integrity", ck);
-  EXPECT_NE(m.details.dump().find("planted.safetensors: not listed in MANIFEST.sha256"), std::string::npos) << m.details.dump();
+  EXPECT_NE(m.details.dump().find("planted.safetensors: not listed in MANIFEST.sha256"), std::string::npos)
+      << m.details.dump();
   fs::remove(root + "/MANIFEST.sha256");
   m = measure("fixture_integrity", ck);  // no manifest at all is a problem too
   EXPECT_EQ(m.value, 1.0);
-  EXPECT_NE(m.details["problems"][0].get<std::string>().find("no MANIFEST.sha256 in it or any folder above"), std::string::npos);
+  EXPECT_NE(m.details["problems"][0].get<std::string>().find("no MANIFEST.sha256 in it or any folder above"),
+            std::string::npos);
 }
 
 TEST(Reproducibility, StepsParameterIsValidated) {

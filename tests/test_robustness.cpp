@@ -28,8 +28,9 @@ const PaperFacts& paper() {
 }
 
 nlohmann::json rec(int64_t step, double t0, double t1, double t2, double vr1, double vr2) {
-  return {{"step", step},
-          {"acc", {{"test_0", t0}, {"test_1", t1}, {"test_2", t2}, {"var_restricted_1", vr1}, {"var_restricted_2", vr2}}}};
+  return {
+      {"step", step},
+      {"acc", {{"test_0", t0}, {"test_1", t1}, {"test_2", t2}, {"var_restricted_1", vr1}, {"var_restricted_2", vr2}}}};
 }
 
 std::string write(const std::string& dir, const std::string& name, const std::string& text) {
@@ -74,7 +75,7 @@ TEST(Phases, StepsFromTheMetricsLog) {
                                      rec(400, 0.99, 0.96, 0.93, 0.96, 0.8)};
   auto p = analysis::phase_steps(log);
   EXPECT_EQ(p.zero_var, 100);
-  EXPECT_EQ(p.binding, 300);           // test_1 at 200, test_2 at 300: the later
+  EXPECT_EQ(p.binding, 300);  // test_1 at 200, test_2 at 300: the later
   EXPECT_EQ(p.var_restricted_1, 300);
   EXPECT_FALSE(p.var_restricted.has_value());  // var_restricted_2 never reaches 0.9
   EXPECT_TRUE(p.learned());
@@ -120,9 +121,10 @@ TEST(Robustness, RankingCellsAndRunIndependentClaims) {
     return v;
   };
   // a: 2 of 3 learn; b and c: 3 of 3. Distances: b 4600 + 0 (binding 10000, refinement 15000), c 0 + 4100.
-  std::vector<VariantOutcome> out = {outcome("a", {5300, 5350, std::nullopt}, {Verdict::Pass, Verdict::Pass, Verdict::Fail}),
-                                     outcome("b", {10000, 10000, 10000}, {Verdict::Pass, Verdict::Pass, Verdict::Pass}),
-                                     outcome("c", {5400, 5400, 5400}, {Verdict::Pass, Verdict::Fail, Verdict::Fail})};
+  std::vector<VariantOutcome> out = {
+      outcome("a", {5300, 5350, std::nullopt}, {Verdict::Pass, Verdict::Pass, Verdict::Fail}),
+      outcome("b", {10000, 10000, 10000}, {Verdict::Pass, Verdict::Pass, Verdict::Pass}),
+      outcome("c", {5400, 5400, 5400}, {Verdict::Pass, Verdict::Fail, Verdict::Fail})};
   out[2].unavailable[3] = "not trained";
   const auto j = robustness_json(sweep, out, paper());
   EXPECT_EQ(j["default_rule"]["chosen"], "c");
@@ -293,15 +295,16 @@ TEST(Attribution, ScoresEffectsRuleAndSentences) {
   ASSERT_NE(screen, nullptr);
   // Rows (x fastest; z = -x*y): base, b256-wu, clip-wu, b256-clip. Batch 256 adds one point of accuracy.
   std::vector<MeasuredSweep> measured = {
-      {screen, {outcome("screen", "base", 2, 0.96, 0), outcome("screen", "b256-wu", 2, 0.975, 2),
-                outcome("screen", "clip-wu", 2, 0.965, 0), outcome("screen", "b256-clip", 2, 0.97, 1)}},
+      {screen,
+       {outcome("screen", "base", 2, 0.96, 0), outcome("screen", "b256-wu", 2, 0.975, 2),
+        outcome("screen", "clip-wu", 2, 0.965, 0), outcome("screen", "b256-clip", 2, 0.97, 1)}},
       {confirm, {outcome("confirm", "base", 5, 0.96, 0), outcome("confirm", "b256-wu", 5, 0.985, 5)}}};
   const auto on_default = results(2, 0.96, 0);
   const auto j = attribution_json(on_default, "default", measured, runs, store, facts);
 
   ASSERT_EQ(j["configs"].size(), 7u);  // default + 4 rows + 2 confirmation rows
   EXPECT_EQ(j["configs"][0]["id"], "default");
-  EXPECT_TRUE(j["configs"][0]["score"].is_null());  // no metrics log for the default here: no phases
+  EXPECT_TRUE(j["configs"][0]["score"].is_null());                 // no metrics log for the default here: no phases
   EXPECT_NEAR(j["configs"][2]["score"].get<double>(), 0.5, 1e-9);  // screen/b256-wu: 98 - 97.5
   EXPECT_EQ(j["configs"][2]["changes"], nlohmann::json({"train.batch_size=256", "train.warmup_steps=500"}));
   // Effects: x (b256) high rows 97.5, 97 against low 96, 96.5 on G3: the score falls by 1 point.

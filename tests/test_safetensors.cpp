@@ -107,14 +107,18 @@ std::string header_error(const std::string& header, size_t data = 0) {
 // double -> integer cast (undefined behaviour); a shape whose byte count wraps around 2^64
 // used to match a zero-byte span.
 TEST(Safetensors, NumbersMustBeIntegersInRange) {
-  EXPECT_NE(header_error(R"({"a":{"dtype":"F32","shape":[1e300],"data_offsets":[0,0]}})").find("shape: expected an integer"),
-            std::string::npos);
+  EXPECT_NE(
+      header_error(R"({"a":{"dtype":"F32","shape":[1e300],"data_offsets":[0,0]}})").find("shape: expected an integer"),
+      std::string::npos);
   EXPECT_NE(header_error(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[-1.5e300,0]}})").find("data_offsets[0]"),
             std::string::npos);
-  EXPECT_NE(header_error(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[-1,0]}})").find("is negative"), std::string::npos);
-  EXPECT_NE(header_error(R"({"a":{"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,0]}})").find("too large"),
+  EXPECT_NE(header_error(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[-1,0]}})").find("is negative"),
             std::string::npos);
-  EXPECT_NE(header_error(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0]}})").find("not a pair"), std::string::npos);
+  EXPECT_NE(
+      header_error(R"({"a":{"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,0]}})").find("too large"),
+      std::string::npos);
+  EXPECT_NE(header_error(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0]}})").find("not a pair"),
+            std::string::npos);
   EXPECT_NE(header_error(R"({"a":[1,2]})").find("not an object"), std::string::npos);
   EXPECT_EQ(header_error(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 8), "");
 }

@@ -81,22 +81,26 @@ TEST(SweepDefinition, ExpandsAxesTimesSeedsIntoOrdinaryRuns) {
 
 TEST(SweepDefinition, ErrorsNameFileLineAndColumn) {
   EXPECT_EQ(runs_error(replace(kRuns, "task.pair_fraction:", "task.pair_fractio:")).substr(0, 13), "runs.yaml:12:");
-  EXPECT_NE(runs_error(replace(kRuns, "task.pair_fraction:", "task.pair_fractio:")).find("unknown config key"), std::string::npos);
+  EXPECT_NE(runs_error(replace(kRuns, "task.pair_fraction:", "task.pair_fractio:")).find("unknown config key"),
+            std::string::npos);
   EXPECT_NE(runs_error(replace(kRuns, "task.pair_fraction:", "pair_fraction:")).find("task.X, model.X or train.X"),
             std::string::npos);
   // A value the config rejects: the position of that value.
   const std::string bad = runs_error(replace(kRuns, "[0.1, 0.25, 0.5]", "[0.1, 1.5, 0.5]"));
   EXPECT_EQ(bad.substr(0, 15), "runs.yaml:12:33") << bad;
   EXPECT_NE(bad.find("pair_fraction must be in (0, 1]"), std::string::npos) << bad;
-  EXPECT_NE(runs_error(replace(kRuns, "[0.1, 0.25, 0.5]", "[0.1, \"x\", 0.5]")).find("expected a number"), std::string::npos);
+  EXPECT_NE(runs_error(replace(kRuns, "[0.1, 0.25, 0.5]", "[0.1, \"x\", 0.5]")).find("expected a number"),
+            std::string::npos);
   const std::string dup = runs_error(replace(kRuns, "[0.1, 0.25, 0.5]", "[0.1, 0.25, 0.10]"));
   EXPECT_EQ(dup.substr(0, 15), "runs.yaml:12:39") << dup;
   EXPECT_NE(dup.find("listed twice"), std::string::npos);
   EXPECT_NE(runs_error(replace(kRuns, "[0.1, 0.25, 0.5]", "[]")).find("has no values"), std::string::npos);
   EXPECT_NE(runs_error(replace(kRuns, "base: base", "base: nope")).find("unknown run 'nope'"), std::string::npos);
-  EXPECT_NE(runs_error(replace(kRuns, "train.eval_every: 50", "train.eval_every: 0")).find("eval_every"), std::string::npos);
+  EXPECT_NE(runs_error(replace(kRuns, "train.eval_every: 50", "train.eval_every: 0")).find("eval_every"),
+            std::string::npos);
   EXPECT_NE(runs_error(replace(kRuns, "seeds: [0, 1]", "seeds: [0, 0]")).find("listed twice"), std::string::npos);
-  EXPECT_NE(runs_error(replace(kRuns, "    axes:\n", "    bogus: 1\n    axes:\n")).find("unknown field"), std::string::npos);
+  EXPECT_NE(runs_error(replace(kRuns, "    axes:\n", "    bogus: 1\n    axes:\n")).find("unknown field"),
+            std::string::npos);
   // More than kMaxSweepPoints points.
   std::string many = "[";
   for (int i = 0; i < 501; ++i) many += (i ? ", " : "") + std::to_string(i + 1);
@@ -108,11 +112,12 @@ TEST(SweepDefinition, ErrorsNameFileLineAndColumn) {
 
 // Variants: one named change to the base at a time (the robustness sweep), errors at the value.
 TEST(SweepDefinition, VariantsAreNamedChangesOneAtATime) {
-  const std::string variants = replace(kRuns, "    axes:\n      task.pair_fraction: [0.1, 0.25, 0.5]\n",
-                                       "    variants:\n"
-                                       "      base: {}\n"
-                                       "      big_batch: {train.batch_size: 256}\n"
-                                       "      swapped: {task.restricted_first: [g, h], task.restricted_second: [a, b]}\n");
+  const std::string variants =
+      replace(kRuns, "    axes:\n      task.pair_fraction: [0.1, 0.25, 0.5]\n",
+              "    variants:\n"
+              "      base: {}\n"
+              "      big_batch: {train.batch_size: 256}\n"
+              "      swapped: {task.restricted_first: [g, h], task.restricted_second: [a, b]}\n");
   const Runs runs = Runs::load(write(fresh_dir("sweep_var"), "runs.yaml", variants));
   const SweepSpec* s = runs.find_sweep("frac");
   ASSERT_NE(s, nullptr);
@@ -137,11 +142,13 @@ TEST(SweepDefinition, VariantsAreNamedChangesOneAtATime) {
   const std::string bad = runs_error(replace(variants, "train.batch_size: 256", "train.batch_size: 0"));
   EXPECT_EQ(bad.substr(0, 13), "runs.yaml:13:") << bad;
   EXPECT_NE(bad.find("variant 'big_batch'"), std::string::npos) << bad;
-  EXPECT_NE(runs_error(variants + "    axes:\n      task.pair_fraction: [0.1]\n").find("one of axes"), std::string::npos);
+  EXPECT_NE(runs_error(variants + "    axes:\n      task.pair_fraction: [0.1]\n").find("one of axes"),
+            std::string::npos);
   EXPECT_NE(runs_error(replace(variants, "train.batch_size: 256", "train.batch_sz: 256")).find("unknown config key"),
             std::string::npos);
-  EXPECT_NE(runs_error(replace(variants, "big_batch: {train.batch_size: 256}", "big_batch: {}")).find("the same config"),
-            std::string::npos);
+  EXPECT_NE(
+      runs_error(replace(variants, "big_batch: {train.batch_size: 256}", "big_batch: {}")).find("the same config"),
+      std::string::npos);
 }
 
 // A design: the rows of a two-level fractional factorial become the variants, named by the tags
@@ -184,7 +191,8 @@ TEST(SweepDefinition, DesignRowsAreVariants) {
   const std::string low = runs_error(replace(design, "low: 128", "low: 64"));
   EXPECT_EQ(low.substr(0, 13), "runs.yaml:13:") << low;
   EXPECT_NE(low.find("not the base run's train.batch_size"), std::string::npos) << low;
-  EXPECT_NE(runs_error(replace(design, "[batch, sv]", "[batch, nope]")).find("'nope' is not a base factor"), std::string::npos);
+  EXPECT_NE(runs_error(replace(design, "[batch, sv]", "[batch, nope]")).find("'nope' is not a base factor"),
+            std::string::npos);
   EXPECT_NE(runs_error(replace(design, "[batch, sv]", "[batch]")).find("at least two base factors"), std::string::npos);
   EXPECT_NE(runs_error(replace(design, "train.max_grad_norm", "train.batch_size")).find("varied by another factor"),
             std::string::npos);
@@ -269,7 +277,8 @@ const std::string kThresholdClaim =
     "expect: {op: within, threshold: [0.2, 0.3], seeds: median, min_seeds: 2}\n"
     "control: {checkpoint: init}\n";
 
-ClaimResult run_one(const std::string& dir, const Runs& runs, const std::string& claim_text, const EngineOptions& eo = {}) {
+ClaimResult run_one(const std::string& dir, const Runs& runs, const std::string& claim_text,
+                    const EngineOptions& eo = {}) {
   const std::string claim = write(dir, "claim.yaml", claim_text);
   StoreOptions so;
   so.fixtures_dir = dir + "/fixtures";
@@ -302,19 +311,20 @@ TEST(SweepClaims, ThresholdVerdictWithControlAndStaleSummary) {
   EXPECT_EQ(r.verdict, Verdict::Fail) << r.reason;
 
   // The "each seed >" rule on the worst grid value, and a kind/subject mismatch.
-  const std::string each = replace(replace(replace(kThresholdClaim, "sweep_threshold, set: test_0, level: 0.98", "sweep_accuracy, from: 0.25"),
-                                           "op: within, threshold: [0.2, 0.3], seeds: median", "op: \">\", threshold: 0.98, seeds: each"), "", "");
+  const std::string each = replace(
+      replace(replace(kThresholdClaim, "sweep_threshold, set: test_0, level: 0.98", "sweep_accuracy, from: 0.25"),
+              "op: within, threshold: [0.2, 0.3], seeds: median", "op: \">\", threshold: 0.98, seeds: each"),
+      "", "");
   r = run_one(dir, runs, each);
   EXPECT_EQ(r.verdict, Verdict::Fail);  // seed 0 at 0.25: 970/1000
   EXPECT_EQ(r.seeds[0].m.successes, 970);
-  r = run_one(dir, runs, replace(kThresholdClaim, "sweep_threshold, set: test_0, level: 0.98", "accuracy, set: test_0"));
+  r = run_one(dir, runs,
+              replace(kThresholdClaim, "sweep_threshold, set: test_0, level: 0.98", "accuracy, set: test_0"));
   EXPECT_EQ(r.verdict, Verdict::Error);
   EXPECT_NE(r.reason.find("measures a run's checkpoint"), std::string::npos) << r.reason;
 
   // The summary changed after the manifest was written (an edit in a pull request): ERROR, not a verdict.
-  {
-    std::ofstream(summary_path(dir + "/fixtures/sweeps/frac"), std::ios::app) << "\n";
-  }
+  { std::ofstream(summary_path(dir + "/fixtures/sweeps/frac"), std::ios::app) << "\n"; }
   r = run_one(dir, runs, kThresholdClaim);
   EXPECT_EQ(r.verdict, Verdict::Error);
   EXPECT_NE(r.reason.find("summary.jsonl: sha256 differs from"), std::string::npos) << r.reason;
@@ -330,9 +340,11 @@ TEST(SweepClaims, ThresholdVerdictWithControlAndStaleSummary) {
 // --sweep-as: the claim reads another sweep over the same axis (the attribution's threshold stage).
 TEST(SweepClaims, SweepAsReadsTheSameGridUnderOtherChoices) {
   const std::string dir = fresh_dir("sweep_as");
-  const std::string text = kRuns + "  frac_b256:\n    base: base\n    seeds: [0, 1]\n    set: {train.eval_every: 50, train.batch_size: 256}\n"
-                                   "    axes:\n      task.pair_fraction: [0.1, 0.25, 0.5]\n"
-                                   "  other_axis:\n    base: base\n    axes:\n      task.ratio_2var_to_0var: [0.1, 0.5]\n";
+  const std::string text =
+      kRuns +
+      "  frac_b256:\n    base: base\n    seeds: [0, 1]\n    set: {train.eval_every: 50, train.batch_size: 256}\n"
+      "    axes:\n      task.pair_fraction: [0.1, 0.25, 0.5]\n"
+      "  other_axis:\n    base: base\n    axes:\n      task.ratio_2var_to_0var: [0.1, 0.5]\n";
   const Runs runs = Runs::load(write(dir, "runs.yaml", text));
   write_summary(*runs.find_sweep("frac"), dir + "/fixtures", {{500, 970, 999}, {400, 900, 995}});       // f* = 0.5
   write_summary(*runs.find_sweep("frac_b256"), dir + "/fixtures", {{500, 985, 999}, {400, 990, 995}});  // f* = 0.25
@@ -362,29 +374,38 @@ TEST(SweepClaims, WithinAndMedianRules) {
 // Run, sweep and variant names become folder names (fixtures/NAME, CACHE/NAME-HASH): a name that
 // could leave the folder (a sweep named ../../../../x trained outside --cache) is refused at load.
 TEST(SweepDefinition, NamesThatCouldLeaveTheirFolderAreRefused) {
-  EXPECT_NE(runs_error(replace(kRuns, "  frac:\n", "  ../../../../x:\n")).find("runs.yaml:7:3: sweep name '../../../../x' must be"),
+  EXPECT_NE(runs_error(replace(kRuns, "  frac:\n", "  ../../../../x:\n"))
+                .find("runs.yaml:7:3: sweep name '../../../../x' must be"),
             std::string::npos)
       << runs_error(replace(kRuns, "  frac:\n", "  ../../../../x:\n"));
-  EXPECT_NE(runs_error(replace(kRuns, "  base:\n", "  /etc:\n")).find("runs.yaml:2:3: run name '/etc' must be"), std::string::npos);
-  EXPECT_NE(runs_error(replace(kRuns, "  base:\n", "  .hidden:\n")).find("run name '.hidden' must be"), std::string::npos);
+  EXPECT_NE(runs_error(replace(kRuns, "  base:\n", "  /etc:\n")).find("runs.yaml:2:3: run name '/etc' must be"),
+            std::string::npos);
+  EXPECT_NE(runs_error(replace(kRuns, "  base:\n", "  .hidden:\n")).find("run name '.hidden' must be"),
+            std::string::npos);
   const std::string variants = replace(kRuns, "    axes:\n      task.pair_fraction: [0.1, 0.25, 0.5]\n",
                                        "    variants:\n      \"a/../../b\": {train.batch_size: 64}\n");
-  EXPECT_NE(runs_error(variants).find("runs.yaml:12:7: variant name 'a/../../b' must be"), std::string::npos) << runs_error(variants);
+  EXPECT_NE(runs_error(variants).find("runs.yaml:12:7: variant name 'a/../../b' must be"), std::string::npos)
+      << runs_error(variants);
 }
 
 TEST(SweepDefinition, StepsAndSeedsAreRangeChecked) {
-  EXPECT_NE(runs_error(replace(kRuns, "steps: 100", "steps: 0")).find("field 'runs.base.config.train.steps': 0 is outside [1,"),
+  EXPECT_NE(runs_error(replace(kRuns, "steps: 100", "steps: 0"))
+                .find("field 'runs.base.config.train.steps': 0 is outside [1,"),
             std::string::npos)
       << runs_error(replace(kRuns, "steps: 100", "steps: 0"));
-  EXPECT_NE(runs_error(replace(kRuns, "seeds: [0]", "seeds: [-1]")).find("seeds must be in [0, 2^32]"), std::string::npos);
+  EXPECT_NE(runs_error(replace(kRuns, "seeds: [0]", "seeds: [-1]")).find("seeds must be in [0, 2^32]"),
+            std::string::npos);
 }
 
 // A run's `base:` starts from another run's config and changes only what it sets; the result hashes
 // as the same config written out, and a cycle or an unknown key is an error at its line.
 TEST(RunsFile, BaseRunsInheritTheirBasesConfig) {
-  const std::string full = "runs:\n  a:\n    config:\n      train: {steps: 100, beta2: 0.999}\n      task: {assignments_max: 6}\n";
-  const std::string based = "runs:\n  b:\n    base: z\n    config:\n      train: {beta2: 0.999}\n"
-                            "  z:\n    seeds: [0, 1]\n    config:\n      train: {steps: 100, beta2: 0.98}\n      task: {assignments_max: 6}\n";
+  const std::string full =
+      "runs:\n  a:\n    config:\n      train: {steps: 100, beta2: 0.999}\n      task: {assignments_max: 6}\n";
+  const std::string based =
+      "runs:\n  b:\n    base: z\n    config:\n      train: {beta2: 0.999}\n"
+      "  z:\n    seeds: [0, 1]\n    config:\n      train: {steps: 100, beta2: 0.98}\n      task: {assignments_max: "
+      "6}\n";
   const Runs a = Runs::load(write(fresh_dir("runs_base_a"), "runs.yaml", full));
   const Runs b = Runs::load(write(fresh_dir("runs_base_b"), "runs.yaml", based));
   EXPECT_EQ(b.find("b")->for_seed(3).weights_hash(), a.find("a")->for_seed(3).weights_hash());

@@ -24,7 +24,10 @@ void expect_well_formed(const Sampler& s, const Example& e) {
     const int t = e.tokens[static_cast<size_t>(p)];
     ASSERT_NE(t, v.equals()) << "no '=' inside assignments";
     ASSERT_NE(t, v.plus());
-    if (t == v.pad()) { ++p; continue; }
+    if (t == v.pad()) {
+      ++p;
+      continue;
+    }
     ASSERT_TRUE(v.is_variable(t)) << "assignment starts with a variable at " << p << ": " << s.render(e);
     ASSERT_LT(p + 1, kAssignSlots);
     ASSERT_TRUE(v.is_number(e.tokens[static_cast<size_t>(p + 1)]));

@@ -55,7 +55,9 @@ std::vector<double> hand_gradient(const Model& model, const Batch& b, const torc
     for (int k = 0; k < N; ++k)
       for (int f = 1; f <= F; ++f) {
         const double th = 2 * M_PI * f * k / N;
-        logit[k] += s.alpha / N * ((re[f - 1] * re[f - 1] - im[f - 1] * im[f - 1]) * std::cos(th) + 2 * re[f - 1] * im[f - 1] * std::sin(th));
+        logit[k] +=
+            s.alpha / N *
+            ((re[f - 1] * re[f - 1] - im[f - 1] * im[f - 1]) * std::cos(th) + 2 * re[f - 1] * im[f - 1] * std::sin(th));
       }
     double lm = logit[0], z = 0;
     for (double v : logit) lm = std::max(lm, v);
@@ -138,10 +140,10 @@ TEST(Theory, InitialScoresAreTheZeroVariableMechanism) {
   const double beta = model.beta();
   EXPECT_NEAR(beta, std::log(6.0), 1e-12);
   for (int64_t i = 0; i < 50; ++i) {
-    EXPECT_DOUBLE_EQ(s[i][5].item<double>(), 0.0);           // '=' itself
-    EXPECT_DOUBLE_EQ(s[i][4].item<double>(), 2 * beta);      // the constant operand m: position + number
-    EXPECT_DOUBLE_EQ(s[i][3].item<double>(), beta);          // the operand variable: position only
-    for (int t = 0; t < 3; ++t)                              // assignments: a number; PAD: nothing
+    EXPECT_DOUBLE_EQ(s[i][5].item<double>(), 0.0);       // '=' itself
+    EXPECT_DOUBLE_EQ(s[i][4].item<double>(), 2 * beta);  // the constant operand m: position + number
+    EXPECT_DOUBLE_EQ(s[i][3].item<double>(), beta);      // the operand variable: position only
+    for (int t = 0; t < 3; ++t)                          // assignments: a number; PAD: nothing
       EXPECT_DOUBLE_EQ(s[i][t].item<double>(), batch.slots[i][t].item<bool>() ? beta : 0.0);
     EXPECT_TRUE(batch.slots[i][batch.target[i].item<int64_t>()].item<bool>());
   }

@@ -24,10 +24,10 @@ void expect_same_weights(const model::Transformer& a, const model::Transformer& 
   for (const auto& [name, t] : a.named_parameters()) EXPECT_TRUE(torch::equal(t, b.param(name))) << name;
 }
 
-
 // Trains `cfg` whole into dir_a, and into dir_b stopped at `stop` then resumed; returns the largest
 // weight difference between the two (0: the resume is exact).
-double resume_difference(const train::RunConfig& cfg, const std::string& dir_a, const std::string& dir_b, int64_t stop) {
+double resume_difference(const train::RunConfig& cfg, const std::string& dir_a, const std::string& dir_b,
+                         int64_t stop) {
   train::TrainOptions o;
   o.progress = false;
   o.out_dir = dir_a;
@@ -143,7 +143,8 @@ TEST(Trainer, BlasEngineFollowsTheLibtorchTrajectory) {
   train::Trainer ref(cfg, o), twin(cfg, o);
   {
     torch::NoGradGuard no_grad;  // one ulp (2^-23 relative) on every initial weight of the twin
-    for (const auto& [name, p] : twin.model().named_parameters()) const_cast<torch::Tensor&>(p).mul_(1.0 + 1.0 / (1 << 23));
+    for (const auto& [name, p] : twin.model().named_parameters())
+      const_cast<torch::Tensor&>(p).mul_(1.0 + 1.0 / (1 << 23));
   }
   auto fast_cfg = cfg;
   fast_cfg.train.engine = "blas";
@@ -159,9 +160,12 @@ TEST(Trainer, BlasEngineFollowsTheLibtorchTrajectory) {
     }
   }
   fast.sync_model();
-  const double blas_w = model::max_abs_diff(ref.model(), fast.model()), twin_w = model::max_abs_diff(ref.model(), twin.model());
-  std::printf("blas vs libtorch: first 50 steps max |loss diff| %.3g, |weight diff| at 50 %.3g; at 200: %.3g "
-              "(libtorch vs its one-ulp twin: %.3g)\n", early_loss, early_w, blas_w, twin_w);
+  const double blas_w = model::max_abs_diff(ref.model(), fast.model()),
+               twin_w = model::max_abs_diff(ref.model(), twin.model());
+  std::printf(
+      "blas vs libtorch: first 50 steps max |loss diff| %.3g, |weight diff| at 50 %.3g; at 200: %.3g "
+      "(libtorch vs its one-ulp twin: %.3g)\n",
+      early_loss, early_w, blas_w, twin_w);
   EXPECT_LT(early_loss, 1e-5);
   EXPECT_LT(early_w, 1e-4);
   EXPECT_GT(blas_w, 0.0);  // if this were 0 the engine was not used

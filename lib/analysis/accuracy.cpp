@@ -46,11 +46,18 @@ Measurement measure(const MeasureInput& in) {
         y.push_back(rec["acc"][set.name]);
       }
     // The paper's transitions (§6): the binding spike at steps 5300-5400, the refinement at 14500-16000.
-    m.details["figures"] = nlohmann::json::array({{{"id", "training_curve"}, {"paper_figure", "Figure 2"}, {"type", "lines"}, {"merge_seeds", true},
-                             {"title", "accuracy on " + set.name + " during training (metrics log)"}, {"xlabel", "step"},
-                             {"ylabel", "accuracy"}, {"yrange", {0, 1.02}},
-                             {"vlines", {{{"at", 5300}, {"label", "paper: binding 5300"}}, {{"at", 14500}, {"label", "paper: refinement 14500"}}}},
-                             {"series", nlohmann::json::array({{{"name", set.name}, {"x", x}, {"y", y}}})}}});
+    m.details["figures"] = nlohmann::json::array(
+        {{{"id", "training_curve"},
+          {"paper_figure", "Figure 2"},
+          {"type", "lines"},
+          {"merge_seeds", true},
+          {"title", "accuracy on " + set.name + " during training (metrics log)"},
+          {"xlabel", "step"},
+          {"ylabel", "accuracy"},
+          {"yrange", {0, 1.02}},
+          {"vlines",
+           {{{"at", 5300}, {"label", "paper: binding 5300"}}, {{"at", 14500}, {"label", "paper: refinement 14500"}}}},
+          {"series", nlohmann::json::array({{{"name", set.name}, {"x", x}, {"y", y}}})}}});
   }
   return m;
 }
@@ -64,7 +71,8 @@ void register_accuracy(Registry& r) {
     k.statistic = Statistic::Proportion;
     k.parse_params = parse;
     k.measure = measure;
-    k.params_doc = "set: evaluation set name (test_0, heldout_pairs_1, var_restricted_2, all_pairs_0, ...)\n"
+    k.params_doc =
+        "set: evaluation set name (test_0, heldout_pairs_1, var_restricted_2, all_pairs_0, ...)\n"
         "size: sequences to sample (default 10000; exhaustive sets ignore it)\n"
         "eval_seed: seed of the sampled set (default 20260531)";
     r.add(std::move(k));

@@ -45,9 +45,7 @@ std::shared_ptr<SetActivations> run_set(const model::Transformer& model, std::ve
 
 }  // namespace
 
-std::string HookRead::key() const {
-  return position < 0 ? hook : hook + "[:, " + std::to_string(position) + "]";
-}
+std::string HookRead::key() const { return position < 0 ? hook : hook + "[:, " + std::to_string(position) + "]"; }
 
 bool HookRead::operator<(const HookRead& o) const { return std::tie(hook, position) < std::tie(o.hook, o.position); }
 

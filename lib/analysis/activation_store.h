@@ -30,8 +30,8 @@ namespace cc::analysis {
 // A hook as a kind reads it: at every position, or at one position only (the T axis dropped: [B, ...]),
 // which is all most kinds need and 16 times smaller to keep.
 struct HookRead {
-  std::string hook;   // a TransformerLens name, e.g. blocks.1.hook_resid_mid
-  int position = -1;  // -1: every position
+  std::string hook;         // a TransformerLens name, e.g. blocks.1.hook_resid_mid
+  int position = -1;        // -1: every position
   std::string key() const;  // its name in a chunk's cache: the hook, or e.g. "blocks.1.hook_resid_mid[:, 9]"
   bool operator<(const HookRead& o) const;
 };
@@ -95,8 +95,8 @@ class ActivationStore {
   size_t max_bytes_;
   mutable std::mutex mu_;
   std::map<Key, Slot> slots_;
-  std::list<Key> lru_;            // front: most recently used
-  std::set<HookRead> wanted_;  // declared or asked for so far: a new forward keeps them all
+  std::list<Key> lru_;                                    // front: most recently used
+  std::set<HookRead> wanted_;                             // declared or asked for so far: a new forward keeps them all
   std::map<Key, std::shared_ptr<std::mutex>> key_locks_;  // one forward at a time per key
   Stats stats_;
 };

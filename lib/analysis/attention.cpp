@@ -29,7 +29,8 @@ nlohmann::json parse(ObjectReader r, const char* metric) {
   p["target"] = r.one_of("target", {"operands", "sources", "previous"}, "operands");
   p["report_sets"] = r.strings("report_sets", {});  // measured the same way, reported without a threshold
   for (const auto& s : p["report_sets"])
-    if (!task::is_eval_set(s.get<std::string>())) r.fail("report_sets", "'" + s.get<std::string>() + "' is not an evaluation set");
+    if (!task::is_eval_set(s.get<std::string>()))
+      r.fail("report_sets", "'" + s.get<std::string>() + "' is not an evaluation set");
   p["metric"] = metric;
   if ((p["query"] == "constants") != (p["target"] == "previous"))
     r.fail("target", "'previous' goes with query 'constants', the others with query 'equals'");
@@ -53,7 +54,8 @@ Scores score(const MeasureInput& in, const std::vector<std::string>& sets) {
   const std::string query = p["query"], target = p["target"];
   const task::Vocab vocab(in.checkpoint.config.task);
   const std::string hook = pattern_hook(layer);
-  const auto acts = activations(in.activations, in.checkpoint, sets, p["size"].get<int>(), p["eval_seed"].get<uint64_t>(), {{hook}});
+  const auto acts =
+      activations(in.activations, in.checkpoint, sets, p["size"].get<int>(), p["eval_seed"].get<uint64_t>(), {{hook}});
   size_t sequences = 0;
 
   Scores sc;
@@ -76,7 +78,8 @@ Scores score(const MeasureInput& in, const std::vector<std::string>& sets) {
         queries.emplace_back(task::kEqualsPos, t);
       } else {
         for (int i = 1; i < task::kAssignSlots; ++i)
-          if (vocab.is_number(e.tokens[static_cast<size_t>(i)]) && vocab.is_variable(e.tokens[static_cast<size_t>(i - 1)]))
+          if (vocab.is_number(e.tokens[static_cast<size_t>(i)]) &&
+              vocab.is_variable(e.tokens[static_cast<size_t>(i - 1)]))
             queries.emplace_back(i, std::set<int>{i - 1});
       }
       for (const auto& query_targets : queries) {
@@ -84,7 +87,9 @@ Scores score(const MeasureInput& in, const std::vector<std::string>& sets) {
         const std::set<int>& targets = query_targets.second;
         std::vector<int> order(static_cast<size_t>(qpos + 1));  // causal: keys 0..qpos
         for (int j = 0; j <= qpos; ++j) order[static_cast<size_t>(j)] = j;
-        std::sort(order.begin(), order.end(), [&](int x, int y) { return a[static_cast<int64_t>(b)][qpos][x] > a[static_cast<int64_t>(b)][qpos][y]; });
+        std::sort(order.begin(), order.end(), [&](int x, int y) {
+          return a[static_cast<int64_t>(b)][qpos][x] > a[static_cast<int64_t>(b)][qpos][y];
+        });
         const std::set<int> top(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(targets.size()));
         sc.hits += top == targets;
         ++sc.rows;
@@ -98,7 +103,9 @@ Scores score(const MeasureInput& in, const std::vector<std::string>& sets) {
   return sc;
 }
 
-double fraction(const Scores& sc) { return sc.rows ? static_cast<double>(sc.hits) / static_cast<double>(sc.rows) : 0.0; }
+double fraction(const Scores& sc) {
+  return sc.rows ? static_cast<double>(sc.hits) / static_cast<double>(sc.rows) : 0.0;
+}
 
 Measurement measure(const MeasureInput& in) {
   const auto& p = in.params;
@@ -117,23 +124,34 @@ Measurement measure(const MeasureInput& in) {
   m.details["unthresholded"]["share of rows whose top positions are the targets"] = fraction(sc);
   m.details["unthresholded"]["mean attention mass on the targets"] = m.details["mean_mass"];
   if (p["query"] == "equals")
-    m.details["mean_equals_row"] = std::vector<double>(sc.mean_row.data_ptr<double>(), sc.mean_row.data_ptr<double>() + task::kSeqLen);
+    m.details["mean_equals_row"] =
+        std::vector<double>(sc.mean_row.data_ptr<double>(), sc.mean_row.data_ptr<double>() + task::kSeqLen);
   // Figure 4: the pattern of one fixed example sequence (the first of the seeded sample), and the
   // mean '=' row over the sample.
   const std::string layer_name = "layer " + std::to_string(p["layer"].get<int>());
   if (sc.example.defined()) {
     auto shown = sc.example.masked_fill(torch::ones_like(sc.example, torch::kBool).triu(1), std::nan(""));
-    m.details["figures"].push_back({{"id", "example_pattern"}, {"paper_figure", "Figure 4"}, {"type", "heatmap"},
+    m.details["figures"].push_back({{"id", "example_pattern"},
+                                    {"paper_figure", "Figure 4"},
+                                    {"type", "heatmap"},
                                     {"title", "attention pattern, " + layer_name + ", one example sequence"},
-                                    {"xlabel", "key"}, {"ylabel", "query"}, {"cblabel", "attention"},
-                                    {"xtics", sc.example_tokens}, {"ytics", sc.example_tokens}, {"matrix", matrix_json(shown)}});
+                                    {"xlabel", "key"},
+                                    {"ylabel", "query"},
+                                    {"cblabel", "attention"},
+                                    {"xtics", sc.example_tokens},
+                                    {"ytics", sc.example_tokens},
+                                    {"matrix", matrix_json(shown)}});
   }
   if (p["query"] == "equals") {
     nlohmann::json labels = nlohmann::json::array();
     for (int i = 0; i < task::kSeqLen; ++i) labels.push_back(std::to_string(i));
-    m.details["figures"].push_back({{"id", "mean_equals_row"}, {"paper_figure", "Figure 4"}, {"type", "bars"},
+    m.details["figures"].push_back({{"id", "mean_equals_row"},
+                                    {"paper_figure", "Figure 4"},
+                                    {"type", "bars"},
                                     {"title", "mean attention of '=' by key position, " + layer_name},
-                                    {"xlabel", "key position"}, {"ylabel", "mean attention"}, {"labels", labels},
+                                    {"xlabel", "key position"},
+                                    {"ylabel", "mean attention"},
+                                    {"labels", labels},
                                     {"values", m.details["mean_equals_row"]}});
   }
   for (const std::string set : p["report_sets"]) {
@@ -150,7 +168,8 @@ void register_attention(Registry& r) {
   const std::string doc =
       "layer: 1 | 2 (paper numbering)\nsets: evaluation sets (default [test_1, test_2])\n"
       "size: sequences per set (default 2000)\neval_seed: default 20260531\nquery: equals | constants\n"
-      "target: operands | sources | previous\nreport_sets: sets measured the same way and reported without a threshold (default [])";
+      "target: operands | sources | previous\nreport_sets: sets measured the same way and reported without a threshold "
+      "(default [])";
   MeasurementKind targets("attention_targets");
   targets.description = "fraction of '=' (or assignment-constant) rows whose top attended positions are the targets";
   targets.statistic = Statistic::Proportion;

@@ -25,9 +25,9 @@ Measurement isolated_circuit(const MeasureInput& in) {
   torch::NoGradGuard no_grad;
   const auto& m = *in.checkpoint.model;
   const int n = in.checkpoint.config.task.modulus;
-  auto ov = ov_apply(m, 1, cpu(m.W_E()).slice(0, 0, n));                                   // [N, D]: OV_2(E_a)
-  auto a = torch::arange(n).repeat_interleave(n), b = torch::arange(n).repeat(n);          // all ordered pairs
-  auto h = ov.index_select(0, a) + ov.index_select(0, b);                                  // [N^2, D]
+  auto ov = ov_apply(m, 1, cpu(m.W_E()).slice(0, 0, n));                           // [N, D]: OV_2(E_a)
+  auto a = torch::arange(n).repeat_interleave(n), b = torch::arange(n).repeat(n);  // all ordered pairs
+  auto h = ov.index_select(0, a) + ov.index_select(0, b);                          // [N^2, D]
   auto logits = m.mlp_activation(h.matmul(cpu(m.W_in()))).matmul(cpu(m.W_out())).matmul(cpu(m.W_U()));
   auto right = logits.argmax(-1) == (a + b).remainder(n);
   Measurement out;
@@ -50,7 +50,7 @@ Measurement equals_qk(const MeasureInput& in) {
   const task::Vocab vocab(in.checkpoint.config.task);
   auto P = cpu(m.W_pos());
   auto q = cpu(m.W_E())[vocab.equals()] + P[task::kEqualsPos];  // [D]
-  auto scores = q.matmul(qk_matrix(m, 0)).matmul(P.t());         // [T]
+  auto scores = q.matmul(qk_matrix(m, 0)).matmul(P.t());        // [T]
   auto top = std::get<1>(scores.topk(2));
   std::vector<int64_t> t = {top[0].item<int64_t>(), top[1].item<int64_t>()};
   std::sort(t.begin(), t.end());
@@ -83,9 +83,14 @@ Measurement previous_position(const MeasureInput& in) {
   out.details["matrix"] = std::vector<float>(S.data_ptr<float>(), S.data_ptr<float>() + S.numel());
   // Figure 6: the causal part of P QK_1 P^T (keys after the query are masked).
   auto shown = S.to(torch::kDouble).masked_fill(torch::ones_like(S, torch::kBool).triu(1), std::nan(""));
-  out.details["figures"] = nlohmann::json::array({{{"id", "positional_qk1"}, {"paper_figure", "Figure 6"}, {"type", "heatmap"},
-                             {"title", "P QK_1 P^T: positional query-key scores of layer 1"}, {"xlabel", "key position"},
-                             {"ylabel", "query position"}, {"cblabel", "score"}, {"matrix", matrix_json(shown)}}});
+  out.details["figures"] = nlohmann::json::array({{{"id", "positional_qk1"},
+                                                   {"paper_figure", "Figure 6"},
+                                                   {"type", "heatmap"},
+                                                   {"title", "P QK_1 P^T: positional query-key scores of layer 1"},
+                                                   {"xlabel", "key position"},
+                                                   {"ylabel", "query position"},
+                                                   {"cblabel", "score"},
+                                                   {"matrix", matrix_json(shown)}}});
   return out;
 }
 
@@ -113,10 +118,17 @@ Measurement variable_diagonal(const MeasureInput& in) {
   out.details["matrix"] = std::vector<float>(S.data_ptr<float>(), S.data_ptr<float>() + S.numel());
   nlohmann::json names = nlohmann::json::array();
   for (int i = 0; i < vocab.v; ++i) names.push_back(vocab.name(vocab.variable(i)));
-  out.details["figures"] = nlohmann::json::array({{{"id", "variable_qk2"}, {"paper_figure", "Figure 7b"}, {"type", "heatmap"},
-                             {"title", "layer-2 QK scores between remapped variables OV_1(E_var)"},
-                             {"xlabel", "key variable"}, {"ylabel", "query variable"}, {"cblabel", "score"},
-                             {"xtics", names}, {"ytics", names}, {"matrix", matrix_json(S)}}});
+  out.details["figures"] =
+      nlohmann::json::array({{{"id", "variable_qk2"},
+                              {"paper_figure", "Figure 7b"},
+                              {"type", "heatmap"},
+                              {"title", "layer-2 QK scores between remapped variables OV_1(E_var)"},
+                              {"xlabel", "key variable"},
+                              {"ylabel", "query variable"},
+                              {"cblabel", "score"},
+                              {"xtics", names},
+                              {"ytics", names},
+                              {"matrix", matrix_json(S)}}});
   return out;
 }
 

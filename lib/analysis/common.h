@@ -38,7 +38,7 @@ int read_paper_layer(ObjectReader& r);  // the paper's "layer 1" / "layer 2" -> 
 nlohmann::json matrix_json(const torch::Tensor& m);
 
 // Circuit matrices (float32, CPU).
-torch::Tensor qk_matrix(const model::Transformer& m, int layer);      // W_Q W_K^T / sqrt(d_head) [D, D]
+torch::Tensor qk_matrix(const model::Transformer& m, int layer);  // W_Q W_K^T / sqrt(d_head) [D, D]
 torch::Tensor ov_apply(const model::Transformer& m, int layer, const torch::Tensor& x);  // x W_V W_O
 
 }  // namespace cc::analysis

@@ -48,7 +48,7 @@ Measurement measure(const MeasureInput& in) {
   const auto ex = acts.examples();
   const int64_t n = static_cast<int64_t>(ex.size());
   auto resid = resid_mid_at_equals(acts);  // [n, D]
-  torch::Tensor target;                     // [n, D]: what each residual should match
+  torch::Tensor target;                    // [n, D]: what each residual should match
   if (p["target"] == "ov_sum") {
     const int N = in.checkpoint.config.task.modulus;
     auto ov = ov_apply(m, 1, m.W_E().detach().cpu().slice(0, 0, N));  // OV_2(E_a), [N, D]
@@ -78,7 +78,8 @@ Measurement measure(const MeasureInput& in) {
   out.details["matched_mean"] = matched.mean().item<double>();
   out.details["baseline_mean"] = baseline.mean().item<double>();
   out.details["margin_mean"] = (matched - baseline).mean().item<double>();
-  out.details["unthresholded"] = {{"matched cosine", out.details["matched_mean"]}, {"baseline cosine", out.details["baseline_mean"]}};
+  out.details["unthresholded"] = {{"matched cosine", out.details["matched_mean"]},
+                                  {"baseline cosine", out.details["baseline_mean"]}};
   // Figure 5: the two distributions of cosines (rounded to 4 digits: the picture needs no more).
   auto rounded = [](const torch::Tensor& t) {
     nlohmann::json v = nlohmann::json::array();
@@ -87,11 +88,17 @@ Measurement measure(const MeasureInput& in) {
     return v;
   };
   const std::string what = p["target"] == "ov_sum" ? "OV_2(E_x) + OV_2(E_y)" : "the 0-var twin's residual";
-  out.details["figures"] = nlohmann::json::array({{{"id", "cosines"}, {"paper_figure", "Figure 5"}, {"type", "histogram"}, {"bins", 50},
-                             {"title", "cos(resid_mid at '=', " + what + "): matched vs mismatched operands"},
-                             {"xlabel", "cosine similarity"}, {"ylabel", "fraction of sequences"},
-                             {"series", {{{"name", "matched"}, {"values", rounded(matched)}},
-                                         {{"name", "mismatched (next sequence's)"}, {"values", rounded(baseline)}}}}}});
+  out.details["figures"] =
+      nlohmann::json::array({{{"id", "cosines"},
+                              {"paper_figure", "Figure 5"},
+                              {"type", "histogram"},
+                              {"bins", 50},
+                              {"title", "cos(resid_mid at '=', " + what + "): matched vs mismatched operands"},
+                              {"xlabel", "cosine similarity"},
+                              {"ylabel", "fraction of sequences"},
+                              {"series",
+                               {{{"name", "matched"}, {"values", rounded(matched)}},
+                                {{"name", "mismatched (next sequence's)"}, {"values", rounded(baseline)}}}}}});
   return out;
 }
 

@@ -29,7 +29,7 @@ Model::Model(Sizes s) : s_(s) {
       const double a = 2 * M_PI * f * n / s_.N;
       p2[num(n)][f - 1] = std::cos(a);
       p2[num(n)][F + f - 1] = std::sin(a);
-      c[f - 1][n] = std::cos(a);   // the same angle read as f·k for the output class k = n
+      c[f - 1][n] = std::cos(a);  // the same angle read as f·k for the output class k = n
       sn[f - 1][n] = std::sin(a);
     }
 }
@@ -56,7 +56,8 @@ Batch Model::sample(int64_t n, uint64_t seed, uint64_t index) const {
   const int T = s_.T;
   task::Rng rng(seed, task::stream_id("disentangled_s7"), index);
   auto X = torch::zeros({n, T, D_}, torch::kFloat64);
-  auto y = torch::zeros({n}, torch::kLong), target = torch::zeros({n}, torch::kLong), k = torch::zeros({n}, torch::kLong);
+  auto y = torch::zeros({n}, torch::kLong), target = torch::zeros({n}, torch::kLong),
+       k = torch::zeros({n}, torch::kLong);
   auto slots = torch::zeros({n, T}, torch::kBool);
   auto x = X.accessor<double, 3>();
   auto ya = y.accessor<int64_t, 1>(), ta = target.accessor<int64_t, 1>(), ka = k.accessor<int64_t, 1>();
@@ -104,18 +105,20 @@ Batch Model::sample(int64_t n, uint64_t seed, uint64_t index) const {
 }
 
 torch::Tensor Model::scores(const Batch& b, const torch::Tensor& W) const {
-  auto query = b.X.select(1, s_.T - 1);                         // [B, D]: x_T
+  auto query = b.X.select(1, s_.T - 1);                                 // [B, D]: x_T
   return torch::bmm(b.X, query.matmul(W.t()).unsqueeze(2)).squeeze(2);  // [B, T]: x_t^T W x_T
 }
 
-torch::Tensor Model::logits(const Batch& b, const torch::Tensor& W) const { return logits_from_scores(b, scores(b, W)); }
+torch::Tensor Model::logits(const Batch& b, const torch::Tensor& W) const {
+  return logits_from_scores(b, scores(b, W));
+}
 
 torch::Tensor Model::logits_from_scores(const Batch& b, const torch::Tensor& scores) const {
-  auto attn = torch::softmax(scores, 1);                                 // [B, T]
-  auto mixed = torch::bmm(attn.unsqueeze(1), b.X).squeeze(1);            // [B, D]: X σ
-  auto z = mixed.matmul(phi2_);                                          // [B, 2F]
+  auto attn = torch::softmax(scores, 1);                       // [B, T]
+  auto mixed = torch::bmm(attn.unsqueeze(1), b.X).squeeze(1);  // [B, D]: X σ
+  auto z = mixed.matmul(phi2_);                                // [B, 2F]
   const int F = (s_.N - 1) / 2;
-  auto re = z.slice(1, 0, F), im = z.slice(1, F, 2 * F);                 // c_f = re + i im
+  auto re = z.slice(1, 0, F), im = z.slice(1, F, 2 * F);                            // c_f = re + i im
   auto M = ((re * re - im * im).matmul(cos_) + (2 * re * im).matmul(sin_)) / s_.N;  // [B, N]: Re[c_f² e^{-iθ}]
   return s_.alpha * M;
 }
@@ -132,14 +135,14 @@ torch::Tensor Model::gradient(const Batch& b, const torch::Tensor& W) const {
 }
 
 std::pair<torch::Tensor, torch::Tensor> Model::gradient_by_key(const Batch& b, const torch::Tensor& W) const {
-  auto s = scores(b, W).detach().set_requires_grad(true);                     // [B, T]
+  auto s = scores(b, W).detach().set_requires_grad(true);  // [B, T]
   torch::nn::functional::cross_entropy(logits_from_scores(b, s), b.y).backward();
-  const auto g = s.grad().detach();                                           // [B, T]: ∂L/∂s_bt
-  const auto query = b.X.select(1, s_.T - 1);                                 // [B, D]: x_T
-  const auto keys = (g.unsqueeze(2) * b.X).sum(1);                            // [B, D]: Σ_t g_bt x_bt
+  const auto g = s.grad().detach();                 // [B, T]: ∂L/∂s_bt
+  const auto query = b.X.select(1, s_.T - 1);       // [B, D]: x_T
+  const auto keys = (g.unsqueeze(2) * b.X).sum(1);  // [B, D]: Σ_t g_bt x_bt
   const auto at_target = b.X.gather(1, b.target.view({-1, 1, 1}).expand({-1, 1, D_})).squeeze(1);  // [B, D]: x_bt*
-  const auto g_target = g.gather(1, b.target.unsqueeze(1));                   // [B, 1]
-  return {keys.t().matmul(query), (g_target * at_target).t().matmul(query)};  // [D, D] each
+  const auto g_target = g.gather(1, b.target.unsqueeze(1));                                        // [B, 1]
+  return {keys.t().matmul(query), (g_target * at_target).t().matmul(query)};                       // [D, D] each
 }
 
 double cosine(const torch::Tensor& a, const torch::Tensor& b) {

@@ -49,13 +49,14 @@ class Model {
 
   torch::Tensor W0() const;      // [D, D]
   torch::Tensor G_star() const;  // [D, D]
-  Batch sample(int64_t n, uint64_t seed, uint64_t index) const;  // one-variable sequences: Rng(seed, "disentangled_s7", index)
+  Batch sample(int64_t n, uint64_t seed,
+               uint64_t index) const;  // one-variable sequences: Rng(seed, "disentangled_s7", index)
 
-  torch::Tensor scores(const Batch& b, const torch::Tensor& W) const;  // [B, T]: x_t^T W x_T
-  torch::Tensor logits(const Batch& b, const torch::Tensor& W) const;  // [B, N], differentiable in W
+  torch::Tensor scores(const Batch& b, const torch::Tensor& W) const;                   // [B, T]: x_t^T W x_T
+  torch::Tensor logits(const Batch& b, const torch::Tensor& W) const;                   // [B, N], differentiable in W
   torch::Tensor logits_from_scores(const Batch& b, const torch::Tensor& scores) const;  // [B, N] from [B, T]
-  torch::Tensor loss(const Batch& b, const torch::Tensor& W) const;    // mean cross-entropy
-  torch::Tensor gradient(const Batch& b, const torch::Tensor& W) const;  // dL/dW at W, [D, D]
+  torch::Tensor loss(const Batch& b, const torch::Tensor& W) const;                     // mean cross-entropy
+  torch::Tensor gradient(const Batch& b, const torch::Tensor& W) const;                 // dL/dW at W, [D, D]
   // dL/dW split by key position: s_t = x_t^T W x_T, so dL/dW = Σ_b Σ_t (∂L/∂s_bt) x_bt x_bT^T. Returns
   // {the whole sum, the terms with t = t* alone} (t*: the position of the operand's assignment).
   std::pair<torch::Tensor, torch::Tensor> gradient_by_key(const Batch& b, const torch::Tensor& W) const;
@@ -64,7 +65,7 @@ class Model {
   Sizes s_;
   int D_;
   double beta_;
-  torch::Tensor phi2_;      // [D, N-1]
+  torch::Tensor phi2_;       // [D, N-1]
   torch::Tensor cos_, sin_;  // [(N-1)/2, N]
   int num(int n) const { return n; }
   int var(int v) const { return s_.N + v; }

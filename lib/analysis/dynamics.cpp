@@ -129,9 +129,12 @@ Measurement measure_phase_order(const MeasureInput& in) {
   bool all_late = true;
   for (const auto& s : p["late_sets"]) {
     const auto f = first_reaching(h.metrics, s, p["late_level"].get<double>());
-    un["first step " + s.get<std::string>() + " >= " + p["late_level"].dump()] = f ? nlohmann::json(*f) : nlohmann::json("never");
-    if (!f) all_late = false;
-    else late = std::max(late.value_or(0), *f);
+    un["first step " + s.get<std::string>() + " >= " + p["late_level"].dump()] =
+        f ? nlohmann::json(*f) : nlohmann::json("never");
+    if (!f)
+      all_late = false;
+    else
+      late = std::max(late.value_or(0), *f);
   }
   // The plateau: logged steps with the early set learned and the first late set still below.
   const Series first_late = series(h, p["late_sets"][0]);
@@ -147,12 +150,15 @@ Measurement measure_phase_order(const MeasureInput& in) {
   Measurement m;
   m.value = holds ? 1 : 0;
   m.n = static_cast<int64_t>(h.metrics.size());
-  un["first step " + p["early_set"].get<std::string>() + " >= " + p["early_level"].dump()] = z ? nlohmann::json(*z) : nlohmann::json("never");
+  un["first step " + p["early_set"].get<std::string>() + " >= " + p["early_level"].dump()] =
+      z ? nlohmann::json(*z) : nlohmann::json("never");
   un["plateau: logged steps with the early set learned and " + p["late_sets"][0].get<std::string>() + " < " +
      p["plateau_below"].dump()] = plateau_logged;
   un["paper"] = "0-var learned within the first 5000 steps, the variable sets at the spike at 5300-5400 (Figure 2)";
-  m.details = {{"zero_var_step", z ? nlohmann::json(*z) : nlohmann::json()}, {"late_step", late ? nlohmann::json(*late) : nlohmann::json()},
-               {"plateau_first", plateau_first}, {"unthresholded", un}};
+  m.details = {{"zero_var_step", z ? nlohmann::json(*z) : nlohmann::json()},
+               {"late_step", late ? nlohmann::json(*late) : nlohmann::json()},
+               {"plateau_first", plateau_first},
+               {"unthresholded", un}};
   return m;
 }
 
@@ -195,9 +201,10 @@ Measurement measure_transition_circuit(const MeasureInput& in) {
   const double c_before = circuit_at(before), c_after = circuit_at(after);  // the two the rule needs
   m.value = c_before < p["low"].get<double>() && c_after >= p["high"].get<double>() ? 1 : 0;
   const std::string name = p["circuit"]["kind"];
-  nlohmann::json un = {{"binding spike (largest " + p["window"].dump() + "-step rise of " + p["rise_set"].get<std::string>() + ")",
-                        std::to_string(spike->start) + "-" + std::to_string(spike->end)},
-                       {"paper's spike", "5300-5400"}};
+  nlohmann::json un = {
+      {"binding spike (largest " + p["window"].dump() + "-step rise of " + p["rise_set"].get<std::string>() + ")",
+       std::to_string(spike->start) + "-" + std::to_string(spike->end)},
+      {"paper's spike", "5300-5400"}};
   // The trajectory around the spike, from whatever checkpoints are at hand (report and figure only).
   nlohmann::json xs = nlohmann::json::array(), ys = nlohmann::json::array();
   for (int64_t s : h.checkpoint_steps) {
@@ -210,13 +217,23 @@ Measurement measure_transition_circuit(const MeasureInput& in) {
     } catch (const Unavailable&) {
     }
   }
-  m.details = {
-      {"spike_start", spike->start}, {"spike_end", spike->end}, {"spike_rise", spike->rise},
-      {"circuit_before", c_before}, {"circuit_after", c_after}, {"unthresholded", un},
-      {"figures", nlohmann::json::array({{{"id", "circuit_" + name}, {"paper_figure", "Figure 8"}, {"type", "lines"}, {"merge_seeds", true},
-                                          {"title", name + " around the binding spike"}, {"xlabel", "step"}, {"ylabel", name},
-                                          {"hlines", nlohmann::json::array({{{"at", p["low"]}, {"label", "low"}}, {{"at", p["high"]}, {"label", "high"}}})},
-                                          {"series", nlohmann::json::array({{{"name", name}, {"x", xs}, {"y", ys}}})}}})}};
+  m.details = {{"spike_start", spike->start},
+               {"spike_end", spike->end},
+               {"spike_rise", spike->rise},
+               {"circuit_before", c_before},
+               {"circuit_after", c_after},
+               {"unthresholded", un},
+               {"figures", nlohmann::json::array(
+                               {{{"id", "circuit_" + name},
+                                 {"paper_figure", "Figure 8"},
+                                 {"type", "lines"},
+                                 {"merge_seeds", true},
+                                 {"title", name + " around the binding spike"},
+                                 {"xlabel", "step"},
+                                 {"ylabel", name},
+                                 {"hlines", nlohmann::json::array({{{"at", p["low"]}, {"label", "low"}},
+                                                                   {{"at", p["high"]}, {"label", "high"}}})},
+                                 {"series", nlohmann::json::array({{{"name", name}, {"x", xs}, {"y", ys}}})}}})}};
   return m;
 }
 
@@ -238,7 +255,7 @@ double restricted_gap(const train::Checkpoint& ck, nlohmann::json& scores) {
   const auto& m = *ck.model;
   const task::Vocab vocab(ck.config.task);
   auto E = m.W_E().detach().cpu().to(torch::kFloat32);
-  auto q = E[vocab.equals()] + m.W_pos().detach().cpu().to(torch::kFloat32)[task::kEqualsPos];  // [D]
+  auto q = E[vocab.equals()] + m.W_pos().detach().cpu().to(torch::kFloat32)[task::kEqualsPos];            // [D]
   auto s = q.matmul(qk_matrix(m, 0)).matmul(E.slice(0, vocab.variable(0), vocab.variable(vocab.v)).t());  // [V]
   std::vector<bool> restricted(static_cast<size_t>(vocab.v), false);
   for (const auto* list : {&ck.config.task.restricted_first, &ck.config.task.restricted_second})
@@ -248,8 +265,10 @@ double restricted_gap(const train::Checkpoint& ck, nlohmann::json& scores) {
   for (int v = 0; v < vocab.v; ++v) {
     const double x = s[v].item<double>();
     scores[vocab.name(vocab.variable(v))] = x;
-    if (restricted[static_cast<size_t>(v)]) in += x, ++n_in;
-    else out += x, ++n_out;
+    if (restricted[static_cast<size_t>(v)])
+      in += x, ++n_in;
+    else
+      out += x, ++n_out;
   }
   if (!n_in || !n_out) throw Error("late_refinement: the run restricts no variable (or all of them)");
   return in / n_in - out / n_out;
@@ -263,7 +282,8 @@ Measurement measure_late_refinement(const MeasureInput& in) {
   const auto spike = find_spike(h, p, why);
   const auto refined = first_reaching(h.metrics, p["set"], p["level"].get<double>());
   nlohmann::json un = {{"paper's refinement spike", "14500-16000"}};
-  un["first step " + p["set"].get<std::string>() + " >= " + p["level"].dump()] = refined ? nlohmann::json(*refined) : nlohmann::json("never");
+  un["first step " + p["set"].get<std::string>() + " >= " + p["level"].dump()] =
+      refined ? nlohmann::json(*refined) : nlohmann::json("never");
   if (!spike) {
     un["binding spike"] = "none: " + why;
     m.details = {{"unthresholded", un}};
@@ -281,12 +301,13 @@ Measurement measure_late_refinement(const MeasureInput& in) {
   m.value = gap_to > gap_from ? 1 : 0;
   un["restricted - other variables, '=' layer-1 score at " + std::to_string(from)] = gap_from;
   un["restricted - other variables, '=' layer-1 score at " + std::to_string(to)] = gap_to;
-  m.details = {{"refined_step", *refined}, {"gap_from", gap_from}, {"gap_to", gap_to}, {"scores_from", s_from},
-               {"scores_to", s_to}, {"unthresholded", un}};
+  m.details = {{"refined_step", *refined}, {"gap_from", gap_from}, {"gap_to", gap_to},
+               {"scores_from", s_from},    {"scores_to", s_to},    {"unthresholded", un}};
   return m;
 }
 
-MeasurementKind history_kind(std::string name, std::string description, std::function<nlohmann::json(ObjectReader)> parse,
+MeasurementKind history_kind(std::string name, std::string description,
+                             std::function<nlohmann::json(ObjectReader)> parse,
                              std::function<Measurement(const MeasureInput&)> measure, std::string doc) {
   MeasurementKind k(std::move(name));
   k.description = std::move(description);
@@ -302,23 +323,27 @@ MeasurementKind history_kind(std::string name, std::string description, std::fun
 
 void register_dynamics(Registry& r) {
   const std::string spike_doc =
-      "rise_set, window: the binding spike is the window-step interval with the largest rise of rise_set (default test_1, 500)\n"
+      "rise_set, window: the binding spike is the window-step interval with the largest rise of rise_set (default "
+      "test_1, 500)\n"
       "after_set, after_level: ... searched after after_set first reaches after_level (default test_0, 0.98)\n";
-  r.add(history_kind("phase_order",
-                     "1 if early_set reaches early_level strictly before every late set reaches late_level, with a logged "
-                     "plateau (early set learned, first late set below plateau_below); else 0",
-                     parse_phase_order, measure_phase_order,
-                     "early_set, early_level (default test_0, 0.98)\nlate_sets, late_level (default [test_1, test_2], 0.9)\n"
-                     "plateau_below (default 0.6)"));
-  r.add(history_kind("transition_circuit",
-                     "1 if the circuit measure is below low `lead` steps before the binding spike and >= high at its end; else 0",
-                     parse_transition_circuit, measure_transition_circuit,
-                     spike_doc + "lead (default 1000), low (0.5), high (0.9)\ncircuit: {kind: a checkpoint kind, its parameters}"));
-  r.add(history_kind("late_refinement",
-                     "1 if `set` reaches `level` after the binding spike and the '=' layer-1 score of the restricted variables "
-                     "rises relative to the others' over that later window; else 0",
-                     parse_late_refinement, measure_late_refinement,
-                     spike_doc + "set, level: the var-restricted set and its level (default var_restricted_2, 0.9)"));
+  r.add(history_kind(
+      "phase_order",
+      "1 if early_set reaches early_level strictly before every late set reaches late_level, with a logged "
+      "plateau (early set learned, first late set below plateau_below); else 0",
+      parse_phase_order, measure_phase_order,
+      "early_set, early_level (default test_0, 0.98)\nlate_sets, late_level (default [test_1, test_2], 0.9)\n"
+      "plateau_below (default 0.6)"));
+  r.add(history_kind(
+      "transition_circuit",
+      "1 if the circuit measure is below low `lead` steps before the binding spike and >= high at its end; else 0",
+      parse_transition_circuit, measure_transition_circuit,
+      spike_doc + "lead (default 1000), low (0.5), high (0.9)\ncircuit: {kind: a checkpoint kind, its parameters}"));
+  r.add(history_kind(
+      "late_refinement",
+      "1 if `set` reaches `level` after the binding spike and the '=' layer-1 score of the restricted variables "
+      "rises relative to the others' over that later window; else 0",
+      parse_late_refinement, measure_late_refinement,
+      spike_doc + "set, level: the var-restricted set and its level (default var_restricted_2, 0.9)"));
 }
 
 }  // namespace cc::analysis

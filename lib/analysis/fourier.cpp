@@ -95,18 +95,30 @@ Measurement measure(const MeasureInput& in) {
   // Figure 11: the R^2 distribution over active neurons (and, for the Fourier form, the key frequencies).
   const bool fourier = p["form"] != "additive";
   std::vector<double> r2v(static_cast<size_t>(r2.numel()));
-  for (int64_t i = 0; i < r2.numel(); ++i) r2v[static_cast<size_t>(i)] = std::round(std::max(r2[i].item<double>(), -1.0) * 1e4) / 1e4;
-  out.details["figures"] = nlohmann::json::array({{{"id", "r2"}, {"paper_figure", "Figure 11"}, {"type", "histogram"}, {"bins", 40}, {"range", {-0.05, 1.0}},
-                             {"title", std::string("R^2 of the ") + (fourier ? "best single-frequency cosine" : "additive u(n)+w(m)") +
-                                           " fit, active layer-2 MLP neurons"},
-                             {"xlabel", "R^2"}, {"ylabel", "fraction of neurons"},
-                             {"series", nlohmann::json::array({{{"name", "active neurons"}, {"values", r2v}}})}}});
+  for (int64_t i = 0; i < r2.numel(); ++i)
+    r2v[static_cast<size_t>(i)] = std::round(std::max(r2[i].item<double>(), -1.0) * 1e4) / 1e4;
+  out.details["figures"] = nlohmann::json::array(
+      {{{"id", "r2"},
+        {"paper_figure", "Figure 11"},
+        {"type", "histogram"},
+        {"bins", 40},
+        {"range", {-0.05, 1.0}},
+        {"title", std::string("R^2 of the ") + (fourier ? "best single-frequency cosine" : "additive u(n)+w(m)") +
+                      " fit, active layer-2 MLP neurons"},
+        {"xlabel", "R^2"},
+        {"ylabel", "fraction of neurons"},
+        {"series", nlohmann::json::array({{{"name", "active neurons"}, {"values", r2v}}})}}});
   if (out.details.contains("key_frequency_histogram")) {
     nlohmann::json labels = nlohmann::json::array();
     for (size_t k = 0; k < out.details["key_frequency_histogram"].size(); ++k) labels.push_back(std::to_string(k));
-    out.details["figures"].push_back({{"id", "key_frequencies"}, {"paper_figure", "Figure 11"}, {"type", "bars"},
-                                      {"title", "best frequency k of each active neuron"}, {"xlabel", "k"},
-                                      {"ylabel", "neurons"}, {"labels", labels}, {"values", out.details["key_frequency_histogram"]}});
+    out.details["figures"].push_back({{"id", "key_frequencies"},
+                                      {"paper_figure", "Figure 11"},
+                                      {"type", "bars"},
+                                      {"title", "best frequency k of each active neuron"},
+                                      {"xlabel", "k"},
+                                      {"ylabel", "neurons"},
+                                      {"labels", labels},
+                                      {"values", out.details["key_frequency_histogram"]}});
   }
   return out;
 }
@@ -114,10 +126,12 @@ Measurement measure(const MeasureInput& in) {
 }  // namespace
 
 void register_fourier(Registry& r) {
-  const std::string doc = "eval_seed: seed of the distractors in all_pairs_0 (default 20260531)\n"
-                          "active_fraction: a neuron counts if its preactivation is positive on at least this share of the grid (0.01)";
+  const std::string doc =
+      "eval_seed: seed of the distractors in all_pairs_0 (default 20260531)\n"
+      "active_fraction: a neuron counts if its preactivation is positive on at least this share of the grid (0.01)";
   MeasurementKind additive("mlp_additive_r2");
-  additive.description = "median R^2 of the additive fit u(n) + w(m) of active layer-2 MLP preactivations over the N x N grid";
+  additive.description =
+      "median R^2 of the additive fit u(n) + w(m) of active layer-2 MLP preactivations over the N x N grid";
   additive.statistic = Statistic::Scalar;
   additive.parse_params = [](ObjectReader o) { return parse(std::move(o), "additive"); };
   additive.measure = measure;

@@ -15,9 +15,9 @@ enum class Statistic { Proportion, Scalar };
 
 struct Measurement {
   double value = std::numeric_limits<double>::quiet_NaN();
-  int64_t n = 0;           // sample size (proportions: trials)
-  int64_t successes = 0;   // proportions only
-  double ci_low = std::numeric_limits<double>::quiet_NaN();   // set by a kind with its own interval
+  int64_t n = 0;                                             // sample size (proportions: trials)
+  int64_t successes = 0;                                     // proportions only
+  double ci_low = std::numeric_limits<double>::quiet_NaN();  // set by a kind with its own interval
   double ci_high = std::numeric_limits<double>::quiet_NaN();
   nlohmann::json details = nlohmann::json::object();  // the data behind the value (e.g. a heatmap)
 };

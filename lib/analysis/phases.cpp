@@ -5,7 +5,8 @@
 
 namespace cc::analysis {
 
-std::optional<int64_t> first_reaching(const std::vector<nlohmann::json>& metrics, const std::string& set, double level) {
+std::optional<int64_t> first_reaching(const std::vector<nlohmann::json>& metrics, const std::string& set,
+                                      double level) {
   for (const auto& rec : metrics) {
     const auto acc = rec.find("acc");
     if (acc == rec.end() || !acc->contains(set) || !(*acc)[set].is_number()) continue;
@@ -17,14 +18,16 @@ std::optional<int64_t> first_reaching(const std::vector<nlohmann::json>& metrics
 namespace {
 
 // Both sets reached: the later of the two first steps.
-std::optional<int64_t> both_reaching(const std::vector<nlohmann::json>& metrics, const std::string& a, const std::string& b,
-                                     double level) {
+std::optional<int64_t> both_reaching(const std::vector<nlohmann::json>& metrics, const std::string& a,
+                                     const std::string& b, double level) {
   const auto x = first_reaching(metrics, a, level), y = first_reaching(metrics, b, level);
   if (!x || !y) return std::nullopt;
   return std::max(*x, *y);
 }
 
-nlohmann::json step_or_null(const std::optional<int64_t>& s) { return s ? nlohmann::json(*s) : nlohmann::json(nullptr); }
+nlohmann::json step_or_null(const std::optional<int64_t>& s) {
+  return s ? nlohmann::json(*s) : nlohmann::json(nullptr);
+}
 
 }  // namespace
 

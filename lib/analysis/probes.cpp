@@ -53,9 +53,9 @@ double probe_accuracy(const torch::Tensor& X, const torch::Tensor& y, int classe
 
 Measurement measure(const MeasureInput& in) {
   const auto& p = in.params;
-  const auto acts = activations(in.activations, in.checkpoint, p["sets"].get<std::vector<std::string>>(),
-                                p["size"].get<int>(), p["eval_seed"].get<uint64_t>(),
-                                {kResidMidAtEquals, kResidPostAtEquals});
+  const auto acts =
+      activations(in.activations, in.checkpoint, p["sets"].get<std::vector<std::string>>(), p["size"].get<int>(),
+                  p["eval_seed"].get<uint64_t>(), {kResidMidAtEquals, kResidPostAtEquals});
   const auto ex = acts.examples();
   std::vector<torch::Tensor> pre, post;
   acts.for_each([&](const model::ActivationCache& c, const std::vector<task::Example>&) {
@@ -63,14 +63,15 @@ Measurement measure(const MeasureInput& in) {
     post.push_back(c[kResidPostAtEquals.key()].to(torch::kCPU));
   });
   // Interleave the sets before splitting, so both halves hold every var-count.
-  auto perm = torch::randperm(static_cast<int64_t>(ex.size()), at::detail::createCPUGenerator(p["eval_seed"].get<uint64_t>()),
-                              torch::kLong);
+  auto perm = torch::randperm(static_cast<int64_t>(ex.size()),
+                              at::detail::createCPUGenerator(p["eval_seed"].get<uint64_t>()), torch::kLong);
   auto y = torch::empty({static_cast<int64_t>(ex.size())}, torch::kLong);
   for (size_t i = 0; i < ex.size(); ++i) y[static_cast<int64_t>(i)] = ex[i].target;
   const int classes = in.checkpoint.config.task.modulus;
   const int steps = p["steps"].get<int>();
   const double acc_pre = probe_accuracy(torch::cat(pre).index_select(0, perm), y.index_select(0, perm), classes, steps);
-  const double acc_post = probe_accuracy(torch::cat(post).index_select(0, perm), y.index_select(0, perm), classes, steps);
+  const double acc_post =
+      probe_accuracy(torch::cat(post).index_select(0, perm), y.index_select(0, perm), classes, steps);
   Measurement m;
   m.value = std::min(p["pre_max"].get<double>() - acc_pre, acc_post - p["post_min"].get<double>());
   m.n = static_cast<int64_t>(ex.size()) / 2;
@@ -84,12 +85,14 @@ Measurement measure(const MeasureInput& in) {
 
 void register_probes(Registry& r) {
   MeasurementKind probe("linear_probe_pre_post");
-  probe.description = "min(pre_max - probe acc on resid_mid, probe acc on resid_post - post_min): >= 0 iff the answer is "
+  probe.description =
+      "min(pre_max - probe acc on resid_mid, probe acc on resid_post - post_min): >= 0 iff the answer is "
       "linearly decodable after the layer-2 MLP and not before";
   probe.statistic = Statistic::Scalar;
   probe.parse_params = parse;
   probe.measure = measure;
-  probe.params_doc = "sets, size (per set, default 2000), eval_seed\npre_max (0.25), post_min (0.95)\nsteps: Adam steps (500)";
+  probe.params_doc =
+      "sets, size (per set, default 2000), eval_seed\npre_max (0.25), post_min (0.95)\nsteps: Adam steps (500)";
   probe.reads = {kResidMidAtEquals, kResidPostAtEquals};
   r.add(std::move(probe));
 }

@@ -22,7 +22,7 @@ namespace cc::analysis {
 // steps, through the same store as every claim (fixtures, cache, or training if the budget
 // allows). `checkpoint_at` throws Unavailable when the budget does not allow it.
 struct RunHistory {
-  std::vector<nlohmann::json> metrics;  // metrics.jsonl records, ascending step
+  std::vector<nlohmann::json> metrics;    // metrics.jsonl records, ascending step
   std::vector<int64_t> checkpoint_steps;  // steps the run's config keeps a checkpoint at, <= the subject step
   std::function<std::shared_ptr<const train::Checkpoint>(int64_t step)> checkpoint_at;
 };
@@ -34,8 +34,8 @@ struct Unavailable : Error {
 
 struct MeasureInput {
   const train::Checkpoint& checkpoint;
-  const nlohmann::json& params;  // as returned by the kind's parse_params
-  const RunHistory* history = nullptr;  // set for kinds with needs_history
+  const nlohmann::json& params;            // as returned by the kind's parse_params
+  const RunHistory* history = nullptr;     // set for kinds with needs_history
   ActivationStore* activations = nullptr;  // forward passes shared across claims (nullptr: computed per call)
 };
 

@@ -29,7 +29,9 @@ class RecordedThreads {
     train::apply_threads(used_);
   }
   ~RecordedThreads() { train::apply_threads(before_); }
-  nlohmann::json describe() const { return {{"torch_threads", used_.torch_threads}, {"blas_threads", used_.blas_threads}}; }
+  nlohmann::json describe() const {
+    return {{"torch_threads", used_.torch_threads}, {"blas_threads", used_.blas_threads}};
+  }
 
  private:
   train::ThreadSetup before_, used_;
@@ -70,8 +72,10 @@ Measurement train_twice(const MeasureInput& in) {
   Measurement out;
   out.value = model::max_abs_diff(first->model(), second->model());
   out.n = 1;
-  out.details = {{"steps", steps}, {"seed", in.checkpoint.config.seed},
-                 {"threads", {{"torch_threads", torch::get_num_threads()}}}, {"seconds", seconds_since(t0)}};
+  out.details = {{"steps", steps},
+                 {"seed", in.checkpoint.config.seed},
+                 {"threads", {{"torch_threads", torch::get_num_threads()}}},
+                 {"seconds", seconds_since(t0)}};
   return out;
 }
 
@@ -83,9 +87,10 @@ void require_recorded_kernels(const train::Checkpoint& ck) {
   const std::string want_aten = runtime.value("aten_cpu_capability", "avx2"), have_aten = train::aten_cpu_capability();
   if (!want.empty() && want == have && want_aten == have_aten) return;
   std::string why = unpinned_reason();
-  throw Unavailable(ck.path + " was trained on OpenBLAS kernel '" + (want.empty() ? "(not recorded)" : want) + "' and ATen " +
-                    want_aten + "; this process runs '" + (have.empty() ? "(not OpenBLAS)" : have) + "' and " + have_aten +
-                    (why.empty() ? "" : " (" + why + ")") + ", so bitwise reproduction is not expected here");
+  throw Unavailable(ck.path + " was trained on OpenBLAS kernel '" + (want.empty() ? "(not recorded)" : want) +
+                    "' and ATen " + want_aten + "; this process runs '" + (have.empty() ? "(not OpenBLAS)" : have) +
+                    "' and " + have_aten + (why.empty() ? "" : " (" + why + ")") +
+                    ", so bitwise reproduction is not expected here");
 }
 
 Measurement retrain(const MeasureInput& in) {
@@ -96,8 +101,11 @@ Measurement retrain(const MeasureInput& in) {
   Measurement out;
   out.value = model::max_abs_diff(trainer->model(), *in.checkpoint.model);
   out.n = 1;
-  out.details = {{"steps", in.checkpoint.step}, {"seed", in.checkpoint.config.seed}, {"threads", threads.describe()},
-                 {"compared_with", in.checkpoint.path}, {"seconds", seconds_since(t0)}};
+  out.details = {{"steps", in.checkpoint.step},
+                 {"seed", in.checkpoint.config.seed},
+                 {"threads", threads.describe()},
+                 {"compared_with", in.checkpoint.path},
+                 {"seconds", seconds_since(t0)}};
   return out;
 }
 
@@ -134,7 +142,8 @@ Measurement integrity(const MeasureInput& in) {
 void register_reproducibility(Registry& r) {
   {
     MeasurementKind k("train_twice_max_abs_diff");
-    k.description = "max |w1 - w2| after training the checkpoint's config and seed for `steps` steps twice in one process";
+    k.description =
+        "max |w1 - w2| after training the checkpoint's config and seed for `steps` steps twice in one process";
     k.statistic = Statistic::Scalar;
     k.parse_params = steps_param;
     k.measure = train_twice;
@@ -152,7 +161,8 @@ void register_reproducibility(Registry& r) {
   }
   {
     MeasurementKind k("fixture_integrity");
-    k.description = "problems in the fixtures tree holding the checkpoint: files missing, changed or unlisted in MANIFEST.sha256, "
+    k.description =
+        "problems in the fixtures tree holding the checkpoint: files missing, changed or unlisted in MANIFEST.sha256, "
         "or differing from their run.json";
     k.statistic = Statistic::Scalar;
     k.parse_params = no_params;

@@ -18,8 +18,8 @@ namespace {
 const SetCount& counts_at(const SweepSeriesPoint& p, const std::string& set, const SweepSeries& s) {
   auto it = p.sets.find(set);
   if (it == p.sets.end() || it->second.n == 0)
-    throw Error("sweep '" + s.sweep + "', seed " + std::to_string(s.seed) + ", " + s.axis + " = " + std::to_string(p.x) +
-                ": no '" + set + "' counts at step " + std::to_string(p.step));
+    throw Error("sweep '" + s.sweep + "', seed " + std::to_string(s.seed) + ", " + s.axis + " = " +
+                std::to_string(p.x) + ": no '" + set + "' counts at step " + std::to_string(p.step));
   return it->second;
 }
 
@@ -43,11 +43,19 @@ nlohmann::json curve_figure(const SweepSeries& s, const std::string& set, double
   }
   char lv[32];
   std::snprintf(lv, sizeof lv, "%.3g", level);
-  return {{"id", "sweep_curve"}, {"paper_figure", "Figure 3"}, {"type", "lines"}, {"merge_seeds", true},
-          {"title", set + " at step " + std::to_string(s.points.empty() ? 0 : s.points.front().step) + " vs " + s.axis},
-          {"xlabel", s.axis}, {"ylabel", "accuracy (" + set + ")"}, {"yrange", {0, 1.02}}, {"mark_reported", mark},
-          {"hlines", std::isnan(level) ? nlohmann::json::array() : nlohmann::json::array({{{"at", level}, {"label", std::string("level ") + lv}}})},
-          {"series", nlohmann::json::array({{{"name", set}, {"x", x}, {"y", y}}})}};
+  return {
+      {"id", "sweep_curve"},
+      {"paper_figure", "Figure 3"},
+      {"type", "lines"},
+      {"merge_seeds", true},
+      {"title", set + " at step " + std::to_string(s.points.empty() ? 0 : s.points.front().step) + " vs " + s.axis},
+      {"xlabel", s.axis},
+      {"ylabel", "accuracy (" + set + ")"},
+      {"yrange", {0, 1.02}},
+      {"mark_reported", mark},
+      {"hlines", std::isnan(level) ? nlohmann::json::array()
+                                   : nlohmann::json::array({{{"at", level}, {"label", std::string("level ") + lv}}})},
+      {"series", nlohmann::json::array({{{"name", set}, {"x", x}, {"y", y}}})}};
 }
 
 void require_points(const SweepSeries& s) {
@@ -123,7 +131,11 @@ Measurement measure_accuracy(const SweepMeasureInput& in) {
   m.n = c.n;
   m.successes = c.correct;
   m.value = c.accuracy();
-  m.details = {{"set", set}, {"axis", s.axis}, {"pick", in.params["pick"]}, {"at", chosen->x}, {"curve", curve(s, set)},
+  m.details = {{"set", set},
+               {"axis", s.axis},
+               {"pick", in.params["pick"]},
+               {"at", chosen->x},
+               {"curve", curve(s, set)},
                {"figures", nlohmann::json::array({curve_figure(s, set, std::nan(""), "hline")})}};
   return m;
 }
@@ -132,7 +144,8 @@ Measurement measure_accuracy(const SweepMeasureInput& in) {
 
 void register_sweep(Registry& r) {
   MeasurementKind threshold("sweep_threshold");
-  threshold.description = "smallest grid value of the sweep's axis from which the accuracy on `set` stays >= `level` "
+  threshold.description =
+      "smallest grid value of the sweep's axis from which the accuracy on `set` stays >= `level` "
       "at every larger grid value (infinity if the largest grid value fails)";
   threshold.statistic = Statistic::Scalar;
   threshold.parse_params = parse_threshold;
@@ -141,10 +154,12 @@ void register_sweep(Registry& r) {
   threshold.measure_sweep = measure_threshold;
   r.add(std::move(threshold));
   MeasurementKind accuracy("sweep_accuracy");
-  accuracy.description = "accuracy on `set` at the worst (or best) grid value in [from, to]; the whole curve in details";
+  accuracy.description =
+      "accuracy on `set` at the worst (or best) grid value in [from, to]; the whole curve in details";
   accuracy.statistic = Statistic::Proportion;
   accuracy.parse_params = parse_accuracy;
-  accuracy.params_doc = "set: evaluation set (default test_0)\nfrom, to: the grid values considered (default all)\n"
+  accuracy.params_doc =
+      "set: evaluation set (default test_0)\nfrom, to: the grid values considered (default all)\n"
       "pick: worst | best (default worst)";
   accuracy.subject = Subject::Sweep;
   accuracy.measure_sweep = measure_accuracy;

@@ -22,7 +22,7 @@ struct SweepSeriesPoint {
 };
 
 struct SweepSeries {
-  std::string sweep, axis;               // "pair_fraction", "task.pair_fraction"
+  std::string sweep, axis;  // "pair_fraction", "task.pair_fraction"
   uint64_t seed = 0;
   std::vector<SweepSeriesPoint> points;  // ascending x
 };

@@ -30,9 +30,11 @@ using theory::Sizes;
 nlohmann::json parse_common(ObjectReader& r) {
   nlohmann::json p;
   const nlohmann::json& sizes = r.raw("sizes");
-  if (!sizes.is_array() || sizes.empty() || sizes.size() > 16) r.fail("sizes", "expected a list of 1 to 16 [N, V, T] triples");
+  if (!sizes.is_array() || sizes.empty() || sizes.size() > 16)
+    r.fail("sizes", "expected a list of 1 to 16 [N, V, T] triples");
   for (const auto& s : sizes) {
-    if (!s.is_array() || s.size() != 3 || !s[0].is_number_integer() || !s[1].is_number_integer() || !s[2].is_number_integer())
+    if (!s.is_array() || s.size() != 3 || !s[0].is_number_integer() || !s[1].is_number_integer() ||
+        !s[2].is_number_integer())
       r.fail("sizes", "each size is [N, V, T], three integers");
     const int64_t N = s[0].get<int64_t>(), V = s[1].get<int64_t>(), T = s[2].get<int64_t>();
     if (N < 3 || N > 257 || N % 2 == 0) r.fail("sizes", "N must be odd, in [3, 257]");
@@ -41,7 +43,8 @@ nlohmann::json parse_common(ObjectReader& r) {
     p["sizes"].push_back({N, V, T});
   }
   const auto k = r.integers("assignments", {1, 4});
-  if (k.size() != 2 || k[0] < 1 || k[1] < k[0] || k[1] > 64) r.fail("assignments", "expected [min, max] with 1 <= min <= max");
+  if (k.size() != 2 || k[0] < 1 || k[1] < k[0] || k[1] > 64)
+    r.fail("assignments", "expected [min, max] with 1 <= min <= max");
   for (const auto& s : p["sizes"])
     if (k[1] > s[1].get<int64_t>() || k[1] > s[2].get<int64_t>() - 3)
       r.fail("assignments", "max must be <= V and <= T - 3 at every size");
@@ -108,20 +111,24 @@ double jackknife_se(const std::vector<double>& loo) {
 struct Share {
   double share = 0, cos = 0, se = 0;
   double cos_tag_rows = 0;  // the same cosine with -∇L restricted to the rows Φ1 e_v (the terms G* lives in)
-  nlohmann::json blocks;  // where the rest of |∇L|^2 sits
+  nlohmann::json blocks;    // where the rest of |∇L|^2 sits
 };
 
 // |g|^2 by (row block, column block) of the residual basis, the blocks holding >= 1 %.
 nlohmann::json block_shares(const Model& model, const torch::Tensor& g) {
   const Sizes& s = model.sizes();
   const std::vector<std::pair<std::string, std::pair<int, int>>> blocks = {
-      {"num", {0, s.N}}, {"var", {s.N, s.N + s.V}}, {"pad", {s.N + s.V, s.N + s.V + 1}},
-      {"pos", {s.N + s.V + 1, s.N + s.V + 1 + s.T}}, {"tag", {s.N + s.V + 1 + s.T, model.dim()}}};
+      {"num", {0, s.N}},
+      {"var", {s.N, s.N + s.V}},
+      {"pad", {s.N + s.V, s.N + s.V + 1}},
+      {"pos", {s.N + s.V + 1, s.N + s.V + 1 + s.T}},
+      {"tag", {s.N + s.V + 1 + s.T, model.dim()}}};
   const double total = g.pow(2).sum().item<double>();
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [rn, rr] : blocks)
     for (const auto& [cn, cr] : blocks) {
-      const double part = g.slice(0, rr.first, rr.second).slice(1, cr.first, cr.second).pow(2).sum().item<double>() / total;
+      const double part =
+          g.slice(0, rr.first, rr.second).slice(1, cr.first, cr.second).pow(2).sum().item<double>() / total;
       if (part >= 0.01) out[rn + "×" + cn] = std::round(part * 1e4) / 1e4;
     }
   return out;
@@ -208,7 +215,8 @@ Measurement measure_key_share(const TheoryMeasureInput& in) {
   const auto& p = in.params;
   Measurement m;
   m.n = p["samples"];
-  nlohmann::json grid = nlohmann::json::array(), un = nlohmann::json::object(), xs = nlohmann::json::array(), ys = nlohmann::json::array();
+  nlohmann::json grid = nlohmann::json::array(), un = nlohmann::json::object(), xs = nlohmann::json::array(),
+                 ys = nlohmann::json::array();
   for (size_t i = 0; i < p["sizes"].size(); ++i) {
     const Model model(sizes_at(p, i));
     KeyShare k;
@@ -217,7 +225,11 @@ Measurement measure_key_share(const TheoryMeasureInput& in) {
       k = key_share(model, p, in.seed);
     }
     const std::string label = size_label(model.sizes());
-    grid.push_back({{"size", label}, {"key_share", k.share}, {"se", k.se}, {"along_G*", k.along}, {"along_G*_from_t*", k.along_key}});
+    grid.push_back({{"size", label},
+                    {"key_share", k.share},
+                    {"se", k.se},
+                    {"along_G*", k.along},
+                    {"along_G*_from_t*", k.along_key}});
     un["t*-key share along G* at " + label] = k.share;
     xs.push_back(static_cast<double>(i));
     ys.push_back(k.share);
@@ -228,11 +240,17 @@ Measurement measure_key_share(const TheoryMeasureInput& in) {
     }
     if (p["value"] == "key_share") break;
   }
-  m.details = {{"grid", grid}, {"unthresholded", un},
-               {"figures", nlohmann::json::array({{{"id", "t1c_key_share"}, {"paper_figure", "§7"}, {"type", "lines"}, {"merge_seeds", true},
-                                                   {"title", "share of -∇L(W_0) along G* from the key at t*"},
-                                                   {"xlabel", "grid index (sizes in the report)"}, {"ylabel", "t*-key share"},
-                                                   {"series", nlohmann::json::array({{{"name", "t* share"}, {"x", xs}, {"y", ys}}})}}})}};
+  m.details = {{"grid", grid},
+               {"unthresholded", un},
+               {"figures", nlohmann::json::array(
+                               {{{"id", "t1c_key_share"},
+                                 {"paper_figure", "§7"},
+                                 {"type", "lines"},
+                                 {"merge_seeds", true},
+                                 {"title", "share of -∇L(W_0) along G* from the key at t*"},
+                                 {"xlabel", "grid index (sizes in the report)"},
+                                 {"ylabel", "t*-key share"},
+                                 {"series", nlohmann::json::array({{{"name", "t* share"}, {"x", xs}, {"y", ys}}})}}})}};
   return m;
 }
 
@@ -249,7 +267,12 @@ Measurement measure_alignment(const TheoryMeasureInput& in) {
       torch::AutoGradMode enable(true);
       s = alignment(model, batch_gradients(model, p, in.seed));
     }
-    grid.push_back({{"size", size_label(model.sizes())}, {"share", s.share}, {"se", s.se}, {"cos", s.cos}, {"cos_within_tag_rows", s.cos_tag_rows}, {"beta", model.beta()},
+    grid.push_back({{"size", size_label(model.sizes())},
+                    {"share", s.share},
+                    {"se", s.se},
+                    {"cos", s.cos},
+                    {"cos_within_tag_rows", s.cos_tag_rows},
+                    {"beta", model.beta()},
                     {"blocks", s.blocks}});
     xs.push_back(static_cast<double>(i));
     ys.push_back(s.share);
@@ -275,12 +298,18 @@ Measurement measure_alignment(const TheoryMeasureInput& in) {
     un["share at " + g["size"].get<std::string>()] = g["share"];
     un["cos(-∇L restricted to the Φ1 e_v rows, G*) at " + g["size"].get<std::string>()] = g["cos_within_tag_rows"];
   }
-  m.details = {{"grid", grid}, {"unthresholded", un},
-               {"figures", nlohmann::json::array({{{"id", "t1a_share"}, {"paper_figure", "§7"}, {"type", "lines"}, {"merge_seeds", true},
-                                                   {"title", "share of |∇L(W_0)|² along G* over the size grid"},
-                                                   {"xlabel", "grid index (sizes in the report)"}, {"ylabel", "cos²(−∇L, G*)"},
-                                                   {"yrange", {0, 1.02}},
-                                                   {"series", nlohmann::json::array({{{"name", "share"}, {"x", xs}, {"y", ys}}})}}})}};
+  m.details = {{"grid", grid},
+               {"unthresholded", un},
+               {"figures", nlohmann::json::array(
+                               {{{"id", "t1a_share"},
+                                 {"paper_figure", "§7"},
+                                 {"type", "lines"},
+                                 {"merge_seeds", true},
+                                 {"title", "share of |∇L(W_0)|² along G* over the size grid"},
+                                 {"xlabel", "grid index (sizes in the report)"},
+                                 {"ylabel", "cos²(−∇L, G*)"},
+                                 {"yrange", {0, 1.02}},
+                                 {"series", nlohmann::json::array({{{"name", "share"}, {"x", xs}, {"y", ys}}})}}})}};
   return m;
 }
 
@@ -302,7 +331,8 @@ struct StepResult {
 // The attention '=' puts on the constant m and on t*, summed over the chunk, from its scores [B, T].
 std::pair<double, double> attention_on_operands(const Model& model, const Batch& b, const torch::Tensor& scores) {
   auto attn = torch::softmax(scores, 1);
-  return {attn.select(1, model.sizes().T - 2).sum().item<double>(), attn.gather(1, b.target.unsqueeze(1)).sum().item<double>()};
+  return {attn.select(1, model.sizes().T - 2).sum().item<double>(),
+          attn.gather(1, b.target.unsqueeze(1)).sum().item<double>()};
 }
 
 StepResult one_step(const Model& model, const nlohmann::json& p, uint64_t seed) {
@@ -317,7 +347,9 @@ StepResult one_step(const Model& model, const nlohmann::json& p, uint64_t seed) 
   // Fresh sequences (an index no gradient batch uses), judged chunk by chunk. ρ1 (attention on the
   // constant m) and ρ2 (on t*) are their averages at W_0; η needs them before W_1 exists, so each
   // chunk is drawn again for the second pass rather than held (at T = 64 all of them would be ~1 GB).
-  auto fresh = [&](int64_t done) { return model.sample(std::min(chunk, n - done), seed, (uint64_t{1} << 40) + static_cast<uint64_t>(done)); };
+  auto fresh = [&](int64_t done) {
+    return model.sample(std::min(chunk, n - done), seed, (uint64_t{1} << 40) + static_cast<uint64_t>(done));
+  };
   StepResult r;
   for (int64_t done = 0; done < n; done += chunk) {
     const auto b = fresh(done);
@@ -360,11 +392,17 @@ Measurement measure_one_step(const TheoryMeasureInput& in) {
     const Model model(sizes_at(p, i));
     const StepResult r = one_step(model, p, in.seed);
     const std::string label = size_label(model.sizes());
-    grid.push_back({{"size", label}, {"rho1", r.rho1}, {"rho2", r.rho2}, {"eta", r.eta}, {"n", r.n},
-                    {"rho1_after", r.rho1_after}, {"rho2_after", r.rho2_after},
+    grid.push_back({{"size", label},
+                    {"rho1", r.rho1},
+                    {"rho2", r.rho2},
+                    {"eta", r.eta},
+                    {"n", r.n},
+                    {"rho1_after", r.rho1_after},
+                    {"rho2_after", r.rho2_after},
                     {"assigned_attention", static_cast<double>(r.attend) / r.n},
                     {"accuracy_before", static_cast<double>(r.correct_before) / r.n},
-                    {"accuracy_after", static_cast<double>(r.correct_after) / r.n}, {"by_assignments", r.attend_by_k}});
+                    {"accuracy_after", static_cast<double>(r.correct_after) / r.n},
+                    {"by_assignments", r.attend_by_k}});
     un["accuracy before the step at " + label] = static_cast<double>(r.correct_before) / r.n;
     un[(attention ? "accuracy after the step at " : "assigned attention after the step at ") + label] =
         static_cast<double>(attention ? r.correct_after : r.attend) / r.n;
@@ -391,23 +429,28 @@ void register_theory(Registry& r) {
       "samples: Monte Carlo sequences per size (default 32768)\nbatches: jackknife batches (default 8)\n"
       "phi1: identity | scrambled (the control: constants carry a random variable's tag)\n";
   MeasurementKind alignment("theory_gradient_alignment");
-  alignment.description = "§7 disentangled model: share of |∇L(W_0)|² along the associative memory G* (cos²), or its "
+  alignment.description =
+      "§7 disentangled model: share of |∇L(W_0)|² along the associative memory G* (cos²), or its "
       "smallest increase along the size grid";
   alignment.statistic = Statistic::Scalar;
   alignment.parse_params = parse_alignment;
-  alignment.params_doc = common + "value: share | min_increase | key_share (the part of -∇L's component along G* that the key at "
+  alignment.params_doc =
+      common +
+      "value: share | min_increase | key_share (the part of -∇L's component along G* that the key at "
       "t* contributes) | min_key_share (its smallest value over the grid) (default share)";
   alignment.subject = Subject::Theory;
   alignment.theory = "disentangled";
   alignment.measure_theory = measure_alignment;
   r.add(std::move(alignment));
   MeasurementKind step("theory_one_step");
-  step.description = "§7 disentangled model after one gradient step with the paper's η: share of one-variable sequences "
+  step.description =
+      "§7 disentangled model after one gradient step with the paper's η: share of one-variable sequences "
       "whose '=' scores the operand's assignment highest, or the model's accuracy";
   step.statistic = Statistic::Proportion;
   step.parse_params = parse_one_step;
-  step.params_doc = common + "value: assigned_attention | accuracy (default assigned_attention)\n"
-      "eval_size: fresh sequences judged (default 10000)";
+  step.params_doc = common +
+                    "value: assigned_attention | accuracy (default assigned_attention)\n"
+                    "eval_size: fresh sequences judged (default 10000)";
   step.subject = Subject::Theory;
   step.theory = "disentangled";
   step.measure_theory = measure_one_step;

@@ -45,7 +45,7 @@ Design Design::from_yaml(ObjectReader r, const nlohmann::json& base_config) {
       const std::string key = f.string("key");
       factor.low = {{key, f.raw("low")}};
       factor.high = {{key, f.raw("high")}};
-    } else {             // several keys: low and high are {key: value} with the same keys
+    } else {  // several keys: low and high are {key: value} with the same keys
       factor.low = f.raw("low");
       factor.high = f.raw("high");
       if (!factor.low.is_object() || !factor.high.is_object() || factor.low.empty())
@@ -101,9 +101,11 @@ Design Design::from_yaml(ObjectReader r, const nlohmann::json& base_config) {
       std::sort(ga.begin(), ga.end());
       std::sort(gb.begin(), gb.end());
       if (!ga.empty() && ga == gb)
-        gr.fail(d.factors[b].name, "has the same generator as '" + d.factors[a].name + "': their effects could not be told apart");
+        gr.fail(d.factors[b].name,
+                "has the same generator as '" + d.factors[a].name + "': their effects could not be told apart");
     }
-  if (base.size() > kMaxBaseFactors) r.fail("factors", "more than " + std::to_string(kMaxBaseFactors) + " base factors");
+  if (base.size() > kMaxBaseFactors)
+    r.fail("factors", "more than " + std::to_string(kMaxBaseFactors) + " base factors");
   r.finish();
 
   const size_t n_rows = size_t{1} << base.size();
@@ -134,7 +136,8 @@ Design Design::from_yaml(ObjectReader r, const nlohmann::json& base_config) {
 nlohmann::json Design::to_json() const {
   nlohmann::json factors_json = nlohmann::json::array(), rows_json = nlohmann::json::array();
   for (const auto& f : factors)
-    factors_json.push_back({{"name", f.name}, {"tag", f.tag}, {"low", f.low}, {"high", f.high}, {"generator", f.generator}});
+    factors_json.push_back(
+        {{"name", f.name}, {"tag", f.tag}, {"low", f.low}, {"high", f.high}, {"generator", f.generator}});
   for (const auto& r : rows) rows_json.push_back({{"variant", r.variant}, {"levels", r.levels}});
   return {{"factors", factors_json}, {"rows", rows_json}};
 }

@@ -20,8 +20,11 @@ std::string run_folder(const std::string& root, const RunSpec& spec, uint64_t se
 
 // What the report's provenance table says of a checkpoint read: where from, how far trained, on what.
 nlohmann::json provenance_of(const std::string& dir, int64_t step, double train_wall_s, const train::Checkpoint& ck) {
-  return {{"dir", dir}, {"step", step}, {"train_wall_s", train_wall_s},
-          {"device", ck.sidecar.value("device", "cpu")}, {"runtime", ck.sidecar.value("runtime", nlohmann::json())}};
+  return {{"dir", dir},
+          {"step", step},
+          {"train_wall_s", train_wall_s},
+          {"device", ck.sidecar.value("device", "cpu")},
+          {"runtime", ck.sidecar.value("runtime", nlohmann::json())}};
 }
 
 }  // namespace
@@ -60,7 +63,8 @@ std::vector<std::string> RunStore::dirs(const RunSpec& spec, uint64_t seed) cons
   const std::string hash = spec.for_seed(seed).weights_hash();
   for (const auto& name : runs_.names()) {
     const RunSpec& other = *runs_.find(name);
-    if (other.name == spec.name || std::find(other.seeds.begin(), other.seeds.end(), seed) == other.seeds.end()) continue;
+    if (other.name == spec.name || std::find(other.seeds.begin(), other.seeds.end(), seed) == other.seeds.end())
+      continue;
     if (other.for_seed(seed).weights_hash() != hash) continue;
     out.push_back(fixture_dir(other, seed));
     out.push_back(cache_dir(other, seed));
@@ -69,7 +73,8 @@ std::vector<std::string> RunStore::dirs(const RunSpec& spec, uint64_t seed) cons
   return out;
 }
 
-std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint64_t seed, int64_t step, std::string& why) {
+std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint64_t seed, int64_t step,
+                                                       std::string& why) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   for (const auto& dir : dirs(spec, seed)) {
     const std::string path = train::checkpoint_path(dir, step);
@@ -90,12 +95,13 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
     fs::remove_all(dir);  // a half-written one from an interrupted process
     train_into(spec, seed, dir, /*stop_after=*/0);
     auto ck = load(train::checkpoint_path(dir, 0), spec);
-    provenance_[spec.name + "/seed" + std::to_string(seed) + " (init)"] = provenance_of(dir, 0, 0.0, *ck);  // made here: no training
+    provenance_[spec.name + "/seed" + std::to_string(seed) + " (init)"] =
+        provenance_of(dir, 0, 0.0, *ck);  // made here: no training
     return ck;
   }
   if (opts_.budget < spec.tier) {
-    why = "run '" + spec.name + "' seed " + std::to_string(seed) + " step " + std::to_string(step) +
-          " is not in " + fixture_dir(spec, seed) + " nor the cache, and training it needs --budget " + tier_name(spec.tier);
+    why = "run '" + spec.name + "' seed " + std::to_string(seed) + " step " + std::to_string(step) + " is not in " +
+          fixture_dir(spec, seed) + " nor the cache, and training it needs --budget " + tier_name(spec.tier);
     return nullptr;
   }
   if (spec.tier == Tier::Gpu && opts_.device.is_cpu()) {
@@ -125,8 +131,8 @@ std::vector<std::string> RunStore::missing_fixtures() const {
         return d.rfind(root, 0) == 0 && fs::exists(d + "/run.json");
       });
       if (!found)
-        out.push_back(fixture_dir(spec, seed) + ": missing (runs.yaml commits run '" + name + "' seed " + std::to_string(seed) +
-                      ", and no equal-config run's folder holds it)");
+        out.push_back(fixture_dir(spec, seed) + ": missing (runs.yaml commits run '" + name + "' seed " +
+                      std::to_string(seed) + ", and no equal-config run's folder holds it)");
     }
   }
   for (const auto& sweep : runs_.sweeps()) {

@@ -18,9 +18,12 @@ Tier parse_tier(const std::string& s) {
 
 std::string tier_name(Tier t) {
   switch (t) {
-    case Tier::Fixture: return "fixture";
-    case Tier::Cpu: return "cpu";
-    default: return "gpu";
+    case Tier::Fixture:
+      return "fixture";
+    case Tier::Cpu:
+      return "cpu";
+    default:
+      return "gpu";
   }
 }
 
@@ -65,8 +68,8 @@ Runs Runs::load(const std::string& path) {
   // A run with `base: OTHER` starts from OTHER's config (every field) and changes only what its own
   // `config:` sets; bases resolve in any order, a cycle is an error.
   std::set<std::string> loading;
-  std::function<const RunSpec&(const std::string&, const SourcePos&)> load_run = [&](const std::string& name,
-                                                                                  const SourcePos& from) -> const RunSpec& {
+  std::function<const RunSpec&(const std::string&, const SourcePos&)> load_run =
+      [&](const std::string& name, const SourcePos& from) -> const RunSpec& {
     if (auto it = runs.runs_.find(name); it != runs.runs_.end()) return it->second;
     if (!doc.value["runs"].contains(name)) throw Error(from, "unknown base run '" + name + "'");
     if (!loading.insert(name).second) throw Error(from, "run '" + name + "' is its own base (a cycle of base:)");
@@ -134,11 +137,12 @@ std::vector<std::string> Runs::names() const {
 train::RunConfig load_run_config(const std::string& path, const std::string& run) {
   YamlDoc doc = load_yaml_file(path);
   if (doc.value.is_object() && doc.value.contains("runs")) {
-    if (run.empty()) throw Error(path + ": holds several runs; name one with --run (" + [&] {
-                                   std::string s;
-                                   for (const auto& kv : doc.value["runs"].items()) s += (s.empty() ? "" : ", ") + kv.key();
-                                   return s;
-                                 }() + ")");
+    if (run.empty())
+      throw Error(path + ": holds several runs; name one with --run (" + [&] {
+        std::string s;
+        for (const auto& kv : doc.value["runs"].items()) s += (s.empty() ? "" : ", ") + kv.key();
+        return s;
+      }() + ")");
     const Runs runs = Runs::load(path);
     const RunSpec* spec = runs.find(run);
     if (!spec) throw Error(path + ": no run named '" + run + "'");

@@ -21,8 +21,8 @@ Tier parse_tier(const std::string& s);  // throws cc::Error
 std::string tier_name(Tier t);
 
 struct RunSpec {
-  std::string name;         // a run of `runs:`, or SWEEP/VARIANT for a variant of a sweep
-  std::string cache_name;   // the run cache's folder prefix when it is not `name` (a variant: its sweep's)
+  std::string name;        // a run of `runs:`, or SWEEP/VARIANT for a variant of a sweep
+  std::string cache_name;  // the run cache's folder prefix when it is not `name` (a variant: its sweep's)
   std::vector<uint64_t> seeds;
   Tier tier = Tier::Cpu;
   train::RunConfig config;  // config.seed is a placeholder; the seed comes from `seeds`

@@ -98,9 +98,11 @@ analysis::SweepSeries series_for_seed(const std::string& sweep, const std::vecto
       q.step = p.final_step;
       q.sets = p.final_sets;
     } else {
-      auto it = std::find_if(p.metrics.begin(), p.metrics.end(), [](const nlohmann::json& m) { return m["step"] == 0; });
+      auto it =
+          std::find_if(p.metrics.begin(), p.metrics.end(), [](const nlohmann::json& m) { return m["step"] == 0; });
       if (it == p.metrics.end())
-        throw Error("sweep '" + sweep + "' point " + std::to_string(p.index) + " has no step-0 metrics (the negative control)");
+        throw Error("sweep '" + sweep + "' point " + std::to_string(p.index) +
+                    " has no step-0 metrics (the negative control)");
       q.step = 0;
       for (const auto& [name, acc] : (*it)["acc"].items()) {
         const int64_t n = (*it)["n"].value(name, int64_t{0});

@@ -1,8 +1,8 @@
 #pragma once
 // A collected sweep: fixtures/sweeps/NAME/summary.jsonl, one JSON object a point, in plan order:
 //   {"index": 3, "axes": {"task.pair_fraction": 0.25}, "seed": 0, "config_hash": "…",
-//    "final": {"step": 30000, "eval_seed": 20260531, "sets": {"test_0": {"n": 10000, "correct": 9981, "loss": 0.01}, …}},
-//    "metrics": [{"step": 0, "acc": {…}, "n": {…}, "train_loss": …}, …]}   (the log at a coarse cadence)
+//    "final": {"step": 30000, "eval_seed": 20260531, "sets": {"test_0": {"n": 10000, "correct": 9981, "loss": 0.01},
+//    …}}, "metrics": [{"step": 0, "acc": {…}, "n": {…}, "train_loss": …}, …]}   (the log at a coarse cadence)
 // No wall times: the same points give the same bytes, whichever machine or scheduler trained them.
 #include <nlohmann/json.hpp>
 

@@ -25,12 +25,9 @@ std::string SweepPoint::label() const {
 nlohmann::json SweepSpec::definition() const {
   nlohmann::json axes_json = nlohmann::json::array();
   for (const auto& a : axes) axes_json.push_back({{"key", a.key}, {"values", a.values}});
-  nlohmann::json d = {{"name", name},
-                      {"base", base},
-                      {"seeds", seeds},
-                      {"set", set},
-                      {"axes", axes_json},
-                      {"final_eval", {{"size", final_eval_size}, {"eval_seed", final_eval_seed}}}};
+  nlohmann::json d = {{"name", name},      {"base", base},
+                      {"seeds", seeds},    {"set", set},
+                      {"axes", axes_json}, {"final_eval", {{"size", final_eval_size}, {"eval_seed", final_eval_seed}}}};
   if (!variants.empty()) d["variants"] = variants;
   if (!design.is_null()) d["design"] = design;
   return d;
@@ -90,8 +87,9 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
 
     const int layouts = int{r.has("axes")} + int{r.has("variants")} + int{r.has("design")};
     if (layouts != 1)
-      r.fail(r.has("axes") ? "axes" : "variants",
-             "a sweep has one of axes (a grid), variants (named changes to the base) or design (a fractional factorial)");
+      r.fail(
+          r.has("axes") ? "axes" : "variants",
+          "a sweep has one of axes (a grid), variants (named changes to the base) or design (a fractional factorial)");
     size_t combos = 1;
     if (r.has("variants") || r.has("design")) {
       // Named changes to the base, each a config of its own, errors at the value's position: written
@@ -149,7 +147,8 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
       }
       combos = axis.values.size();
       if (combos * s.seeds.size() > kMaxSweepPoints)
-        r.fail(r.has("design") ? "design" : "variants", "the sweep would have more than " + std::to_string(kMaxSweepPoints) + " points");
+        r.fail(r.has("design") ? "design" : "variants",
+               "the sweep would have more than " + std::to_string(kMaxSweepPoints) + " points");
       s.axes.push_back(std::move(axis));
     } else {
       // axes: {key: [values]}, each value checked alone, at its own position.
@@ -167,7 +166,8 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
         for (size_t i = 0; i < list.size(); ++i) {
           const SourcePos pos = doc.at(apath + "/" + std::to_string(i));
           for (const auto& seen : axis.values)
-            if (seen == list[i] || (seen.is_number() && list[i].is_number() && seen.get<double>() == list[i].get<double>()))
+            if (seen == list[i] ||
+                (seen.is_number() && list[i].is_number() && seen.get<double>() == list[i].get<double>()))
               throw Error(pos, "axis '" + kv.key() + "': value " + value_text(list[i]) + " is listed twice");
           nlohmann::json j = with_set;
           j[nlohmann::json::json_pointer(pointer_of(kv.key()))] = list[i];

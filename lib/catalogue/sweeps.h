@@ -37,26 +37,26 @@ constexpr size_t kMaxSweepPoints = 1000;  // a larger sweep is almost certainly 
 constexpr const char* kVariantAxis = "variant";
 
 struct SweepAxis {
-  std::string key;                   // dotted config key: task.pair_fraction
+  std::string key;  // dotted config key: task.pair_fraction
   std::vector<nlohmann::json> values;
 };
 
 struct SweepPoint {
-  size_t index = 0;                  // position in plan order (axis combinations, then seeds)
-  nlohmann::json axes;               // {"task.pair_fraction": 0.25}
+  size_t index = 0;     // position in plan order (axis combinations, then seeds)
+  nlohmann::json axes;  // {"task.pair_fraction": 0.25}
   uint64_t seed = 0;
-  train::RunConfig config;           // seed and name (= the sweep's name) set
-  std::string config_hash;           // config.weights_hash()
-  std::string label() const;         // "task.pair_fraction=0.25 seed=1"
+  train::RunConfig config;    // seed and name (= the sweep's name) set
+  std::string config_hash;    // config.weights_hash()
+  std::string label() const;  // "task.pair_fraction=0.25 seed=1"
 };
 
 struct SweepSpec {
   std::string name, base;
   std::vector<uint64_t> seeds;
-  nlohmann::json set = nlohmann::json::object();  // dotted key -> value, every point
-  std::vector<SweepAxis> axes;       // with variants: the one axis kVariantAxis over their names
+  nlohmann::json set = nlohmann::json::object();       // dotted key -> value, every point
+  std::vector<SweepAxis> axes;                         // with variants: the one axis kVariantAxis over their names
   nlohmann::json variants = nlohmann::json::object();  // name -> {dotted key: value}
-  nlohmann::json design;             // null, or a `design:`'s factors and rows (claims/design.h): its rows are the variants
+  nlohmann::json design;  // null, or a `design:`'s factors and rows (claims/design.h): its rows are the variants
   int final_eval_size = 10000;
   uint64_t final_eval_seed = 20260531;  // the claims' accuracy seed: independent of the training log
   // Whether its results are committed (fixtures/sweeps/NAME for a grid, fixtures/NAME/VARIANT/seedK
@@ -64,7 +64,7 @@ struct SweepSpec {
   // for a sweep whose evidence lives elsewhere (batch_seeds: reports/assumptions.md).
   bool committed = true;
   SourcePos where;
-  std::vector<SweepPoint> points;    // expanded and validated at load
+  std::vector<SweepPoint> points;  // expanded and validated at load
 
   nlohmann::json definition() const;  // what a manifest records
   // Points of shard `shard` of `count` (index % count == shard): interleaved, so every shard

@@ -17,8 +17,9 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Keys that change only what is logged, or how a step is computed: not a choice about the paper's setup.
-const std::set<std::string> kNotChoices = {"train.eval_every", "train.eval_size", "train.eval_seed", "train.checkpoint_steps",
-                                           "train.checkpoint_every", "train.resume_every", "train.engine"};
+const std::set<std::string> kNotChoices = {
+    "train.eval_every",       "train.eval_size",    "train.eval_seed", "train.checkpoint_steps",
+    "train.checkpoint_every", "train.resume_every", "train.engine"};
 
 // One configuration: a run (SWEEP/VARIANT, or the default run) with its claim results and phases.
 struct Config {
@@ -28,9 +29,9 @@ struct Config {
   std::map<uint64_t, analysis::PhaseSteps> phases;
   std::map<uint64_t, double> scores;  // seeds with every score term measured
   std::vector<uint64_t> seeds;
-  nlohmann::json changes;             // its choices that differ from the default run's
+  nlohmann::json changes;  // its choices that differ from the default run's
   int64_t learned = 0;
-  double score = kInf;                // mean over `scores`
+  double score = kInf;  // mean over `scores`
 };
 
 const ClaimResult* find_result(const std::vector<ClaimResult>& results, const std::string& id) {
@@ -60,12 +61,16 @@ void score(Config& c, const PaperFacts& f) {
         break;
       }
       const double acc = 100 * sr->m.value;
-      s += term.below_threshold ? std::max(0.0, 100 * r->claim.rule.threshold - acc) : std::abs(acc - 100 * *r->claim.reported);
+      s += term.below_threshold ? std::max(0.0, 100 * r->claim.rule.threshold - acc)
+                                : std::abs(acc - 100 * *r->claim.reported);
     }
     if (!complete) continue;
-    const double last = static_cast<double>(c.spec->config.train.steps);  // a phase never reached counts as reached here
-    s += window_distance(p.binding ? static_cast<double>(*p.binding) : last, f.binding.low, f.binding.high) / f.steps_per_point;
-    s += window_distance(p.var_restricted ? static_cast<double>(*p.var_restricted) : last, f.refinement.low, f.refinement.high) /
+    const double last =
+        static_cast<double>(c.spec->config.train.steps);  // a phase never reached counts as reached here
+    s += window_distance(p.binding ? static_cast<double>(*p.binding) : last, f.binding.low, f.binding.high) /
+         f.steps_per_point;
+    s += window_distance(p.var_restricted ? static_cast<double>(*p.var_restricted) : last, f.refinement.low,
+                         f.refinement.high) /
          f.steps_per_point;
     c.scores[seed] = s;
   }
@@ -85,7 +90,8 @@ nlohmann::json differing_choices(const catalogue::RunSpec& spec, const catalogue
     for (const auto& [key, value] : a[section].items()) {
       const std::string full = std::string(section) + "." + key;
       if (kNotChoices.count(full)) continue;
-      if (!b[section].contains(key) || b[section][key] != value) out.push_back(full + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
+      if (!b[section].contains(key) || b[section][key] != value)
+        out.push_back(full + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
     }
   for (const auto& [key, value] : b["train"].items())  // a knob the reference sets and this run leaves at its default
     if (!a["train"].contains(key) && !kNotChoices.count("train." + key)) out.push_back("train." + key + "=(default)");
@@ -182,8 +188,9 @@ MannWhitney mann_whitney_less(const std::vector<double>& a, const std::vector<do
 }
 
 nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, const std::string& default_run,
-                                const std::vector<MeasuredSweep>& sweeps, const catalogue::Runs& runs, catalogue::RunStore& store,
-                                const PaperFacts& facts, const std::vector<ClaimResult>& on_thresholds) {
+                                const std::vector<MeasuredSweep>& sweeps, const catalogue::Runs& runs,
+                                catalogue::RunStore& store, const PaperFacts& facts,
+                                const std::vector<ClaimResult>& on_thresholds) {
   const std::string& screen = facts.screen;
   const std::string& confirm = facts.confirm;
   const catalogue::RunSpec* reference = runs.find(default_run);
@@ -221,7 +228,8 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
   }
 
   nlohmann::json j;
-  j["paper"] = {{"binding", {facts.binding.low, facts.binding.high}}, {"refinement", {facts.refinement.low, facts.refinement.high}}};
+  j["paper"] = {{"binding", {facts.binding.low, facts.binding.high}},
+                {"refinement", {facts.refinement.low, facts.refinement.high}}};
   j["default_run"] = default_run;
   j["configs"] = nlohmann::json::array();
   for (const auto& c : configs) {
@@ -267,10 +275,11 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
       e["claims"] = nlohmann::json::object();
       for (const auto* r : failing) {
         if (!r->claim.run.empty() && r->claim.theory.empty() && r->claim.sweep.empty())
-          e["claims"][r->id] = json_or_null(effect(design["rows"], name, screen_rows, [&](const Config& c, uint64_t seed) {
-            const SeedResult* s = find_seed(*c.results, r->id, seed);
-            return !s ? std::numeric_limits<double>::quiet_NaN() : s->verdict == Verdict::Pass ? 1.0 : 0.0;
-          }));
+          e["claims"][r->id] =
+              json_or_null(effect(design["rows"], name, screen_rows, [&](const Config& c, uint64_t seed) {
+                const SeedResult* s = find_seed(*c.results, r->id, seed);
+                return !s ? std::numeric_limits<double>::quiet_NaN() : s->verdict == Verdict::Pass ? 1.0 : 0.0;
+              }));
       }
       effects.push_back(e);
     }
@@ -316,19 +325,30 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
     for (const auto& [seed, s] : base->scores) sa.push_back(s);
     const MannWhitney mw = mann_whitney_less(sb, sa);
     const bool change = best != base && best->learned >= base->learned && mw.p < facts.alpha;
-    j["default_rule"] = {{"best", best->id}, {"base", base->id}, {"best_score", json_or_null(best->score)},
-                         {"base_score", json_or_null(base->score)}, {"best_learned", best->learned},
-                         {"base_learned", base->learned}, {"u", mw.u}, {"p", mw.p}, {"alpha", facts.alpha},
-                         {"complete", confirm_complete}, {"change", change}, {"changes", best->changes}};
+    j["default_rule"] = {{"best", best->id},
+                         {"base", base->id},
+                         {"best_score", json_or_null(best->score)},
+                         {"base_score", json_or_null(base->score)},
+                         {"best_learned", best->learned},
+                         {"base_learned", base->learned},
+                         {"u", mw.u},
+                         {"p", mw.p},
+                         {"alpha", facts.alpha},
+                         {"complete", confirm_complete},
+                         {"change", change},
+                         {"changes", best->changes}};
   }
 
   // Per failing claim: k/n under every configuration, and its sentence.
   j["claims"] = nlohmann::json::array();
   for (const auto* r : failing) {
-    nlohmann::json claim = {{"id", r->id}, {"title", r->claim.title}, {"default_verdict", verdict_name(r->verdict)},
+    nlohmann::json claim = {{"id", r->id},
+                            {"title", r->claim.title},
+                            {"default_verdict", verdict_name(r->verdict)},
                             {"cells", nlohmann::json::object()}};
     if (!r->claim.theory.empty()) {
-      claim["sentence"] = "measured on §7's idealised model (" + r->claim.theory + "), not on a trained run: no training choice applies";
+      claim["sentence"] = "measured on §7's idealised model (" + r->claim.theory +
+                          "), not on a trained run: no training choice applies";
       j["claims"].push_back(claim);
       continue;
     }
@@ -339,9 +359,11 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
       if (best_grid && best_grid->verdict != Verdict::Skipped) {
         char value[32];
         std::snprintf(value, sizeof value, "%.4g", best_grid->measured);
-        sentence += std::string("; on `") + best_grid->claim.sweep + "`, the same grid under the search's best configuration: " +
-                    verdict_name(best_grid->verdict) + " (" + value + ")";
-        claim["under_best"] = {{"sweep", best_grid->claim.sweep}, {"verdict", verdict_name(best_grid->verdict)},
+        sentence += std::string("; on `") + best_grid->claim.sweep +
+                    "`, the same grid under the search's best configuration: " + verdict_name(best_grid->verdict) +
+                    " (" + value + ")";
+        claim["under_best"] = {{"sweep", best_grid->claim.sweep},
+                               {"verdict", verdict_name(best_grid->verdict)},
                                {"value", json_or_null(best_grid->measured)}};
       } else {
         sentence += "; under the search's best configuration it is the third stage, not measured yet";

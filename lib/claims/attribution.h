@@ -35,7 +35,8 @@ MannWhitney mann_whitney_less(const std::vector<double>& a, const std::vector<do
 //  "selection": {...}, "default_rule": {...}, "claims": [{id, default_verdict, cells, sentence}]}
 // `on_thresholds`: the sweep claims measured on facts.thresholds' grids (--sweep-as), or empty.
 nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, const std::string& default_run,
-                                const std::vector<MeasuredSweep>& sweeps, const catalogue::Runs& runs, catalogue::RunStore& store,
-                                const PaperFacts& facts, const std::vector<ClaimResult>& on_thresholds = {});
+                                const std::vector<MeasuredSweep>& sweeps, const catalogue::Runs& runs,
+                                catalogue::RunStore& store, const PaperFacts& facts,
+                                const std::vector<ClaimResult>& on_thresholds = {});
 
 }  // namespace cc::claims

@@ -13,20 +13,29 @@ namespace fs = std::filesystem;
 
 std::string comparison_symbol(Comparison c) {
   switch (c) {
-    case Comparison::Greater: return ">";
-    case Comparison::GreaterEq: return ">=";
-    case Comparison::Less: return "<";
-    case Comparison::Within: return "within";
-    default: return "<=";
+    case Comparison::Greater:
+      return ">";
+    case Comparison::GreaterEq:
+      return ">=";
+    case Comparison::Less:
+      return "<";
+    case Comparison::Within:
+      return "within";
+    default:
+      return "<=";
   }
 }
 
 std::string Rule::describe() const {
   std::ostringstream s;
-  s << (seeds == SeedRule::Mean ? "mean over seeds" : seeds == SeedRule::Median ? "median over seeds" : "each seed") << " "
-    << comparison_symbol(op) << " ";
-  if (op == Comparison::Within) s << "[" << threshold << ", " << high << "]";
-  else s << threshold;
+  s << (seeds == SeedRule::Mean     ? "mean over seeds"
+        : seeds == SeedRule::Median ? "median over seeds"
+                                    : "each seed")
+    << " " << comparison_symbol(op) << " ";
+  if (op == Comparison::Within)
+    s << "[" << threshold << ", " << high << "]";
+  else
+    s << threshold;
   if (seeds == SeedRule::Fraction) s << ", on a share >= " << fraction << " of seeds (Wilson 95% CI)";
   if (min_seeds > 1) s << " (>= " << min_seeds << " seeds)";
   return s.str();
@@ -89,8 +98,10 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
 
   c.id = r.string("id");
   if (!is_claim_id(c.id))
-    r.fail("id", "'" + c.id.substr(0, 64) + (c.id.size() > 64 ? "...' (" + std::to_string(c.id.size()) + " characters)" : "'") +
-                     " must be letters, digits, '_', '.', '-' (at most 128, the first a letter or digit: it names a ctest test)");
+    r.fail("id", "'" + c.id.substr(0, 64) +
+                     (c.id.size() > 64 ? "...' (" + std::to_string(c.id.size()) + " characters)" : "'") +
+                     " must be letters, digits, '_', '.', '-' (at most 128, the first a letter or digit: it names a "
+                     "ctest test)");
   c.title = r.string("title");
 
   ObjectReader paper = r.object("paper");
@@ -103,8 +114,10 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   paper.finish();
 
   ObjectReader reported = r.object("reported");
-  if (reported.has("value")) c.reported = reported.number("value");
-  else reported.raw("value");  // present but null is allowed: the paper gives no number
+  if (reported.has("value"))
+    c.reported = reported.number("value");
+  else
+    reported.raw("value");  // present but null is allowed: the paper gives no number
   c.reported_text = reported.string("text");
   reported.finish();
 
@@ -112,7 +125,9 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   const catalogue::RunSpec* spec = nullptr;
   const std::vector<uint64_t>* allowed_seeds = nullptr;
   const int subjects = subject.has("sweep") + subject.has("run") + subject.has("theory");
-  if (subjects > 1) subject.fail(subject.has("theory") ? "theory" : "run", "a claim's subject is one of: a run, a sweep, a theory model");
+  if (subjects > 1)
+    subject.fail(subject.has("theory") ? "theory" : "run",
+                 "a claim's subject is one of: a run, a sweep, a theory model");
   if (subject.has("theory")) {
     c.theory = subject.string("theory");
     c.checkpoint = "none";
@@ -122,7 +137,8 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
     if (!sweep) {
       std::string known;
       for (const auto& s : runs.sweeps()) known += (known.empty() ? "" : ", ") + s.name;
-      subject.fail("sweep", "unknown sweep '" + c.sweep + "' (runs.yaml defines: " + (known.empty() ? "none" : known) + ")");
+      subject.fail("sweep",
+                   "unknown sweep '" + c.sweep + "' (runs.yaml defines: " + (known.empty() ? "none" : known) + ")");
     }
     c.checkpoint = subject.one_of("checkpoint", {"final", "init"}, "final");
     allowed_seeds = &sweep->seeds;
@@ -135,7 +151,7 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
       subject.fail("run", "unknown run '" + c.run + "' (runs.yaml defines: " + known + ")");
     }
     c.checkpoint = subject.raw("checkpoint").is_number_integer() ? std::to_string(subject.integer("checkpoint"))
-                                                                  : subject.string("checkpoint");
+                                                                 : subject.string("checkpoint");
     try {
       resolve_step(c.checkpoint, *spec);
     } catch (const Error& e) {
@@ -173,19 +189,20 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   }
   c.params = c.measurement->parse_params(measure);
   const analysis::Subject wants = c.measurement->subject;
-  const analysis::Subject has = !c.theory.empty() ? analysis::Subject::Theory
+  const analysis::Subject has = !c.theory.empty()  ? analysis::Subject::Theory
                                 : !c.sweep.empty() ? analysis::Subject::Sweep
                                                    : analysis::Subject::Checkpoint;
   auto subject_name = [](analysis::Subject s) {
-    return s == analysis::Subject::Theory ? std::string("theory model (subject.theory)")
+    return s == analysis::Subject::Theory  ? std::string("theory model (subject.theory)")
            : s == analysis::Subject::Sweep ? std::string("sweep (subject.sweep)")
                                            : std::string("run's checkpoint (subject.run)");
   };
   if (wants != has)
-    measure.fail("kind", "kind '" + c.kind + "' measures a " + subject_name(wants) + ", but the subject is a " + subject_name(has));
+    measure.fail("kind", "kind '" + c.kind + "' measures a " + subject_name(wants) + ", but the subject is a " +
+                             subject_name(has));
   if (has == analysis::Subject::Theory && c.theory != c.measurement->theory)
-    measure.fail("kind", "kind '" + c.kind + "' computes on the theory model '" + c.measurement->theory + "', but the subject names '" +
-                             c.theory + "'");
+    measure.fail("kind", "kind '" + c.kind + "' computes on the theory model '" + c.measurement->theory +
+                             "', but the subject names '" + c.theory + "'");
   if (has == analysis::Subject::Theory && c.seeds.empty()) c.seeds = {0};
 
   ObjectReader expect = r.object("expect");
@@ -213,8 +230,8 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
       expect.fail("threshold", "must be in [0, 1] for a proportion (kind '" + c.kind + "')");
   }
   const std::string seeds_rule = expect.one_of("seeds", {"each", "mean", "median", "fraction"}, "each");
-  c.rule.seeds = seeds_rule == "each"   ? SeedRule::Each
-                 : seeds_rule == "mean" ? SeedRule::Mean
+  c.rule.seeds = seeds_rule == "each"     ? SeedRule::Each
+                 : seeds_rule == "mean"   ? SeedRule::Mean
                  : seeds_rule == "median" ? SeedRule::Median
                                           : SeedRule::Fraction;
   if (c.rule.seeds == SeedRule::Fraction) {
@@ -244,7 +261,8 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   } else {
     c.control_checkpoint = control.string("checkpoint");
     if (!c.sweep.empty()) {
-      if (*c.control_checkpoint != "init") control.fail("checkpoint", "a sweep claim's control is 'init' (step 0 of every point)");
+      if (*c.control_checkpoint != "init")
+        control.fail("checkpoint", "a sweep claim's control is 'init' (step 0 of every point)");
     } else {
       try {
         resolve_step(*c.control_checkpoint, *spec);
@@ -266,7 +284,8 @@ std::vector<std::string> find_claim_files(const std::vector<std::string>& paths)
   std::vector<std::string> out;
   auto is_claim = [](const fs::path& p) {
     // claims/runs.yaml (the runs) and claims/paper.yaml (the paper's facts) are data, not claims.
-    return (p.extension() == ".yaml" || p.extension() == ".yml") && p.filename() != "runs.yaml" && p.filename() != "paper.yaml";
+    return (p.extension() == ".yaml" || p.extension() == ".yml") && p.filename() != "runs.yaml" &&
+           p.filename() != "paper.yaml";
   };
   for (const auto& p : paths) {
     if (fs::is_directory(p)) {

@@ -23,9 +23,9 @@ enum class SeedRule { Each, Mean, Median, Fraction };
 struct Rule {
   Comparison op = Comparison::Greater;
   double threshold = 0;
-  double high = 0;        // Within: the range is [threshold, high]
+  double high = 0;  // Within: the range is [threshold, high]
   SeedRule seeds = SeedRule::Each;
-  double fraction = 0;    // Fraction: the q that the share of passing seeds must reach
+  double fraction = 0;  // Fraction: the q that the share of passing seeds must reach
   int min_seeds = 1;
   std::string describe() const;  // "each seed: Wilson 95% CI > 0.98 (>= 3 seeds)"
 };

@@ -18,12 +18,18 @@ namespace cc::claims {
 
 std::string verdict_name(Verdict v) {
   switch (v) {
-    case Verdict::Pass: return "PASS";
-    case Verdict::Fail: return "FAIL";
-    case Verdict::Inconclusive: return "INCONCLUSIVE";
-    case Verdict::Skipped: return "SKIPPED";
-    case Verdict::Invalid: return "INVALID";
-    default: return "ERROR";
+    case Verdict::Pass:
+      return "PASS";
+    case Verdict::Fail:
+      return "FAIL";
+    case Verdict::Inconclusive:
+      return "INCONCLUSIVE";
+    case Verdict::Skipped:
+      return "SKIPPED";
+    case Verdict::Invalid:
+      return "INVALID";
+    default:
+      return "ERROR";
   }
 }
 
@@ -31,11 +37,26 @@ Verdict decide(Comparison op, double t, Interval ci, double high) {
   if (std::isnan(ci.low) || std::isnan(ci.high)) return Verdict::Inconclusive;
   bool pass = false, fail = false;
   switch (op) {
-    case Comparison::Within: pass = ci.low >= t && ci.high <= high; fail = ci.high < t || ci.low > high; break;
-    case Comparison::Greater: pass = ci.low > t; fail = ci.high <= t; break;
-    case Comparison::GreaterEq: pass = ci.low >= t; fail = ci.high < t; break;
-    case Comparison::Less: pass = ci.high < t; fail = ci.low >= t; break;
-    case Comparison::LessEq: pass = ci.high <= t; fail = ci.low > t; break;
+    case Comparison::Within:
+      pass = ci.low >= t && ci.high <= high;
+      fail = ci.high < t || ci.low > high;
+      break;
+    case Comparison::Greater:
+      pass = ci.low > t;
+      fail = ci.high <= t;
+      break;
+    case Comparison::GreaterEq:
+      pass = ci.low >= t;
+      fail = ci.high < t;
+      break;
+    case Comparison::Less:
+      pass = ci.high < t;
+      fail = ci.low >= t;
+      break;
+    case Comparison::LessEq:
+      pass = ci.high <= t;
+      fail = ci.low > t;
+      break;
   }
   return pass ? Verdict::Pass : fail ? Verdict::Fail : Verdict::Inconclusive;
 }
@@ -50,11 +71,13 @@ Interval interval_of(const analysis::Measurement& m, analysis::Statistic stat) {
 
 // Measures one seed at one checkpoint ("final", "init", a step); nullptr-like (nullopt) with
 // `why` set when that seed's data is unavailable.
-using SeedMeasure = std::function<std::optional<analysis::Measurement>(uint64_t seed, const std::string& checkpoint, std::string& why)>;
+using SeedMeasure =
+    std::function<std::optional<analysis::Measurement>(uint64_t seed, const std::string& checkpoint, std::string& why)>;
 
 // Measures the claim on each seed whose data is available; the others are listed in `missing`.
-void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector<uint64_t>& seeds, const std::string& checkpoint,
-                   std::vector<SeedResult>& out, std::vector<uint64_t>& missing, std::string& why) {
+void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector<uint64_t>& seeds,
+                   const std::string& checkpoint, std::vector<SeedResult>& out, std::vector<uint64_t>& missing,
+                   std::string& why) {
   for (uint64_t seed : seeds) {
     auto m = measure(seed, checkpoint, why);
     if (!m) {
@@ -73,7 +96,8 @@ void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector
 
 // The run's history up to `ck` (its step): the metrics log beside it and the run's other
 // checkpoints through the store. Only kinds that ask for it get it.
-analysis::RunHistory run_history(const catalogue::RunSpec& spec, uint64_t seed, const train::Checkpoint& ck, catalogue::RunStore& store) {
+analysis::RunHistory run_history(const catalogue::RunSpec& spec, uint64_t seed, const train::Checkpoint& ck,
+                                 catalogue::RunStore& store) {
   analysis::RunHistory h;
   const std::string log = train::metrics_path(std::filesystem::path(ck.path).parent_path().string());
   if (!std::filesystem::exists(log)) throw analysis::Unavailable(ck.path + ": no metrics.jsonl beside the checkpoint");
@@ -93,7 +117,8 @@ analysis::RunHistory run_history(const catalogue::RunSpec& spec, uint64_t seed, 
 // A run's checkpoints, through the run store (fixtures, cache, training).
 SeedMeasure checkpoint_measure(const Claim& c, const catalogue::RunSpec& spec, catalogue::RunStore& store,
                                analysis::ActivationStore* activations) {
-  return [&c, &spec, &store, activations](uint64_t seed, const std::string& checkpoint, std::string& why) -> std::optional<analysis::Measurement> {
+  return [&c, &spec, &store, activations](uint64_t seed, const std::string& checkpoint,
+                                          std::string& why) -> std::optional<analysis::Measurement> {
     const int64_t step = resolve_step(checkpoint, spec);
     auto ck = store.get(spec, seed, step, why);
     if (!ck) return std::nullopt;
@@ -125,14 +150,19 @@ SeedMeasure theory_measure(const Claim& c) {
 }
 
 // A sweep's collected summary (fixtures/sweeps/NAME/summary.jsonl): one series per seed.
-SeedMeasure sweep_measure(const Claim& c, const catalogue::SweepSpec& sweep, const std::vector<catalogue::PointResult>& points) {
+SeedMeasure sweep_measure(const Claim& c, const catalogue::SweepSpec& sweep,
+                          const std::vector<catalogue::PointResult>& points) {
   if (sweep.axes.size() != 1)
-    throw Error("sweep '" + sweep.name + "' has " + std::to_string(sweep.axes.size()) + " axes; kind '" + c.kind + "' needs one");
-  return [&c, &sweep, &points](uint64_t seed, const std::string& checkpoint, std::string& why) -> std::optional<analysis::Measurement> {
-    const auto series = catalogue::series_for_seed(sweep.name, points, sweep.axes[0].key, seed, checkpoint == "init" ? catalogue::Stage::Init : catalogue::Stage::Final);
+    throw Error("sweep '" + sweep.name + "' has " + std::to_string(sweep.axes.size()) + " axes; kind '" + c.kind +
+                "' needs one");
+  return [&c, &sweep, &points](uint64_t seed, const std::string& checkpoint,
+                               std::string& why) -> std::optional<analysis::Measurement> {
+    const auto series =
+        catalogue::series_for_seed(sweep.name, points, sweep.axes[0].key, seed,
+                                   checkpoint == "init" ? catalogue::Stage::Init : catalogue::Stage::Final);
     if (series.points.size() != sweep.axes[0].values.size()) {
-      why = "sweep '" + sweep.name + "' seed " + std::to_string(seed) + ": " + std::to_string(series.points.size()) + " of " +
-            std::to_string(sweep.axes[0].values.size()) + " points collected";
+      why = "sweep '" + sweep.name + "' seed " + std::to_string(seed) + ": " + std::to_string(series.points.size()) +
+            " of " + std::to_string(sweep.axes[0].values.size()) + " points collected";
       return std::nullopt;
     }
     auto m = c.measurement->measure_sweep(analysis::SweepMeasureInput{series, c.params});
@@ -143,17 +173,19 @@ SeedMeasure sweep_measure(const Claim& c, const catalogue::SweepSpec& sweep, con
 
 // The collected points of a sweep, checked against its current definition: a summary collected
 // from another config would silently answer a different question.
-std::vector<catalogue::PointResult> load_sweep_points(const catalogue::SweepSpec& sweep, catalogue::RunStore& store, std::string& why) {
+std::vector<catalogue::PointResult> load_sweep_points(const catalogue::SweepSpec& sweep, catalogue::RunStore& store,
+                                                      std::string& why) {
   const std::string path = catalogue::summary_path(store.options().fixtures_dir + "/sweeps/" + sweep.name);
   if (!std::filesystem::exists(path)) {
-    why = "sweep '" + sweep.name + "' has no collected results (" + path + "): run `claimcheck sweep run " + sweep.name +
-          "`, then `claimcheck sweep collect " + sweep.name + "`";
+    why = "sweep '" + sweep.name + "' has no collected results (" + path + "): run `claimcheck sweep run " +
+          sweep.name + "`, then `claimcheck sweep collect " + sweep.name + "`";
     return {};
   }
   store.require_intact(path);  // a committed summary: as fixtures/MANIFEST.sha256 lists it
   auto points = catalogue::read_summary(path);
   for (const auto& p : points) {
-    if (p.index >= sweep.points.size() || sweep.points[p.index].config_hash != p.config_hash || sweep.points[p.index].seed != p.seed)
+    if (p.index >= sweep.points.size() || sweep.points[p.index].config_hash != p.config_hash ||
+        sweep.points[p.index].seed != p.seed)
       throw Error(path + ": point " + std::to_string(p.index) + " (config_hash " + p.config_hash +
                   ") is not a point of sweep '" + sweep.name + "' as runs.yaml now defines it: collect it again");
   }
@@ -167,7 +199,8 @@ std::string seed_list(const std::vector<uint64_t>& seeds) {
 }
 
 // Combines per-seed verdicts under the rule: every seed, or the mean with a bootstrap CI.
-Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, double& measured, Interval& ci, std::string& reason) {
+Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, double& measured, Interval& ci,
+                std::string& reason) {
   if (rule.seeds == SeedRule::Fraction) {  // k of n seeds pass: the Wilson interval of k/n against q
     int64_t k = 0;
     for (const auto& s : seeds) k += s.verdict == Verdict::Pass;
@@ -215,8 +248,8 @@ Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, double& 
 
 }  // namespace
 
-ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const catalogue::Runs& runs, catalogue::RunStore& store,
-                      const EngineOptions& opts) {
+ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const catalogue::Runs& runs,
+                      catalogue::RunStore& store, const EngineOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   ClaimResult r;
   r.file = file;
@@ -232,7 +265,8 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
     if (const auto it = opts.sweep_as.find(r.claim.sweep); !r.claim.sweep.empty() && it != opts.sweep_as.end()) {
       const catalogue::SweepSpec* from = runs.find_sweep(r.claim.sweep);
       const catalogue::SweepSpec* to = runs.find_sweep(it->second);
-      if (!to) throw Error("--sweep-as " + it->first + "=" + it->second + ": no sweep '" + it->second + "' in runs.yaml");
+      if (!to)
+        throw Error("--sweep-as " + it->first + "=" + it->second + ": no sweep '" + it->second + "' in runs.yaml");
       if (to->axes.size() != 1 || from->axes.size() != 1 || to->axes[0].key != from->axes[0].key)
         throw Error("--sweep-as " + it->first + "=" + it->second + ": the sweeps do not vary the same one axis");
       r.claim.sweep = it->second;
@@ -267,7 +301,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
       r.verdict = Verdict::Skipped;
       r.reason = why;
     } else {
-      const SeedMeasure measure = theory ? theory_measure(c)
+      const SeedMeasure measure = theory  ? theory_measure(c)
                                   : sweep ? sweep_measure(c, *sweep, sweep_points)
                                           : checkpoint_measure(c, *spec, store, opts.activations);
       std::vector<uint64_t> missing;
@@ -298,7 +332,8 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
           }
         }
         if (!missing.empty() && r.verdict != Verdict::Skipped && r.verdict != Verdict::Invalid)
-          r.reason += std::string(r.reason.empty() ? "" : "; ") + "seed(s) " + seed_list(missing) + " not available: " + why;
+          r.reason +=
+              std::string(r.reason.empty() ? "" : "; ") + "seed(s) " + seed_list(missing) + " not available: " + why;
       }
     }
   } catch (const std::exception& e) {  // cc::Error for bad input; anything else is reported, never a crash
@@ -310,7 +345,8 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
 }
 
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const analysis::Registry& registry,
-                                    const catalogue::Runs& runs, catalogue::RunStore& store, const EngineOptions& opts) {
+                                    const catalogue::Runs& runs, catalogue::RunStore& store,
+                                    const EngineOptions& opts) {
   std::optional<analysis::ActivationStore> own;
   EngineOptions o = opts;
   if (!o.activations) o.activations = &own.emplace(kActivationStoreBytes);
@@ -354,21 +390,30 @@ int exit_code(const std::vector<ClaimResult>& results, bool errors_only) {
 namespace {
 
 nlohmann::json seed_json(const SeedResult& s) {
-  return {{"seed", s.seed},       {"step", s.step},       {"value", s.m.value},         {"n", s.m.n},
-          {"ci_low", s.ci.low},   {"ci_high", s.ci.high}, {"verdict", verdict_name(s.verdict)},
+  return {{"seed", s.seed},
+          {"step", s.step},
+          {"value", s.m.value},
+          {"n", s.m.n},
+          {"ci_low", s.ci.low},
+          {"ci_high", s.ci.high},
+          {"verdict", verdict_name(s.verdict)},
           {"details", s.m.details}};
 }
 
 }  // namespace
 
 nlohmann::json to_json(const ClaimResult& r) {
-  nlohmann::json j = {{"id", r.id}, {"file", r.file}, {"verdict", verdict_name(r.verdict)}, {"reason", r.reason},
+  nlohmann::json j = {{"id", r.id},
+                      {"file", r.file},
+                      {"verdict", verdict_name(r.verdict)},
+                      {"reason", r.reason},
                       {"seconds", r.seconds}};
   if (!r.loaded) return j;
   const Claim& c = r.claim;
   j["title"] = c.title;
   j["section"] = c.section;
-  j["paper"] = {{"arxiv", c.paper.arxiv}, {"section", c.paper.section}, {"figure", c.paper.figure}, {"quote", c.paper.quote}};
+  j["paper"] = {
+      {"arxiv", c.paper.arxiv}, {"section", c.paper.section}, {"figure", c.paper.figure}, {"quote", c.paper.quote}};
   j["reported"] = {{"value", c.reported ? nlohmann::json(*c.reported) : nlohmann::json()}, {"text", c.reported_text}};
   j["subject"] = !c.theory.empty() ? nlohmann::json{{"theory", c.theory}, {"checkpoint", c.checkpoint}}
                  : c.sweep.empty() ? nlohmann::json{{"run", c.run}, {"checkpoint", c.checkpoint}}

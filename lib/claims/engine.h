@@ -31,21 +31,21 @@ struct SeedResult {
 struct ClaimResult {
   std::string file;
   bool loaded = false;
-  Claim claim;              // valid when loaded
-  std::string id;           // claim id, or the file name when it did not load
+  Claim claim;     // valid when loaded
+  std::string id;  // claim id, or the file name when it did not load
   Verdict verdict = Verdict::Error;
-  std::string reason;       // why: the error, the skip, the failing seed, the control
+  std::string reason;  // why: the error, the skip, the failing seed, the control
   std::vector<SeedResult> seeds;
   std::vector<SeedResult> control;
-  double measured = 0;      // per-seed value (1 seed) or the mean
+  double measured = 0;  // per-seed value (1 seed) or the mean
   Interval measured_ci;
   double seconds = 0;
 };
 
 struct EngineOptions {
-  std::vector<uint64_t> seeds;  // --seeds: restrict every claim to these seeds (empty: all)
-  std::string run;              // --run: measure every claim on this run instead of its own
-                                // (e.g. the same claims on an alternative config); "" = as written
+  std::vector<uint64_t> seeds;                  // --seeds: restrict every claim to these seeds (empty: all)
+  std::string run;                              // --run: measure every claim on this run instead of its own
+                                                // (e.g. the same claims on an alternative config); "" = as written
   std::map<std::string, std::string> sweep_as;  // --sweep-as: a sweep claim on sweep A reads sweep B
                                                 // instead (the same grid under other choices)
   int jobs = 1;  // claims measured at once, one thread each (--jobs); the values do not depend on it
@@ -56,8 +56,8 @@ struct EngineOptions {
 // control) with every hook the built-in kinds read fit in about 1 GB.
 constexpr size_t kActivationStoreBytes = size_t{2} << 30;
 
-ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const catalogue::Runs& runs, catalogue::RunStore& store,
-                      const EngineOptions& opts);
+ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const catalogue::Runs& runs,
+                      catalogue::RunStore& store, const EngineOptions& opts);
 
 // Runs every file, opts.jobs at a time, results in the files' order; a second file with an
 // already-used id is an ERROR.

@@ -16,15 +16,15 @@ struct PaperFacts {
   };
   Window binding, refinement;  // §6: the binding spike; the var-restricted sets learned
   struct ScoreTerm {
-    std::string claim;          // a per-seed accuracy claim (value in [0, 1])
+    std::string claim;             // a per-seed accuracy claim (value in [0, 1])
     bool below_threshold = false;  // true: max(0, threshold - acc); false: |acc - reported|
   };
-  std::vector<ScoreTerm> accuracy_terms;  // in percentage points, weight 1 each
-  double steps_per_point = 1000;          // a phase's distance to its window, in steps, per score point
-  int confirm_top = 4;                    // screening rows that go on to confirmation
-  int holds_min_seeds = 5;                // "holds under X" needs at least this many seeds, all passing
-  double alpha = 0.05;                    // the default rule's one-sided Mann-Whitney test
-  std::string screen, confirm;            // the sweeps of stages 1 and 2
+  std::vector<ScoreTerm> accuracy_terms;          // in percentage points, weight 1 each
+  double steps_per_point = 1000;                  // a phase's distance to its window, in steps, per score point
+  int confirm_top = 4;                            // screening rows that go on to confirmation
+  int holds_min_seeds = 5;                        // "holds under X" needs at least this many seeds, all passing
+  double alpha = 0.05;                            // the default rule's one-sided Mann-Whitney test
+  std::string screen, confirm;                    // the sweeps of stages 1 and 2
   std::map<std::string, std::string> thresholds;  // stage 3: each §4 sweep -> its grid under the best row
 
   static PaperFacts load(const std::string& path);  // errors name FILE:LINE:COL

@@ -47,7 +47,8 @@ double window_distance(double step, int64_t low, int64_t high) {
   return 0;
 }
 
-std::optional<analysis::PhaseSteps> seed_phases(const catalogue::RunSpec& spec, uint64_t seed, catalogue::RunStore& store, std::string& why) {
+std::optional<analysis::PhaseSteps> seed_phases(const catalogue::RunSpec& spec, uint64_t seed,
+                                                catalogue::RunStore& store, std::string& why) {
   auto ck = store.get(spec, seed, resolve_step("final", spec), why);
   if (!ck) return std::nullopt;
   const auto log = train::metrics_path(std::filesystem::path(ck->path).parent_path().string());
@@ -59,9 +60,10 @@ std::optional<analysis::PhaseSteps> seed_phases(const catalogue::RunSpec& spec, 
 }
 
 std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files, const catalogue::SweepSpec& sweep,
-                                           const analysis::Registry& registry, const catalogue::Runs& runs, catalogue::RunStore& store,
-                                           const EngineOptions& base) {
-  if (sweep.variants.empty()) throw Error("sweep '" + sweep.name + "' has no variants: robustness needs a sweep with `variants:`");
+                                           const analysis::Registry& registry, const catalogue::Runs& runs,
+                                           catalogue::RunStore& store, const EngineOptions& base) {
+  if (sweep.variants.empty())
+    throw Error("sweep '" + sweep.name + "' has no variants: robustness needs a sweep with `variants:`");
   std::vector<VariantOutcome> out;
   for (const auto& [variant, changes] : sweep.variants.items()) {
     VariantOutcome v;
@@ -75,8 +77,10 @@ std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files
     v.results = run_claims(files, registry, runs, store, eo);
     for (uint64_t seed : spec->seeds) {
       std::string why;
-      if (auto p = seed_phases(*spec, seed, store, why)) v.phases[seed] = *p;
-      else v.unavailable[seed] = why;
+      if (auto p = seed_phases(*spec, seed, store, why))
+        v.phases[seed] = *p;
+      else
+        v.unavailable[seed] = why;
     }
     out.push_back(std::move(v));
   }
@@ -85,9 +89,13 @@ std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files
 
 nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes,
                                const PaperFacts& facts) {
-  nlohmann::json j = {{"sweep", sweep.name}, {"base", sweep.base}, {"seeds", sweep.seeds}, {"variants", nlohmann::json::array()},
+  nlohmann::json j = {{"sweep", sweep.name},
+                      {"base", sweep.base},
+                      {"seeds", sweep.seeds},
+                      {"variants", nlohmann::json::array()},
                       {"claims", nlohmann::json::array()}};
-  j["paper"] = {{"binding", {facts.binding.low, facts.binding.high}}, {"refinement", {facts.refinement.low, facts.refinement.high}}};
+  j["paper"] = {{"binding", {facts.binding.low, facts.binding.high}},
+                {"refinement", {facts.refinement.low, facts.refinement.high}}};
   j["levels"] = {{"zero_var", "test_0 >= 0.98"},
                  {"binding", "test_1 and test_2 >= 0.9 (the later of the two first steps)"},
                  {"var_restricted", "var_restricted_1 and _2 >= 0.9 (the later of the two)"}};
@@ -107,8 +115,12 @@ nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vec
     const auto binding = distribution(v.phases, &analysis::PhaseSteps::binding);
     const auto refined = distribution(v.phases, &analysis::PhaseSteps::var_restricted);
     const double inf = std::numeric_limits<double>::infinity();
-    const double dist = (binding.contains("median") ? window_distance(binding["median"].get<double>(), facts.binding.low, facts.binding.high) : inf) +
-                        (refined.contains("median") ? window_distance(refined["median"].get<double>(), facts.refinement.low, facts.refinement.high) : inf);
+    const double dist = (binding.contains("median")
+                             ? window_distance(binding["median"].get<double>(), facts.binding.low, facts.binding.high)
+                             : inf) +
+                        (refined.contains("median") ? window_distance(refined["median"].get<double>(),
+                                                                      facts.refinement.low, facts.refinement.high)
+                                                    : inf);
     const int64_t n = static_cast<int64_t>(v.phases.size());
     j["variants"].push_back({{"variant", v.variant},
                              {"run", v.run},
@@ -120,7 +132,9 @@ nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vec
                                {"var_restricted", refined}}},
                              {"learned", rate(learned, n)}});
     if (n > 0)
-      ranking.push_back({{"variant", v.variant}, {"learned", learned}, {"n", n},
+      ranking.push_back({{"variant", v.variant},
+                         {"learned", learned},
+                         {"n", n},
                          {"distance", std::isfinite(dist) ? nlohmann::json(dist) : nlohmann::json(nullptr)}});
   }
 
@@ -128,7 +142,8 @@ nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vec
   // most seeds learning the task (binding and var_restricted_1 >= 0.9 by the last step), ties
   // broken by the distance of the median binding and refinement steps from the paper's ranges.
   std::stable_sort(ranking.begin(), ranking.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-    const double ra = a["learned"].get<double>() / a["n"].get<double>(), rb = b["learned"].get<double>() / b["n"].get<double>();
+    const double ra = a["learned"].get<double>() / a["n"].get<double>(),
+                 rb = b["learned"].get<double>() / b["n"].get<double>();
     if (ra != rb) return ra > rb;
     const double da = a["distance"].is_null() ? std::numeric_limits<double>::infinity() : a["distance"].get<double>();
     const double db = b["distance"].is_null() ? std::numeric_limits<double>::infinity() : b["distance"].get<double>();
@@ -136,9 +151,10 @@ nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vec
   });
   j["default_rule"] = {
       {"rule",
-       "the variant whose seeds most often learn the task (test_1 and test_2 >= 0.9, and var_restricted_1 >= 0.9, by the last "
-       "step), ties broken by the smallest |median binding step - " + window_text(facts.binding) +
-           "| + |median var-restricted step - " + window_text(facts.refinement) + "|"},
+       "the variant whose seeds most often learn the task (test_1 and test_2 >= 0.9, and var_restricted_1 >= 0.9, by "
+       "the last "
+       "step), ties broken by the smallest |median binding step - " +
+           window_text(facts.binding) + "| + |median var-restricted step - " + window_text(facts.refinement) + "|"},
       {"complete", complete && !outcomes.empty()},
       {"ranking", ranking},
       {"chosen", ranking.empty() ? nlohmann::json(nullptr) : ranking.front()["variant"]}};
@@ -148,7 +164,8 @@ nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vec
   for (size_t i = 0; i < outcomes.front().results.size(); ++i) {
     const ClaimResult& first = outcomes.front().results[i];
     if (run_independent(first)) continue;
-    nlohmann::json claim = {{"id", first.id}, {"title", first.loaded ? first.claim.title : ""}, {"cells", nlohmann::json::object()}};
+    nlohmann::json claim = {
+        {"id", first.id}, {"title", first.loaded ? first.claim.title : ""}, {"cells", nlohmann::json::object()}};
     for (const auto& v : outcomes) {
       const ClaimResult& r = v.results.at(i);
       int64_t k = 0;
@@ -162,7 +179,9 @@ nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vec
         bool any_fail = false;
         for (const auto& s : r.seeds) any_fail = any_fail || s.verdict == Verdict::Fail;
         const int min_seeds = r.loaded ? r.claim.rule.min_seeds : 1;
-        cell["each"] = verdict_name(any_fail ? Verdict::Fail : k == n && n >= min_seeds ? Verdict::Pass : Verdict::Inconclusive);
+        cell["each"] = verdict_name(any_fail                   ? Verdict::Fail
+                                    : k == n && n >= min_seeds ? Verdict::Pass
+                                                               : Verdict::Inconclusive);
         cell["half"] = verdict_name(decide(Comparison::GreaterEq, 0.5, wilson(k, n)));
       }
       if (r.verdict != Verdict::Pass && r.verdict != Verdict::Fail) cell["reason"] = r.reason;

@@ -32,16 +32,18 @@ double window_distance(double step, int64_t low, int64_t high);
 
 // The seed's phase steps from the metrics log beside its final checkpoint (fixtures or cache;
 // training only if the store's budget allows it, as for any claim); nullopt with `why` otherwise.
-std::optional<analysis::PhaseSteps> seed_phases(const catalogue::RunSpec& spec, uint64_t seed, catalogue::RunStore& store, std::string& why);
+std::optional<analysis::PhaseSteps> seed_phases(const catalogue::RunSpec& spec, uint64_t seed,
+                                                catalogue::RunStore& store, std::string& why);
 
 // Measures every claim file on every variant run of `sweep` (which must have variants).
 std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files, const catalogue::SweepSpec& sweep,
-                                           const analysis::Registry& registry, const catalogue::Runs& runs, catalogue::RunStore& store,
-                                           const EngineOptions& base);
+                                           const analysis::Registry& registry, const catalogue::Runs& runs,
+                                           catalogue::RunStore& store, const EngineOptions& base);
 
 // {"sweep", "base", "seeds", "variants": [...phases, distributions, learned k/n...], "claims": [{id, title,
 //  cells: {variant: {verdict, k, n, low, high, each, half}}}]: `each` and `half` are the verdicts of
-//  the two readings of a single-run statement (every seed passes; at least half do, by Wilson), "default_rule": {rule, complete, ranking, chosen}}.
+//  the two readings of a single-run statement (every seed passes; at least half do, by Wilson), "default_rule": {rule,
+//  complete, ranking, chosen}}.
 // Claims on a sweep or a theory model are left out: they do not depend on a run.
 // The default rule breaks ties by the paper's phase windows (§6, Figures 8 and 9: claims/paper.yaml).
 nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes,

@@ -26,8 +26,7 @@ torch::Tensor last_query_attention(const torch::Tensor& q, const torch::Tensor& 
   const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(2)));
   auto scores = (k * q.unsqueeze(1)).sum(-1) * scale;  // [B, T, H]
   auto pattern = torch::softmax(scores, 1);
-  return (pattern.unsqueeze(-1) * v).sum(1);           // [B, H, E]
+  return (pattern.unsqueeze(-1) * v).sum(1);  // [B, H, E]
 }
-
 
 }  // namespace cc::model

@@ -58,6 +58,8 @@ torch::Tensor FastLogits::operator()(const torch::Tensor& tokens) {
   return model_.forward_last(tokens);
 }
 
-torch::Tensor fast_forward_last(const Transformer& model, const torch::Tensor& tokens) { return FastLogits(model)(tokens); }
+torch::Tensor fast_forward_last(const Transformer& model, const torch::Tensor& tokens) {
+  return FastLogits(model)(tokens);
+}
 
 }  // namespace cc::model

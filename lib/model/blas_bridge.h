@@ -12,8 +12,8 @@ namespace cc::model {
 // True where the blas engine was built (a CBLAS was found: lib/model/CMakeLists.txt).
 bool blas_engine_built();
 
-std::vector<float> flat_parameters(const Transformer& model);         // copies to the CPU
-void load_flat_parameters(Transformer& model, const float* flat);      // copies in (any device)
+std::vector<float> flat_parameters(const Transformer& model);      // copies to the CPU
+void load_flat_parameters(Transformer& model, const float* flat);  // copies in (any device)
 
 class BlasTransformer;
 

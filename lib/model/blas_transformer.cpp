@@ -16,8 +16,8 @@ namespace {
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b,
           int64_t ldb, float beta, float* c, int64_t ldc) {
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(m),
-              static_cast<int>(n), static_cast<int>(k), alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta, c,
-              static_cast<int>(ldc));
+              static_cast<int>(n), static_cast<int>(k), alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta,
+              c, static_cast<int>(ldc));
 }
 
 // In place over x[0, n): softmax.
@@ -125,8 +125,10 @@ void BlasTransformer::prepare(const float* w, int64_t T) {
   tab_e_.resize(static_cast<size_t>(V_ * W3));
   tab_p_.resize(static_cast<size_t>(T * W3));
   w_okv_.resize(static_cast<size_t>(HE_ * HE_));
-  gemm(false, false, V_, W3, D_, 1.f, w + layout_.at("embed.W_E").offset, D_, w_all_.data(), W3, 0.f, tab_e_.data(), W3);
-  gemm(false, false, T, W3, D_, 1.f, w + layout_.at("pos_embed.W_pos").offset, D_, w_all_.data(), W3, 0.f, tab_p_.data(), W3);
+  gemm(false, false, V_, W3, D_, 1.f, w + layout_.at("embed.W_E").offset, D_, w_all_.data(), W3, 0.f, tab_e_.data(),
+       W3);
+  gemm(false, false, T, W3, D_, 1.f, w + layout_.at("pos_embed.W_pos").offset, D_, w_all_.data(), W3, 0.f,
+       tab_p_.data(), W3);
   gemm(false, false, HE_, HE_, D_, 1.f, w + layout_.at("blocks.0.attn.W_O").offset, D_, w_v2_.data(), HE_, 0.f,
        w_okv_.data(), HE_);
 }
@@ -140,7 +142,8 @@ void BlasTransformer::prepare(const float* w, int64_t T) {
 void BlasTransformer::forward(const float* w, const int64_t* tokens, int64_t B, int64_t T, float* logits) {
   if (T < 1 || T > cfg_.n_ctx) throw Error("sequence length " + std::to_string(T) + " is outside [1, n_ctx]");
   for (int64_t i = 0; i < B * T; ++i)
-    if (tokens[i] < 0 || tokens[i] >= V_) throw Error("token id " + std::to_string(tokens[i]) + " is outside the vocabulary");
+    if (tokens[i] < 0 || tokens[i] >= V_)
+      throw Error("token id " + std::to_string(tokens[i]) + " is outside the vocabulary");
   resize(B, T);
   prepare(w, T);
   std::memcpy(tokens_.data(), tokens, sizeof(int64_t) * static_cast<size_t>(B * T));
@@ -178,7 +181,8 @@ void BlasTransformer::forward(const float* w, const int64_t* tokens, int64_t B, 
     }
 
   // The residual stream at the last position, r1 = x + z1 W_O1, and the layer-2 query.
-  for (int64_t b = 0; b < B; ++b) std::memcpy(r1_.data() + b * D_, x_.data() + (b * T + T - 1) * D_, sizeof(float) * D_);
+  for (int64_t b = 0; b < B; ++b)
+    std::memcpy(r1_.data() + b * D_, x_.data() + (b * T + T - 1) * D_, sizeof(float) * D_);
   gemm(false, false, B, D_, HE_, 1.f, z1_.data() + (T - 1) * HE_, T * HE_, W_O1, D_, 1.f, r1_.data(), D_);
   gemm(false, false, B, HE_, D_, 1.f, r1_.data(), D_, w_q2_.data(), HE_, 0.f, q2_.data(), HE_);
 
@@ -201,23 +205,28 @@ void BlasTransformer::forward(const float* w, const int64_t* tokens, int64_t B, 
     }
   const float* W_V2 = w + layout_.at("blocks.1.attn.W_V").offset;
   for (int64_t h = 0; h < H_; ++h) {  // z2 = xbar W_V + zbar W_O1 W_V
-    gemm(false, false, B, E_, D_, 1.f, xbar_.data() + h * D_, HD, W_V2 + h * D_ * E_, E_, 0.f, z2_.data() + h * E_, HE_);
-    gemm(false, false, B, E_, HE_, 1.f, zbar_.data() + h * HE_, HHE, w_okv_.data() + h * E_, HE_, 1.f, z2_.data() + h * E_,
+    gemm(false, false, B, E_, D_, 1.f, xbar_.data() + h * D_, HD, W_V2 + h * D_ * E_, E_, 0.f, z2_.data() + h * E_,
          HE_);
+    gemm(false, false, B, E_, HE_, 1.f, zbar_.data() + h * HE_, HHE, w_okv_.data() + h * E_, HE_, 1.f,
+         z2_.data() + h * E_, HE_);
   }
   std::memcpy(mid_.data(), r1_.data(), sizeof(float) * static_cast<size_t>(B * D_));
-  gemm(false, false, B, D_, HE_, 1.f, z2_.data(), HE_, w + layout_.at("blocks.1.attn.W_O").offset, D_, 1.f, mid_.data(), D_);
+  gemm(false, false, B, D_, HE_, 1.f, z2_.data(), HE_, w + layout_.at("blocks.1.attn.W_O").offset, D_, 1.f, mid_.data(),
+       D_);
 
   // MLP and unembedding.
-  gemm(false, false, B, M_, D_, 1.f, mid_.data(), D_, w + layout_.at("blocks.1.mlp.W_in").offset, M_, 0.f, pre_.data(), M_);
+  gemm(false, false, B, M_, D_, 1.f, mid_.data(), D_, w + layout_.at("blocks.1.mlp.W_in").offset, M_, 0.f, pre_.data(),
+       M_);
   const bool gelu = cfg_.activation == "gelu";
   for (int64_t i = 0; i < B * M_; ++i) {
     const float x = pre_[i];
     post_[i] = gelu ? 0.5f * x * (1.f + std::erf(x * kInvSqrt2)) : std::max(x, 0.f);
   }
   std::memcpy(r2_.data(), mid_.data(), sizeof(float) * static_cast<size_t>(B * D_));
-  gemm(false, false, B, D_, M_, 1.f, post_.data(), M_, w + layout_.at("blocks.1.mlp.W_out").offset, D_, 1.f, r2_.data(), D_);
-  gemm(false, false, B, Vo_, D_, 1.f, r2_.data(), D_, w + layout_.at("unembed.W_U").offset, Vo_, 0.f, logits_.data(), Vo_);
+  gemm(false, false, B, D_, M_, 1.f, post_.data(), M_, w + layout_.at("blocks.1.mlp.W_out").offset, D_, 1.f, r2_.data(),
+       D_);
+  gemm(false, false, B, Vo_, D_, 1.f, r2_.data(), D_, w + layout_.at("unembed.W_U").offset, Vo_, 0.f, logits_.data(),
+       Vo_);
   std::memcpy(logits, logits_.data(), sizeof(float) * static_cast<size_t>(B * Vo_));
 }
 

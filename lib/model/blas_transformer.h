@@ -46,31 +46,31 @@ class BlasTransformer {
   int64_t D_, H_, E_, HE_, M_, V_, Vo_;
   int64_t B_ = 0, T_ = 0;
   // Weight products, recomputed by every forward.
-  std::vector<float> w_all_;   // [D, 3HE]: W_Q1 | W_K1 | W_V1, heads side by side
-  std::vector<float> tab_e_;   // [V, 3HE] = W_E · w_all
-  std::vector<float> tab_p_;   // [T, 3HE] = W_pos[:T] · w_all
-  std::vector<float> w_q2_;    // [D, HE]
-  std::vector<float> w_v2_;    // [D, HE]
-  std::vector<float> w_okv_;   // [HE, HE] = W_O1 · W_V2
+  std::vector<float> w_all_;  // [D, 3HE]: W_Q1 | W_K1 | W_V1, heads side by side
+  std::vector<float> tab_e_;  // [V, 3HE] = W_E · w_all
+  std::vector<float> tab_p_;  // [T, 3HE] = W_pos[:T] · w_all
+  std::vector<float> w_q2_;   // [D, HE]
+  std::vector<float> w_v2_;   // [D, HE]
+  std::vector<float> w_okv_;  // [HE, HE] = W_O1 · W_V2
   // Activations of the last forward (B sequences).
   std::vector<int64_t> tokens_;  // [B, T]
-  std::vector<float> x_;       // [B, T, D] W_E[token] + W_pos[t]
-  std::vector<float> qkv1_;    // [B, T, 3HE] layer-1 q | k | v
-  std::vector<float> p1_;      // [B, H, T, T] layer-1 pattern
-  std::vector<float> z1_;      // [B, T, HE]
-  std::vector<float> r1_;      // [B, D] blocks.1.hook_resid_pre at the last position
-  std::vector<float> q2_;      // [B, HE]
-  std::vector<float> a2_;      // [B, H, D] W_K2 q2: the layer-2 score of x_t is x_t · a
-  std::vector<float> c2_;      // [B, H, HE] W_O1 a: the score of z1_t is z1_t · c
-  std::vector<float> p2_;      // [B, H, T] layer-2 pattern of the last query
-  std::vector<float> xbar_;    // [B, H, D] Σ_t p_t x_t
-  std::vector<float> zbar_;    // [B, H, HE] Σ_t p_t z1_t
-  std::vector<float> z2_;      // [B, HE]
-  std::vector<float> mid_;     // [B, D] blocks.1.hook_resid_mid
-  std::vector<float> pre_;     // [B, M] blocks.1.mlp.hook_pre
-  std::vector<float> post_;    // [B, M] blocks.1.mlp.hook_post
-  std::vector<float> r2_;      // [B, D] blocks.1.hook_resid_post
-  std::vector<float> logits_;  // [B, Vo]
+  std::vector<float> x_;         // [B, T, D] W_E[token] + W_pos[t]
+  std::vector<float> qkv1_;      // [B, T, 3HE] layer-1 q | k | v
+  std::vector<float> p1_;        // [B, H, T, T] layer-1 pattern
+  std::vector<float> z1_;        // [B, T, HE]
+  std::vector<float> r1_;        // [B, D] blocks.1.hook_resid_pre at the last position
+  std::vector<float> q2_;        // [B, HE]
+  std::vector<float> a2_;        // [B, H, D] W_K2 q2: the layer-2 score of x_t is x_t · a
+  std::vector<float> c2_;        // [B, H, HE] W_O1 a: the score of z1_t is z1_t · c
+  std::vector<float> p2_;        // [B, H, T] layer-2 pattern of the last query
+  std::vector<float> xbar_;      // [B, H, D] Σ_t p_t x_t
+  std::vector<float> zbar_;      // [B, H, HE] Σ_t p_t z1_t
+  std::vector<float> z2_;        // [B, HE]
+  std::vector<float> mid_;       // [B, D] blocks.1.hook_resid_mid
+  std::vector<float> pre_;       // [B, M] blocks.1.mlp.hook_pre
+  std::vector<float> post_;      // [B, M] blocks.1.mlp.hook_post
+  std::vector<float> r2_;        // [B, D] blocks.1.hook_resid_post
+  std::vector<float> logits_;    // [B, Vo]
   // Backward scratch (d_x_: the gradient with respect to x_), kept between steps.
   std::vector<float> d_logits_, d_r2_, d_post_, d_z2_, d_xbar_, d_zbar_, d_a2_, d_c2_, d_s_, d_q2_, d_r1_, d_x_, d_z1_,
       d_qkv1_, d_p_, d_tab_e_, d_tab_p_, d_w_all_, d_wq2_, d_wokv_, d_wv2_;

@@ -11,7 +11,9 @@ void ModelConfig::derive(const task::TaskConfig& task) {
   n_ctx = task::kSeqLen;
 }
 
-double ModelConfig::effective_init_std() const { return init_std > 0 ? init_std : 0.8 / std::sqrt(static_cast<double>(d_model)); }
+double ModelConfig::effective_init_std() const {
+  return init_std > 0 ? init_std : 0.8 / std::sqrt(static_cast<double>(d_model));
+}
 
 ModelConfig ModelConfig::from_yaml(ObjectReader r, const task::TaskConfig& task) {
   ModelConfig c;
@@ -37,8 +39,8 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j, const task::TaskConf
 }
 
 nlohmann::json ModelConfig::to_json() const {
-  return {{"d_model", d_model},       {"d_head", d_head},         {"n_heads", n_heads},
-          {"d_mlp", d_mlp},           {"activation", activation}, {"output_vocab", output_vocab},
+  return {{"d_model", d_model},  {"d_head", d_head},         {"n_heads", n_heads},
+          {"d_mlp", d_mlp},      {"activation", activation}, {"output_vocab", output_vocab},
           {"init_std", init_std}};
 }
 

@@ -11,13 +11,13 @@
 namespace cc::model {
 
 struct ModelConfig {
-  int d_model = 128;              // stated
-  int d_head = 128;               // stated
-  int n_heads = 1;                // stated
-  int d_mlp = 512;                // stated
-  std::string activation = "relu";   // unstated (TransformerLens' default would be gelu)
-  std::string output_vocab = "full"; // unstated: "full" (TransformerLens' d_vocab_out default) or "numbers"
-  double init_std = -1.0;         // unstated; < 0 means TransformerLens' gpt2 init: 0.8 / sqrt(d_model)
+  int d_model = 128;                  // stated
+  int d_head = 128;                   // stated
+  int n_heads = 1;                    // stated
+  int d_mlp = 512;                    // stated
+  std::string activation = "relu";    // unstated (TransformerLens' default would be gelu)
+  std::string output_vocab = "full";  // unstated: "full" (TransformerLens' d_vocab_out default) or "numbers"
+  double init_std = -1.0;             // unstated; < 0 means TransformerLens' gpt2 init: 0.8 / sqrt(d_model)
   // Derived from the task, not read from YAML:
   int d_vocab = 74;
   int d_vocab_out = 74;

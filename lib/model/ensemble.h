@@ -19,8 +19,8 @@ class Ensemble {
   Ensemble(const ModelConfig& cfg, int64_t members);  // zero weights
 
   int64_t members() const { return members_; }
-  void set_member(int64_t k, const Transformer& m);   // copies m's weights into slot k
-  void get_member(int64_t k, Transformer& m) const;   // copies slot k's weights into m
+  void set_member(int64_t k, const Transformer& m);  // copies m's weights into slot k
+  void get_member(int64_t k, Transformer& m) const;  // copies slot k's weights into m
 
   // tokens [K, B, T] int64 -> logits [K, B, d_vocab_out] at the last position.
   torch::Tensor forward_last(const torch::Tensor& tokens) const;

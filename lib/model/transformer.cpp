@@ -82,7 +82,6 @@ torch::Tensor Transformer::mlp_activation(const torch::Tensor& pre) const {
   return cfg_.activation == "gelu" ? torch::gelu(pre) : torch::relu(pre);
 }
 
-
 torch::Tensor Transformer::flat_in(int layer, const char* w) const {
   // [H, D, E] -> [D, H*E]: one matmul serves every head.
   const auto W = block(layer, std::string("attn.") + w);
@@ -154,24 +153,24 @@ torch::Tensor Transformer::forward_last(const torch::Tensor& tokens) const {
   // One table row per (token, position): [V*T, 5HE] is small (1184 rows), and gathering from
   // it writes each projection once instead of a gather plus a broadcast add over B*T rows.
   auto table = (W_E().matmul(W_all).unsqueeze(1) + W_pos().slice(0, 0, T).matmul(W_all).unsqueeze(0))
-                   .reshape({-1, 5 * HE});                                                     // [V*T, 5HE]
-  auto row = ids * T + torch::arange(T, ids.options()).unsqueeze(0);                           // [B, T]
-  auto proj = table.index_select(0, row.reshape({-1})).view({B, T, 5 * HE});                   // [B, T, 5HE]
+                   .reshape({-1, 5 * HE});                                    // [V*T, 5HE]
+  auto row = ids * T + torch::arange(T, ids.options()).unsqueeze(0);          // [B, T]
+  auto proj = table.index_select(0, row.reshape({-1})).view({B, T, 5 * HE});  // [B, T, 5HE]
   auto parts = proj.split(HE, -1);  // q1, k1, v1, k2 (x-part), v2 (x-part), each [B, T, HE]
 
   auto z1 = causal_attention(parts[0].view({B, T, H, E}), parts[1].view({B, T, H, E}), parts[2].view({B, T, H, E}))
-                .z.reshape({B, T, HE});                                                   // [B, T, HE]
+                .z.reshape({B, T, HE});                                                    // [B, T, HE]
   auto kv2 = torch::cat({parts[3], parts[4]}, -1) + z1.matmul(flat_out(0).matmul(W_kv2));  // [B, T, 2HE]
   auto k2 = kv2.narrow(-1, 0, HE).view({B, T, H, E});
   auto v2 = kv2.narrow(-1, HE, HE).view({B, T, H, E});
 
   auto x_last = W_E().index_select(0, ids.select(1, T - 1)) + W_pos()[T - 1];  // [B, D]
-  auto resid1 = x_last + z1.select(1, T - 1).matmul(flat_out(0));               // blocks.1.hook_resid_pre[:, -1]
+  auto resid1 = x_last + z1.select(1, T - 1).matmul(flat_out(0));              // blocks.1.hook_resid_pre[:, -1]
   auto q2 = resid1.matmul(flat_in(1, "W_Q")).view({B, H, E});
   auto z2 = last_query_attention(q2, k2, v2).reshape({B, HE});
-  auto mid = resid1 + z2.matmul(flat_out(1));                                    // blocks.1.hook_resid_mid[:, -1]
+  auto mid = resid1 + z2.matmul(flat_out(1));  // blocks.1.hook_resid_mid[:, -1]
   auto resid2 = mid + mlp_activation(mid.matmul(W_in())).matmul(W_out());
-  return resid2.matmul(W_U());                                                   // [B, d_vocab_out]
+  return resid2.matmul(W_U());  // [B, d_vocab_out]
 }
 
 }  // namespace cc::model

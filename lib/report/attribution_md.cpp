@@ -65,10 +65,16 @@ void render_attribution_figures(const std::string& dir, nlohmann::json& att) {
   if (!matrix.empty() && !configs.empty()) {
     nlohmann::json xtics = nlohmann::json::array();
     for (const auto& id : configs) xtics.push_back(id);
-    const nlohmann::json spec = {{"type", "heatmap"}, {"title", "Claims the default does not support: share of seeds passing, per configuration"},
-                                 {"matrix", matrix}, {"xtics", xtics}, {"ytics", ytics}, {"cblabel", "seeds passing"},
-                                 {"cbrange", {0, 1}}, {"xtics_rotate", true},
-                                 {"size", {std::max<int>(560, 40 * static_cast<int>(configs.size()) + 260), 620}}};
+    const nlohmann::json spec = {
+        {"type", "heatmap"},
+        {"title", "Claims the default does not support: share of seeds passing, per configuration"},
+        {"matrix", matrix},
+        {"xtics", xtics},
+        {"ytics", ytics},
+        {"cblabel", "seeds passing"},
+        {"cbrange", {0, 1}},
+        {"xtics_rotate", true},
+        {"size", {std::max<int>(560, 40 * static_cast<int>(configs.size()) + 260), 620}}};
     att["figures"]["pass_rates"] = render_figure(dir, "figures/attribution-pass-rates.png", spec);
   }
   if (att.contains("effects")) {
@@ -84,9 +90,16 @@ void render_attribution_figures(const std::string& dir, nlohmann::json& att) {
       m.push_back(row);
     }
     if (!m.empty()) {
-      const nlohmann::json spec = {{"type", "heatmap"}, {"title", "Main effect of each choice on each claim (share of seeds passing, high - low)"},
-                                   {"matrix", m}, {"xtics", xtics}, {"ytics", ytics2}, {"cblabel", "effect on pass rate"},
-                                   {"diverging", true}, {"xtics_rotate", true}, {"size", {640, 560}}};
+      const nlohmann::json spec = {
+          {"type", "heatmap"},
+          {"title", "Main effect of each choice on each claim (share of seeds passing, high - low)"},
+          {"matrix", m},
+          {"xtics", xtics},
+          {"ytics", ytics2},
+          {"cblabel", "effect on pass rate"},
+          {"diverging", true},
+          {"xtics_rotate", true},
+          {"size", {640, 560}}};
       att["figures"]["effects"] = render_figure(dir, "figures/attribution-effects.png", spec);
     }
   }
@@ -96,11 +109,13 @@ std::string attribution_markdown(const nlohmann::json& att) {
   std::ostringstream md;
   md << "\n## Attribution: is a failing claim the paper's, or a choice it does not state?\n\n"
      << "For each claim the default run does not support, every configuration of the paper's unstated choices measured "
-        "here (the attribution search's stages and the robustness sweep), with k of n seeds passing the claim's per-seed "
+        "here (the attribution search's stages and the robustness sweep), with k of n seeds passing the claim's "
+        "per-seed "
         "test. The design, the score, the stage sizes and the rules were committed before the first result "
         "(reports/assumptions.md, \"Attribution\"); the score's terms are in claims/paper.yaml.\n\n";
 
-  md << "### Per claim\n\n| claim | on `" << att["default_run"].get<std::string>() << "` | attribution |\n| --- | --- | --- |\n";
+  md << "### Per claim\n\n| claim | on `" << att["default_run"].get<std::string>()
+     << "` | attribution |\n| --- | --- | --- |\n";
   for (const auto& c : att["claims"]) {
     std::string extra;
     if (c.contains("candidates") && !c["candidates"].empty())
@@ -112,14 +127,16 @@ std::string attribution_markdown(const nlohmann::json& att) {
 
   md << "### Configurations and their scores\n\nScore: the distance of a run's outcomes to the paper's numbers "
         "(percentage points of G1–G5 accuracy, plus each phase's distance to its window per 1000 steps; binding "
-     << att["paper"]["binding"][0] << "–" << att["paper"]["binding"][1] << ", var-restricted " << att["paper"]["refinement"][0]
-     << "–" << att["paper"]["refinement"][1] << "), the mean over seeds; lower is closer. Learned: binding and "
+     << att["paper"]["binding"][0] << "–" << att["paper"]["binding"][1] << ", var-restricted "
+     << att["paper"]["refinement"][0] << "–" << att["paper"]["refinement"][1]
+     << "), the mean over seeds; lower is closer. Learned: binding and "
         "var_restricted_1 ≥ 0.9 by the last step.\n\n"
      << "| configuration | choices that differ from `" << att["default_run"].get<std::string>()
      << "` | seeds trained | learned | score | per seed |\n| --- | --- | --- | --- | --- | --- |\n";
   for (const auto& c : att["configs"]) {
     std::string per_seed;
-    for (const auto& [seed, s] : c["scores"].items()) per_seed += (per_seed.empty() ? "" : " ") + ("s" + seed + ": " + num(s));
+    for (const auto& [seed, s] : c["scores"].items())
+      per_seed += (per_seed.empty() ? "" : " ") + ("s" + seed + ": " + num(s));
     md << "| `" << c["id"].get<std::string>() << "` | " << (c["changes"].empty() ? "–" : join(c["changes"])) << " | "
        << c["trained"].get<int64_t>() << "/" << c["seeds"].size() << " | " << c["learned"].get<int64_t>() << " | "
        << num(c["score"]) << " | " << (per_seed.empty() ? "–" : per_seed) << " |\n";
@@ -140,7 +157,8 @@ std::string attribution_markdown(const nlohmann::json& att) {
     for (size_t i = 0; i < ids.size(); ++i) md << " --- |";
     md << " --- |\n";
     for (const auto& f : e["factors"]) {
-      md << "| `" << f["tag"].get<std::string>() << "` | " << signed_num(f["score"]) << " | " << signed_num(f["learned"]) << " |";
+      md << "| `" << f["tag"].get<std::string>() << "` | " << signed_num(f["score"]) << " | "
+         << signed_num(f["learned"]) << " |";
       for (const auto& id : ids) md << " " << signed_num(f["claims"][id]) << " |";
       md << " " << (f["aliases"].empty() ? "–" : join(f["aliases"])) << " |\n";
     }
@@ -153,17 +171,19 @@ std::string attribution_markdown(const nlohmann::json& att) {
        << join(s["ranking"]) << ". Chosen: **" << join(s["chosen"]) << "**, with `base`"
        << (s["complete"].get<bool>() ? "" : " (provisional: not every screening seed is measured yet)") << ".";
     if (s.contains("confirm_matches"))
-      md << (s["confirm_matches"].get<bool>() ? " The sweep `" + s["confirm_sweep"].get<std::string>() + "` holds exactly these rows."
-                                              : " **The sweep `" + s["confirm_sweep"].get<std::string>() +
-                                                    "` does not hold these rows: its rows differ from the rule's choice.**");
+      md << (s["confirm_matches"].get<bool>()
+                 ? " The sweep `" + s["confirm_sweep"].get<std::string>() + "` holds exactly these rows."
+                 : " **The sweep `" + s["confirm_sweep"].get<std::string>() +
+                       "` does not hold these rows: its rows differ from the rule's choice.**");
     md << "\n\n";
   }
   if (att.contains("default_rule")) {
     const auto& r = att["default_rule"];
     md << "### The rule for the default\n\nBest confirmed row: `" << r["best"].get<std::string>() << "` (score "
        << num(r["best_score"]) << ", learned " << r["best_learned"] << ") against `" << r["base"].get<std::string>()
-       << "` (score " << num(r["base_score"]) << ", learned " << r["base_learned"] << "): Mann–Whitney U = " << num(r["u"], "%.1f")
-       << ", one-sided p = " << num(r["p"], "%.3f") << " (alpha " << num(r["alpha"]) << "). Outcome: **"
+       << "` (score " << num(r["base_score"]) << ", learned " << r["base_learned"]
+       << "): Mann–Whitney U = " << num(r["u"], "%.1f") << ", one-sided p = " << num(r["p"], "%.3f") << " (alpha "
+       << num(r["alpha"]) << "). Outcome: **"
        << (r["change"].get<bool>() ? "the default changes to it" : "the default stays") << "**"
        << (r["complete"].get<bool>() ? "" : " (provisional: not every confirmation seed is measured yet)") << ".\n";
   }

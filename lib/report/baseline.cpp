@@ -52,7 +52,8 @@ void value_changes(const nlohmann::json& a, const nlohmann::json& b, const Toler
     for (const char* key : {"value", "ci_low", "ci_high"}) {
       const double x = number_or_nan(a["measured"], key), y = number_or_nan(b["measured"], key);
       if (!same_value(x, y, proportion, tol)) {
-        out.push_back({id, "value", g(x), g(y), std::string("measured ") + key + (proportion ? " (exact: a proportion)" : "")});
+        out.push_back(
+            {id, "value", g(x), g(y), std::string("measured ") + key + (proportion ? " (exact: a proportion)" : "")});
         return;  // one row per claim: the first value that moved says enough
       }
     }
@@ -63,13 +64,15 @@ void value_changes(const nlohmann::json& a, const nlohmann::json& b, const Toler
   for (const auto& [seed, sa] : seeds_a) {
     auto it = seeds_b.find(seed);
     if (it == seeds_b.end()) {
-      out.push_back({id, "value", "seed " + std::to_string(seed) + " measured", "not measured", "the seeds measured changed"});
+      out.push_back(
+          {id, "value", "seed " + std::to_string(seed) + " measured", "not measured", "the seeds measured changed"});
       return;
     }
     const auto& sb = it->second;
     if (sa.value("n", int64_t{0}) != sb.value("n", int64_t{0}) ||
         !same_value(number_or_nan(sa, "value"), number_or_nan(sb, "value"), proportion, tol)) {
-      out.push_back({id, "value", g(number_or_nan(sa, "value")) + " (n " + std::to_string(sa.value("n", int64_t{0})) + ")",
+      out.push_back({id, "value",
+                     g(number_or_nan(sa, "value")) + " (n " + std::to_string(sa.value("n", int64_t{0})) + ")",
                      g(number_or_nan(sb, "value")) + " (n " + std::to_string(sb.value("n", int64_t{0})) + ")",
                      "seed " + std::to_string(seed) + (proportion ? " (exact: a proportion)" : "")});
       return;
@@ -77,13 +80,15 @@ void value_changes(const nlohmann::json& a, const nlohmann::json& b, const Toler
   }
   for (const auto& [seed, sb] : seeds_b)
     if (!seeds_a.count(seed)) {
-      out.push_back({id, "value", "not measured", "seed " + std::to_string(seed) + " measured", "the seeds measured changed"});
+      out.push_back(
+          {id, "value", "not measured", "seed " + std::to_string(seed) + " measured", "the seeds measured changed"});
       return;
     }
 }
 
 int rank(const std::string& kind) {
-  static const std::vector<std::string> order = {"regression", "unexpected pass", "verdict", "no longer measured", "value", "added", "removed"};
+  static const std::vector<std::string> order = {"regression", "unexpected pass", "verdict", "no longer measured",
+                                                 "value",      "added",           "removed"};
   for (size_t i = 0; i < order.size(); ++i)
     if (order[i] == kind) return static_cast<int>(i);
   return static_cast<int>(order.size());
@@ -97,10 +102,14 @@ std::string md_cell(const std::string& s) {
 
 }  // namespace
 
-nlohmann::json baseline_from_report(const nlohmann::json& report, const nlohmann::json& tolerance, const std::string& command) {
+nlohmann::json baseline_from_report(const nlohmann::json& report, const nlohmann::json& tolerance,
+                                    const std::string& command) {
   nlohmann::json claims = nlohmann::json::array();
   for (const auto& c : report.at("claims")) {
-    nlohmann::json e = {{"id", c["id"]}, {"file", c.value("file", "")}, {"tier", c.value("tier", "")}, {"verdict", c["verdict"]},
+    nlohmann::json e = {{"id", c["id"]},
+                        {"file", c.value("file", "")},
+                        {"tier", c.value("tier", "")},
+                        {"verdict", c["verdict"]},
                         {"measured_is_proportion", c.value("measured_is_proportion", false)}};
     if (c.contains("measured")) e["measured"] = c["measured"];
     if (c.contains("seeds")) {
@@ -116,8 +125,9 @@ nlohmann::json baseline_from_report(const nlohmann::json& report, const nlohmann
   }
   return {{"format", "claimcheck-baseline/1"},
           {"command", command},
-          {"about", "Expected outcomes of every claim on the committed fixtures. `claimcheck verify --baseline` fails "
-                    "(exit 3) when a verdict or a measured value moves; change this file only with the reason in the commit."},
+          {"about",
+           "Expected outcomes of every claim on the committed fixtures. `claimcheck verify --baseline` fails "
+           "(exit 3) when a verdict or a measured value moves; change this file only with the reason in the commit."},
           {"platform", report.value("runtime", nlohmann::json::object())},
           {"tolerance", tolerance},
           {"claims", claims}};
@@ -135,8 +145,9 @@ nlohmann::json merge_baseline(const nlohmann::json& old, const nlohmann::json& f
     kept = true;
   }
   if (kept) {
-    std::sort(out["claims"].begin(), out["claims"].end(),
-              [](const nlohmann::json& a, const nlohmann::json& b) { return a.value("file", "") < b.value("file", ""); });
+    std::sort(out["claims"].begin(), out["claims"].end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+      return a.value("file", "") < b.value("file", "");
+    });
     nlohmann::json commands = old.value("commands", nlohmann::json::array());
     if (commands.empty() && old.contains("command")) commands.push_back(old["command"]);
     commands.push_back(fresh["command"]);
@@ -151,7 +162,9 @@ Tolerance tolerance_for(const nlohmann::json& baseline, const std::string& devic
   if (!baseline.contains("tolerance") || !baseline["tolerance"].is_object()) return t;
   const auto& all = baseline["tolerance"];
   const std::string key = device.rfind("cuda", 0) == 0 ? "cuda" : device;
-  const nlohmann::json& one = all.contains(key) ? all[key] : all.contains("default") ? all["default"] : nlohmann::json::object();
+  const nlohmann::json& one = all.contains(key)         ? all[key]
+                              : all.contains("default") ? all["default"]
+                                                        : nlohmann::json::object();
   t.scalar_rel = one.value("scalar_rel", 0.0);
   t.scalar_abs = one.value("scalar_abs", 0.0);
   return t;
@@ -192,13 +205,16 @@ std::vector<Change> compare_outcomes(const nlohmann::json& before, const nlohman
       continue;  // not measured on one side: nothing to compare
     }
     if (va != vb) {
-      const std::string kind = is_pass(va) && !is_pass(vb) ? "regression" : is_fail(va) && is_pass(vb) ? "unexpected pass" : "verdict";
+      const std::string kind = is_pass(va) && !is_pass(vb)  ? "regression"
+                               : is_fail(va) && is_pass(vb) ? "unexpected pass"
+                                                            : "verdict";
       out.push_back({id, kind, outcome(*x), outcome(*y), y->value("reason", "")});
       continue;
     }
     value_changes(*x, *y, tol, out);
   }
-  std::stable_sort(out.begin(), out.end(), [](const Change& p, const Change& q) { return rank(p.kind) < rank(q.kind); });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Change& p, const Change& q) { return rank(p.kind) < rank(q.kind); });
   return out;
 }
 
@@ -207,8 +223,8 @@ std::string changes_markdown(const std::vector<Change>& changes) {
   std::ostringstream md;
   md << "| claim | change | before | after | detail |\n| --- | --- | --- | --- | --- |\n";
   for (const auto& c : changes)
-    md << "| " << md_cell(c.id) << " | **" << c.kind << "** | " << md_cell(c.before) << " | " << md_cell(c.after) << " | "
-       << md_cell(c.detail) << " |\n";
+    md << "| " << md_cell(c.id) << " | **" << c.kind << "** | " << md_cell(c.before) << " | " << md_cell(c.after)
+       << " | " << md_cell(c.detail) << " |\n";
   return md.str();
 }
 
@@ -224,7 +240,8 @@ std::string changes_lines(const std::vector<Change>& changes) {
 
 nlohmann::json changes_json(const std::vector<Change>& changes) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& c : changes) out.push_back({{"id", c.id}, {"kind", c.kind}, {"before", c.before}, {"after", c.after}, {"detail", c.detail}});
+  for (const auto& c : changes)
+    out.push_back({{"id", c.id}, {"kind", c.kind}, {"before", c.before}, {"after", c.after}, {"detail", c.detail}});
   return out;
 }
 
@@ -253,12 +270,14 @@ nlohmann::json default_tolerance() {
 }
 
 nlohmann::json read_outcomes(const std::string& path) {
-  nlohmann::json j = nlohmann::json::parse(read_regular_file(path, kMaxJsonBytes, "report or baseline"), nullptr, false);
+  nlohmann::json j =
+      nlohmann::json::parse(read_regular_file(path, kMaxJsonBytes, "report or baseline"), nullptr, false);
   if (j.is_discarded()) throw Error(path + ": not valid JSON");
   if (!j.is_object() || !j.contains("claims") || !j["claims"].is_array())
     throw Error(path + ": has no \"claims\" list (expected a report.json or a baseline file)");
   for (const auto& c : j["claims"])
-    if (!c.is_object() || !c.contains("id") || !c["id"].is_string() || !c.contains("verdict") || !c["verdict"].is_string())
+    if (!c.is_object() || !c.contains("id") || !c["id"].is_string() || !c.contains("verdict") ||
+        !c["verdict"].is_string())
       throw Error(path + ": a claim entry without a string \"id\" and \"verdict\"");
   return j;
 }

@@ -39,7 +39,8 @@ struct Change {
 // The comparable part of a report: per claim its id, file, tier, verdict, measured value and
 // interval, whether it is a proportion, and each seed's value, n, interval and verdict. With
 // `tolerance` (per device) and `command` (how it was made), as committed in claims/expected.json.
-nlohmann::json baseline_from_report(const nlohmann::json& report, const nlohmann::json& tolerance, const std::string& command);
+nlohmann::json baseline_from_report(const nlohmann::json& report, const nlohmann::json& tolerance,
+                                    const std::string& command);
 
 // `fresh`'s rows, plus those rows of `old` whose claim `fresh` lacks and whose file still exists (a
 // partial run updates its own rows); "command" lists every command that made a row.

@@ -26,9 +26,12 @@ std::string num(double v) {
 std::string quoted(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'') out += "''";
-    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += ' ';
-    else out += c;
+    if (c == '\'')
+      out += "''";
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      out += ' ';
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -60,7 +63,8 @@ void heatmap(std::ostringstream& gp, const nlohmann::json& spec) {
   else
     gp << "set palette defined (0 '#f7fbff', 0.5 '#6baed6', 1 '#08306b')\n";
   if (spec.contains("cbrange"))
-    gp << "set cbrange [" << num(spec["cbrange"][0].get<double>()) << ":" << num(spec["cbrange"][1].get<double>()) << "]\n";
+    gp << "set cbrange [" << num(spec["cbrange"][0].get<double>()) << ":" << num(spec["cbrange"][1].get<double>())
+       << "]\n";
   gp << "unset key\nset size ratio -1\n"
      << "set xrange [-0.5:" << cols - 0.5 << "]\nset yrange [" << rows - 0.5 << ":-0.5]\n"
      << "set cblabel " << quoted(text(spec, "cblabel")) << "\n";
@@ -68,12 +72,14 @@ void heatmap(std::ostringstream& gp, const nlohmann::json& spec) {
   for (const char* axis : {"xtics", "ytics"}) {
     if (!spec.contains(axis)) continue;
     gp << "set " << axis << " (";
-    for (size_t i = 0; i < spec[axis].size(); ++i) gp << (i ? ", " : "") << quoted(spec[axis][i].get<std::string>()) << " " << i;
+    for (size_t i = 0; i < spec[axis].size(); ++i)
+      gp << (i ? ", " : "") << quoted(spec[axis][i].get<std::string>()) << " " << i;
     gp << ") font ',7'\n";
   }
   gp << "$m << EOD\n";
   for (size_t r = 0; r < rows; ++r) {
-    for (size_t c = 0; c < cols; ++c) gp << (c ? " " : "") << (m[r][c].is_number() ? num(m[r][c].get<double>()) : "NaN");
+    for (size_t c = 0; c < cols; ++c)
+      gp << (c ? " " : "") << (m[r][c].is_number() ? num(m[r][c].get<double>()) : "NaN");
     gp << "\n";
   }
   gp << "EOD\nplot $m matrix with image\n";
@@ -87,10 +93,13 @@ void marks(std::ostringstream& gp, const nlohmann::json& spec) {
       const std::string at = num(l.at("at").get<double>());
       if (std::string(kind) == "vlines")
         gp << "set arrow " << k << " from " << at << ", graph 0 to " << at << ", graph 1 nohead dt 2 lc rgb '#555555'\n"
-           << "set label " << k << " " << quoted(text(l, "label")) << " at " << at << ", graph 0.03 rotate by 90 left offset -0.6,0 font ',7'\n";
+           << "set label " << k << " " << quoted(text(l, "label")) << " at " << at
+           << ", graph 0.03 rotate by 90 left offset -0.6,0 font ',7'\n";
       else
-        gp << "set arrow " << k << " from graph 0, first " << at << " to graph 1, first " << at << " nohead dt 3 lc rgb '#555555'\n"
-           << "set label " << k << " " << quoted(text(l, "label")) << " at graph 0.01, first " << at << " offset 0,0.5 font ',7'\n";
+        gp << "set arrow " << k << " from graph 0, first " << at << " to graph 1, first " << at
+           << " nohead dt 3 lc rgb '#555555'\n"
+           << "set label " << k << " " << quoted(text(l, "label")) << " at graph 0.01, first " << at
+           << " offset 0,0.5 font ',7'\n";
       ++k;
     }
   }
@@ -105,7 +114,8 @@ void lines(std::ostringstream& gp, const nlohmann::json& spec) {
   for (size_t s = 0; s < series.size(); ++s) {
     gp << "$s" << s << " << EOD\n";
     const auto &x = series[s].at("x"), &y = series[s].at("y");
-    for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) gp << num(x[i].get<double>()) << " " << num(y[i].get<double>()) << "\n";
+    for (size_t i = 0; i < std::min(x.size(), y.size()); ++i)
+      gp << num(x[i].get<double>()) << " " << num(y[i].get<double>()) << "\n";
     gp << "EOD\n";
   }
   gp << "plot ";
@@ -128,7 +138,8 @@ void histogram(std::ostringstream& gp, const nlohmann::json& spec) {
   if (!(hi > lo)) hi = lo + 1;
   const int bins = spec.value("bins", 40);
   const double w = (hi - lo) / bins;
-  gp << "set key top left font ',8'\nset style fill transparent solid 0.45 noborder\nset xrange [" << num(lo) << ":" << num(hi) << "]\n";
+  gp << "set key top left font ',8'\nset style fill transparent solid 0.45 noborder\nset xrange [" << num(lo) << ":"
+     << num(hi) << "]\n";
   for (size_t s = 0; s < series.size(); ++s) {
     std::vector<double> count(static_cast<size_t>(bins), 0.0);
     const auto& values = series[s].at("values");
@@ -138,12 +149,14 @@ void histogram(std::ostringstream& gp, const nlohmann::json& spec) {
     }
     gp << "$h" << s << " << EOD\n";
     for (int b = 0; b < bins; ++b)
-      gp << num(lo + (b + 0.5) * w) << " " << num(values.empty() ? 0 : count[static_cast<size_t>(b)] / values.size()) << "\n";
+      gp << num(lo + (b + 0.5) * w) << " " << num(values.empty() ? 0 : count[static_cast<size_t>(b)] / values.size())
+         << "\n";
     gp << "EOD\n";
   }
   gp << "set boxwidth " << num(w) << " absolute\nplot ";
   for (size_t s = 0; s < series.size(); ++s)
-    gp << (s ? ", " : "") << "$h" << s << " using 1:2 with boxes lc rgb '" << colour(s) << "' title " << quoted(text(series[s], "name"));
+    gp << (s ? ", " : "") << "$h" << s << " using 1:2 with boxes lc rgb '" << colour(s) << "' title "
+       << quoted(text(series[s], "name"));
   gp << "\n";
 }
 
@@ -186,13 +199,23 @@ std::string gnuplot_script(const nlohmann::json& spec, const std::string& png_pa
   const std::string type = text(spec, "type");
   const bool square = type == "heatmap";
   const bool sized = spec.contains("size") && spec["size"].is_array() && spec["size"].size() == 2;
-  header(gp, spec, png_path, sized ? spec["size"][0].get<int>() : square ? 560 : 720,
-         sized ? spec["size"][1].get<int>() : square ? 500 : 380);
-  if (type == "heatmap") heatmap(gp, spec);
-  else if (type == "lines") lines(gp, spec);
-  else if (type == "histogram") histogram(gp, spec);
-  else if (type == "bars") bars(gp, spec);
-  else throw Error("figure '" + text(spec, "id") + "': unknown type '" + type + "'");
+  header(gp, spec, png_path,
+         sized    ? spec["size"][0].get<int>()
+         : square ? 560
+                  : 720,
+         sized    ? spec["size"][1].get<int>()
+         : square ? 500
+                  : 380);
+  if (type == "heatmap")
+    heatmap(gp, spec);
+  else if (type == "lines")
+    lines(gp, spec);
+  else if (type == "histogram")
+    histogram(gp, spec);
+  else if (type == "bars")
+    bars(gp, spec);
+  else
+    throw Error("figure '" + text(spec, "id") + "': unknown type '" + type + "'");
   return gp.str();
 }
 
@@ -234,9 +257,11 @@ void render_figures(const std::string& dir, nlohmann::json& report) {
       // The paper's number as a line, where the kind asks for it ("mark_reported": "vline"/"hline").
       if (spec.contains("mark_reported") && claim.contains("reported") && claim["reported"]["value"].is_number()) {
         const std::string kind = spec["mark_reported"] == "vline" ? "vlines" : "hlines";
-        spec[kind].push_back({{"at", claim["reported"]["value"]}, {"label", "paper: " + claim["reported"]["text"].get<std::string>()}});
+        spec[kind].push_back(
+            {{"at", claim["reported"]["value"]}, {"label", "paper: " + claim["reported"]["text"].get<std::string>()}});
       }
-      claim["figures"].push_back(render_figure(dir, "figures/" + claim["id"].get<std::string>() + "-" + id + ".png", spec));
+      claim["figures"].push_back(
+          render_figure(dir, "figures/" + claim["id"].get<std::string>() + "-" + id + ".png", spec));
     }
   }
 }

@@ -47,9 +47,12 @@ std::string fmt_value(const nlohmann::json& measured, bool proportion) {
 std::string md_escape(std::string s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -58,16 +61,24 @@ std::string xml_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
 }
-
 
 bool is_proportion(const nlohmann::json& claim) {
   return claim.contains("measured_is_proportion") && claim["measured_is_proportion"].get<bool>();
@@ -104,8 +115,8 @@ nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, cons
     for (const auto& [name, _] : runs_used) {
       const catalogue::RunSpec* spec = ctx.runs->find(name);
       if (!spec) continue;
-      nlohmann::json run = {{"seeds", spec->seeds}, {"config_hash", spec->config.weights_hash()},
-                            {"config", spec->config.to_json()}};
+      nlohmann::json run = {
+          {"seeds", spec->seeds}, {"config_hash", spec->config.weights_hash()}, {"config", spec->config.to_json()}};
       for (const auto& u : train::unstated_choices(spec->config))
         run["unstated"].push_back({{"key", u.key}, {"value", u.value}, {"note", u.note}});
       j["runs"][name] = run;
@@ -133,10 +144,11 @@ std::string report_markdown(const nlohmann::json& rep) {
     if (b["changes"].empty()) {
       md << "none.\n\n";
     } else {
-      md << b["changes"].size() << " change(s).\n\n| claim | change | before | after | detail |\n| --- | --- | --- | --- | --- |\n";
+      md << b["changes"].size()
+         << " change(s).\n\n| claim | change | before | after | detail |\n| --- | --- | --- | --- | --- |\n";
       for (const auto& c : b["changes"])
-        md << "| " << md_escape(c["id"]) << " | **" << c["kind"].get<std::string>() << "** | " << md_escape(c["before"]) << " | "
-           << md_escape(c["after"]) << " | " << md_escape(c["detail"]) << " |\n";
+        md << "| " << md_escape(c["id"]) << " | **" << c["kind"].get<std::string>() << "** | " << md_escape(c["before"])
+           << " | " << md_escape(c["after"]) << " | " << md_escape(c["detail"]) << " |\n";
       md << "\n";
     }
   } else {
@@ -147,9 +159,11 @@ std::string report_markdown(const nlohmann::json& rep) {
   for (const char* v : {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"})
     md << "| " << v << " | " << rep["counts"][v].get<int>() << " |\n";
 
-  md << "\n## Claims\n\nmeasured: the mean over the seeds measured [95% CI: Wilson for one seed, bootstrap over seeds otherwise]; "
+  md << "\n## Claims\n\nmeasured: the mean over the seeds measured [95% CI: Wilson for one seed, bootstrap over seeds "
+        "otherwise]; "
         "per seed: each seed's value and verdict.\n\n"
-        "| id | § | claim | paper | measured [95% CI] | per seed | rule | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+        "| id | § | claim | paper | measured [95% CI] | per seed | rule | verdict |\n| --- | --- | --- | --- | --- | "
+        "--- | --- | --- |\n";
   for (const auto& c : rep["claims"]) {
     const bool loaded = c.contains("title");
     md << "| " << md_escape(c["id"]) << " | " << (loaded ? md_escape(c["paper"]["section"]) : "") << " | "
@@ -158,8 +172,9 @@ std::string report_markdown(const nlohmann::json& rep) {
        << (c.contains("measured") ? fmt_value(c["measured"], is_proportion(c)) : "—") << " | ";
     if (c.contains("seeds"))
       for (const auto& sd : c["seeds"])
-        md << "s" << sd["seed"].get<int>() << ": " << (is_proportion(c) ? fmt(100 * sd["value"].get<double>(), 4) + "%" : fmt(sd["value"].get<double>()))
-           << " " << sd["verdict"].get<std::string>() << "<br>";
+        md << "s" << sd["seed"].get<int>() << ": "
+           << (is_proportion(c) ? fmt(100 * sd["value"].get<double>(), 4) + "%" : fmt(sd["value"].get<double>())) << " "
+           << sd["verdict"].get<std::string>() << "<br>";
     md << " | " << (loaded ? md_escape(c["rule"]) : "") << " | **" << c["verdict"].get<std::string>() << "**"
        << (c.value("expected", false) ? " (expected: in the baseline)" : "") << " |\n";
   }
@@ -179,13 +194,16 @@ std::string report_markdown(const nlohmann::json& rep) {
     if (!c["paper"]["figure"].get<std::string>().empty()) md << ", " << c["paper"]["figure"].get<std::string>();
     md << "\n\n";
     md << "Measured: `" << c["measure"]["kind"].get<std::string>() << "` " << c["measure"]["params"].dump()
-       << (c["subject"].contains("theory") ? " on the theory model `" + c["subject"]["theory"].get<std::string>() + "` (no training)"
-           : c["subject"].contains("sweep") ? " on sweep `" + c["subject"]["sweep"].get<std::string>() + "`, checkpoint `" +
-                                                   c["subject"]["checkpoint"].get<std::string>() + "`"
-                                             : " on run `" + c["subject"]["run"].get<std::string>() + "`, checkpoint `" +
-                                                   c["subject"]["checkpoint"].get<std::string>() + "`")
+       << (c["subject"].contains("theory")
+               ? " on the theory model `" + c["subject"]["theory"].get<std::string>() + "` (no training)"
+           : c["subject"].contains("sweep")
+               ? " on sweep `" + c["subject"]["sweep"].get<std::string>() + "`, checkpoint `" +
+                     c["subject"]["checkpoint"].get<std::string>() + "`"
+               : " on run `" + c["subject"]["run"].get<std::string>() + "`, checkpoint `" +
+                     c["subject"]["checkpoint"].get<std::string>() + "`")
        << ". Rule: " << c["rule"].get<std::string>() << ".\n\n";
-    if (c.contains("control_params")) md << "Negative control: the same computation with " << c["control_params"].dump() << ".\n\n";
+    if (c.contains("control_params"))
+      md << "Negative control: the same computation with " << c["control_params"].dump() << ".\n\n";
     if (!c["reason"].get<std::string>().empty()) md << "Why: " << md_escape(c["reason"]) << "\n\n";
     const bool prop = is_proportion(c);
     for (const char* part : {"seeds", "control"}) {
@@ -195,8 +213,9 @@ std::string report_markdown(const nlohmann::json& rep) {
       md << "| --- | --- | --- | --- | --- | --- |\n";
       for (const auto& s : c[part]) {
         const double v = s["value"], lo = s["ci_low"], hi = s["ci_high"];
-        md << "| " << s["seed"] << " | " << s["step"] << " | " << (prop ? fmt(100 * v, 5) + "%" : fmt(v)) << " | " << s["n"]
-           << " | " << (prop ? "[" + fmt(100 * lo, 4) + ", " + fmt(100 * hi, 4) + "]" : "[" + fmt(lo) + ", " + fmt(hi) + "]")
+        md << "| " << s["seed"] << " | " << s["step"] << " | " << (prop ? fmt(100 * v, 5) + "%" : fmt(v)) << " | "
+           << s["n"] << " | "
+           << (prop ? "[" + fmt(100 * lo, 4) + ", " + fmt(100 * hi, 4) + "]" : "[" + fmt(lo) + ", " + fmt(hi) + "]")
            << " | " << s["verdict"].get<std::string>() << " |\n";
       }
       md << "\n";
@@ -215,8 +234,8 @@ std::string report_markdown(const nlohmann::json& rep) {
         for (const auto& sd : c["seeds"]) {
           const auto& pt = sd["details"]["curve"][i];
           const auto ci = claims::wilson(pt["correct"].get<int64_t>(), pt["n"].get<int64_t>());
-          md << " | " << fmt(100 * pt["accuracy"].get<double>(), 4) << "% [" << fmt(100 * ci.low, 4) << ", " << fmt(100 * ci.high, 4)
-             << "]";
+          md << " | " << fmt(100 * pt["accuracy"].get<double>(), 4) << "% [" << fmt(100 * ci.low, 4) << ", "
+             << fmt(100 * ci.high, 4) << "]";
         }
         md << " |\n";
       }
@@ -228,7 +247,8 @@ std::string report_markdown(const nlohmann::json& rep) {
         const std::string paper = f.value("paper_figure", "");
         const std::string caption = f.value("caption", "") + (paper.empty() ? "" : " — cf. the paper's " + paper);
         if (f.contains("file"))
-          md << "![" << md_escape(caption) << "](" << f["file"].get<std::string>() << ")\n\n*" << md_escape(caption) << ".*\n\n";
+          md << "![" << md_escape(caption) << "](" << f["file"].get<std::string>() << ")\n\n*" << md_escape(caption)
+             << ".*\n\n";
         else
           md << "Figure not rendered (" << md_escape(caption) << "): " << md_escape(f.value("error", "")) << "\n\n";
       }
@@ -247,12 +267,14 @@ std::string report_markdown(const nlohmann::json& rep) {
   }
 
   if (rep.contains("sweeps")) {
-    md << "\n## Sweeps\n\n| sweep | base run | axes | seeds | points | set on every point |\n| --- | --- | --- | --- | --- | --- |\n";
+    md << "\n## Sweeps\n\n| sweep | base run | axes | seeds | points | set on every point |\n| --- | --- | --- | --- | "
+          "--- | --- |\n";
     for (const auto& [name, sw] : rep["sweeps"].items()) {
       std::string axes;
-      for (const auto& a : sw["axes"]) axes += (axes.empty() ? "" : "; ") + a["key"].get<std::string>() + " ∈ " + a["values"].dump();
-      md << "| `" << name << "` | `" << sw["base"].get<std::string>() << "` | " << md_escape(axes) << " | " << sw["seeds"].dump()
-         << " | " << sw["points"] << " | " << md_escape(sw["set"].dump()) << " |\n";
+      for (const auto& a : sw["axes"])
+        axes += (axes.empty() ? "" : "; ") + a["key"].get<std::string>() + " ∈ " + a["values"].dump();
+      md << "| `" << name << "` | `" << sw["base"].get<std::string>() << "` | " << md_escape(axes) << " | "
+         << sw["seeds"].dump() << " | " << sw["points"] << " | " << md_escape(sw["set"].dump()) << " |\n";
     }
   }
 
@@ -267,16 +289,18 @@ std::string report_markdown(const nlohmann::json& rep) {
   }
 
   md << "\n## Provenance\n\n| | |\n| --- | --- |\n";
-  for (const auto& [k, v] : rep["runtime"].items()) md << "| " << k << " | " << md_escape(v.is_string() ? v.get<std::string>() : v.dump()) << " |\n";
+  for (const auto& [k, v] : rep["runtime"].items())
+    md << "| " << k << " | " << md_escape(v.is_string() ? v.get<std::string>() : v.dump()) << " |\n";
   if (rep.contains("provenance") && !rep["provenance"].is_null()) {
     md << "\n| run / seed | checkpoints from | latest step read | training wall time to it | trained with |\n"
        << "| --- | --- | --- | --- | --- |\n";
     for (const auto& [k, v] : rep["provenance"].items()) {
       const auto& rt = v["runtime"];
       md << "| " << k << " | `" << v["dir"].get<std::string>() << "` | " << v.value("step", int64_t{-1}) << " | "
-         << fmt(v["train_wall_s"].get<double>(), 4) << " s | "
-         << md_escape(v.value("device", std::string()))
-         << (rt.is_object() ? md_escape(", libtorch " + rt.value("libtorch", "") + ", " + rt.value("build_commit", rt.value("git_commit", std::string()))) : "")
+         << fmt(v["train_wall_s"].get<double>(), 4) << " s | " << md_escape(v.value("device", std::string()))
+         << (rt.is_object() ? md_escape(", libtorch " + rt.value("libtorch", "") + ", " +
+                                        rt.value("build_commit", rt.value("git_commit", std::string())))
+                            : "")
          << " |\n";
     }
   }
@@ -291,9 +315,8 @@ std::string report_junit(const nlohmann::json& rep) {
   for (const auto& c : rep["claims"])
     if ((c["verdict"] == "FAIL" || c["verdict"] == "INCONCLUSIVE") && !c.value("expected", false)) ++failures;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"claimcheck\" tests=\"" << total
-    << "\" failures=\"" << failures << "\" errors=\""
-    << counts["ERROR"].get<int>() + counts["INVALID"].get<int>() << "\" skipped=\"" << counts["SKIPPED"].get<int>()
-    << "\" time=\"" << rep["wall_s"].get<double>() << "\">\n";
+    << "\" failures=\"" << failures << "\" errors=\"" << counts["ERROR"].get<int>() + counts["INVALID"].get<int>()
+    << "\" skipped=\"" << counts["SKIPPED"].get<int>() << "\" time=\"" << rep["wall_s"].get<double>() << "\">\n";
   for (const auto& c : rep["claims"]) {
     const std::string verdict = c["verdict"];
     x << "  <testcase name=\"claim." << xml_escape(c["id"]) << "\" classname=\"claims."
@@ -314,9 +337,12 @@ std::string report_junit(const nlohmann::json& rep) {
     // passes, and the finding stays in the output.
     if (c.value("expected", false))
       x << "    <system-out>expected " << verdict << " (in the baseline): " << reason << "</system-out>\n";
-    else if (verdict == "FAIL" || verdict == "INCONCLUSIVE") x << "    <failure message=\"" << verdict << ": " << reason << "\"/>\n";
-    else if (verdict == "ERROR" || verdict == "INVALID") x << "    <error message=\"" << verdict << ": " << reason << "\"/>\n";
-    else if (verdict == "SKIPPED") x << "    <skipped message=\"" << reason << "\"/>\n";
+    else if (verdict == "FAIL" || verdict == "INCONCLUSIVE")
+      x << "    <failure message=\"" << verdict << ": " << reason << "\"/>\n";
+    else if (verdict == "ERROR" || verdict == "INVALID")
+      x << "    <error message=\"" << verdict << ": " << reason << "\"/>\n";
+    else if (verdict == "SKIPPED")
+      x << "    <skipped message=\"" << reason << "\"/>\n";
     x << "  </testcase>\n";
   }
   x << "</testsuite>\n</testsuites>\n";
@@ -327,10 +353,13 @@ std::string summary_lines(const nlohmann::json& rep) {
   std::ostringstream s;
   for (const auto& c : rep["claims"]) {
     char head[64];
-    std::snprintf(head, sizeof head, "%-12s %-8s ", c["verdict"].get<std::string>().c_str(), c["id"].get<std::string>().c_str());
+    std::snprintf(head, sizeof head, "%-12s %-8s ", c["verdict"].get<std::string>().c_str(),
+                  c["id"].get<std::string>().c_str());
     s << head;
-    if (c.contains("measured")) s << fmt_value(c["measured"], is_proportion(c)) << "  (" << c["rule"].get<std::string>() << ")";
-    if (!c["reason"].get<std::string>().empty()) s << (c.contains("measured") ? "  " : "") << c["reason"].get<std::string>();
+    if (c.contains("measured"))
+      s << fmt_value(c["measured"], is_proportion(c)) << "  (" << c["rule"].get<std::string>() << ")";
+    if (!c["reason"].get<std::string>().empty())
+      s << (c.contains("measured") ? "  " : "") << c["reason"].get<std::string>();
     if (c.value("expected", false)) s << "  [expected: in the baseline]";
     s << "\n";
   }

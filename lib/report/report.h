@@ -16,8 +16,8 @@ struct ReportContext {
   std::string budget;
   double wall_s = 0;
   nlohmann::json runtime;                      // train::runtime_info()
-  const catalogue::Runs* runs = nullptr;          // for the unstated-choices table
-  const catalogue::RunStore* store = nullptr;     // for per-run provenance
+  const catalogue::Runs* runs = nullptr;       // for the unstated-choices table
+  const catalogue::RunStore* store = nullptr;  // for per-run provenance
   nlohmann::json robustness;                   // claims::robustness_json(), or null
   nlohmann::json attribution;                  // claims::attribution_json(), or null
 };

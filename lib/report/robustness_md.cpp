@@ -53,17 +53,19 @@ std::string robustness_markdown(const nlohmann::json& rob) {
   md << "\n## Robustness: how often each claim holds over seeds and the paper's unstated choices\n\n";
   // The base is named: it is the default the sweep was planned on, which need not be today's `default`.
   md << "Sweep `" << rob["sweep"].get<std::string>() << "`: its base run `" << rob["base"].get<std::string>()
-     << "` and one unstated choice changed at a time, seeds "
-     << rob["seeds"].dump() << " each; every run claim above is measured again on each variant run (`"
-     << rob["sweep"].get<std::string>() << "/VARIANT`). A cell is k of n seeds passing the claim's per-seed test, with the "
+     << "` and one unstated choice changed at a time, seeds " << rob["seeds"].dump()
+     << " each; every run claim above is measured again on each variant run (`" << rob["sweep"].get<std::string>()
+     << "/VARIANT`). A cell is k of n seeds passing the claim's per-seed test, with the "
      << "Wilson 95% interval on the rate; a claim whose own rule could not decide on that variant says why.\n\n";
 
-  md << "### Phase steps per configuration\n\nmedian (range), seeds that reached it / seeds trained. " << rob["levels"]["zero_var"].get<std::string>()
-     << "; binding: " << rob["levels"]["binding"].get<std::string>() << "; var-restricted: "
-     << rob["levels"]["var_restricted"].get<std::string>() << ". Learned: binding and var_restricted_1 >= 0.9 by the last step.\n\n";
-  md << "| configuration | seeds trained | learned | 0-var | binding | var-restricted |\n| --- | --- | --- | --- | --- | --- |\n";
-  md << "| paper (one run) | 1 | – | \"first\" | " << rob["paper"]["binding"][0] << "–" << rob["paper"]["binding"][1] << " | "
-     << rob["paper"]["refinement"][0] << "–" << rob["paper"]["refinement"][1] << " |\n";
+  md << "### Phase steps per configuration\n\nmedian (range), seeds that reached it / seeds trained. "
+     << rob["levels"]["zero_var"].get<std::string>() << "; binding: " << rob["levels"]["binding"].get<std::string>()
+     << "; var-restricted: " << rob["levels"]["var_restricted"].get<std::string>()
+     << ". Learned: binding and var_restricted_1 >= 0.9 by the last step.\n\n";
+  md << "| configuration | seeds trained | learned | 0-var | binding | var-restricted |\n| --- | --- | --- | --- | --- "
+        "| --- |\n";
+  md << "| paper (one run) | 1 | – | \"first\" | " << rob["paper"]["binding"][0] << "–" << rob["paper"]["binding"][1]
+     << " | " << rob["paper"]["refinement"][0] << "–" << rob["paper"]["refinement"][1] << " |\n";
   for (const auto& v : variants) {
     const auto& d = v["distribution"];
     md << "| `" << v["variant"].get<std::string>() << "` | " << d["binding"]["n"].get<int64_t>() << "/"
@@ -72,15 +74,18 @@ std::string robustness_markdown(const nlohmann::json& rob) {
   }
 
   const auto& rule = rob["default_rule"];
-  md << "\n### The default configuration, by a rule fixed in advance\n\nRule: " << rule["rule"].get<std::string>() << ".\n\n";
+  md << "\n### The default configuration, by a rule fixed in advance\n\nRule: " << rule["rule"].get<std::string>()
+     << ".\n\n";
   if (rule["chosen"].is_null()) {
     md << "No variant has a trained seed yet.\n";
   } else {
     md << "Outcome: **`" << rule["chosen"].get<std::string>() << "`**"
-       << (rule["complete"].get<bool>() ? "" : " (provisional: not every seed of every variant is trained yet)") << ". Ranking: ";
+       << (rule["complete"].get<bool>() ? "" : " (provisional: not every seed of every variant is trained yet)")
+       << ". Ranking: ";
     bool first = true;
     for (const auto& r : rule["ranking"]) {
-      md << (first ? "" : "; ") << "`" << r["variant"].get<std::string>() << "` " << r["learned"] << "/" << r["n"] << " learned"
+      md << (first ? "" : "; ") << "`" << r["variant"].get<std::string>() << "` " << r["learned"] << "/" << r["n"]
+         << " learned"
          << (r["distance"].is_null() ? ", no median" : ", distance " + num(r["distance"].get<double>(), "%.0f"));
       first = false;
     }
@@ -93,11 +98,14 @@ std::string robustness_markdown(const nlohmann::json& rob) {
     return rate_text(cell) + (verdict == "PASS" || verdict == "FAIL" ? "" : " " + verdict);
   });
 
-  md << "\n### Two readings of a single-run statement\n\nThe paper reports one run. Each cell: the verdict if the claim must "
-     << "hold on **every** seed / on **at least half** of the seeds (Wilson 95% interval of k/n against 1/2); which reading "
+  md << "\n### Two readings of a single-run statement\n\nThe paper reports one run. Each cell: the verdict if the "
+        "claim must "
+     << "hold on **every** seed / on **at least half** of the seeds (Wilson 95% interval of k/n against 1/2); which "
+        "reading "
      << "each claim family supports is argued in reports/assumptions.md.\n\n";
   claims_table(md, rob, [](const nlohmann::json& cell) {
-    return cell.contains("each") ? cell["each"].get<std::string>() + " / " + cell["half"].get<std::string>() : std::string("–");
+    return cell.contains("each") ? cell["each"].get<std::string>() + " / " + cell["half"].get<std::string>()
+                                 : std::string("–");
   });
   return md.str();
 }

@@ -107,7 +107,9 @@ PointState point_state(const SweepOptions& o, const catalogue::SweepSpec& s, con
     return st;
   }
   st.step = train::find_resume_point(st.dir, p.config, true);  // throws if the folder holds another config
-  st.kind = lock_is_held_elsewhere(st.dir) ? PointState::Running : st.step > 0 ? PointState::Partial : PointState::Missing;
+  st.kind = lock_is_held_elsewhere(st.dir) ? PointState::Running
+            : st.step > 0                  ? PointState::Partial
+                                           : PointState::Missing;
   return st;
 }
 
@@ -135,8 +137,9 @@ PointOutcome run_point(const SweepOptions& o, const catalogue::SweepSpec& s, con
   return PointOutcome::Trained;
 }
 
-int run_parallel(const SweepOptions& o, const catalogue::SweepSpec& s, const std::vector<const catalogue::SweepPoint*>& points,
-                 int jobs, const std::function<std::vector<std::string>(const catalogue::SweepPoint&)>& child_args,
+int run_parallel(const SweepOptions& o, const catalogue::SweepSpec& s,
+                 const std::vector<const catalogue::SweepPoint*>& points, int jobs,
+                 const std::function<std::vector<std::string>(const catalogue::SweepPoint&)>& child_args,
                  const std::function<void(const std::string&)>& report) {
   if (jobs < 1) throw Error("--jobs must be >= 1");
   std::map<pid_t, const catalogue::SweepPoint*> running;
@@ -164,7 +167,8 @@ int run_parallel(const SweepOptions& o, const catalogue::SweepSpec& s, const std
       _exit(127);
     }
     running[pid] = &p;
-    report("point " + std::to_string(p.index) + " (" + p.label() + "): started, pid " + std::to_string(pid) + ", log " + log);
+    report("point " + std::to_string(p.index) + " (" + p.label() + "): started, pid " + std::to_string(pid) + ", log " +
+           log);
   };
   while (next < points.size() || !running.empty()) {
     while (next < points.size() && static_cast<int>(running.size()) < jobs) start_one(*points[next++]);
@@ -180,7 +184,8 @@ int run_parallel(const SweepOptions& o, const catalogue::SweepSpec& s, const std
     running.erase(it);
     const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (WIFEXITED(status) && WEXITSTATUS(status) == kExitBusy) {
-      report("point " + std::to_string(p.index) + " (" + p.label() + "): locked by another process, which is training it");
+      report("point " + std::to_string(p.index) + " (" + p.label() +
+             "): locked by another process, which is training it");
       continue;
     }
     if (!ok) ++failed;
@@ -192,7 +197,8 @@ int run_parallel(const SweepOptions& o, const catalogue::SweepSpec& s, const std
   return failed;
 }
 
-std::vector<catalogue::PointResult> gather(const SweepOptions& o, const catalogue::SweepSpec& s, int64_t metrics_every) {
+std::vector<catalogue::PointResult> gather(const SweepOptions& o, const catalogue::SweepSpec& s,
+                                           int64_t metrics_every) {
   std::vector<catalogue::PointResult> out;
   std::string not_done;
   for (const auto& p : s.points) {
@@ -211,7 +217,8 @@ std::vector<catalogue::PointResult> gather(const SweepOptions& o, const catalogu
     r.final_step = json_int64(fin.at("step"), fin_path + ": step");
     r.final_eval_seed = json_uint64(fin.at("eval_seed"), fin_path + ": eval_seed");
     for (const auto& [name, c] : fin.at("sets").items()) {
-      r.final_sets[name] = {json_int64(c.at("n"), fin_path + ": n"), json_int64(c.at("correct"), fin_path + ": correct")};
+      r.final_sets[name] = {json_int64(c.at("n"), fin_path + ": n"),
+                            json_int64(c.at("correct"), fin_path + ": correct")};
       r.final_loss[name] = c.at("loss").get<double>();
     }
     for (const auto& rec : train::MetricsLog::read(st.dir + "/metrics.jsonl")) {
@@ -229,7 +236,8 @@ std::vector<catalogue::PointResult> gather(const SweepOptions& o, const catalogu
   return out;
 }
 
-size_t collect(const SweepOptions& o, const catalogue::SweepSpec& s, const std::string& out_dir, int64_t metrics_every) {
+size_t collect(const SweepOptions& o, const catalogue::SweepSpec& s, const std::string& out_dir,
+               int64_t metrics_every) {
   const auto results = gather(o, s, metrics_every);
   fs::create_directories(out_dir);
   const std::string summary = catalogue::summary_text(results);
@@ -249,15 +257,16 @@ size_t collect(const SweepOptions& o, const catalogue::SweepSpec& s, const std::
       files[f] = sha256_file(dir + "/" + f);
     nlohmann::json axes = nlohmann::json::object();
     for (const auto& kv : p.axes.items()) axes[kv.key()] = kv.value();
-    manifest["points"].push_back({{"index", p.index},
-                                  {"axes", axes},
-                                  {"seed", p.seed},
-                                  {"config_hash", p.config_hash},
-                                  {"label", p.label()},
-                                  {"dir", fs::path(dir).parent_path().filename().string() + "/seed" + std::to_string(p.seed)},
-                                  {"command", "claimcheck sweep run " + s.name + " --point " + std::to_string(p.index) +
-                                                  " --config " + o.runs_path},
-                                  {"sha256", files}});
+    manifest["points"].push_back(
+        {{"index", p.index},
+         {"axes", axes},
+         {"seed", p.seed},
+         {"config_hash", p.config_hash},
+         {"label", p.label()},
+         {"dir", fs::path(dir).parent_path().filename().string() + "/seed" + std::to_string(p.seed)},
+         {"command",
+          "claimcheck sweep run " + s.name + " --point " + std::to_string(p.index) + " --config " + o.runs_path},
+         {"sha256", files}});
   }
   write_file_atomic(catalogue::summary_path(out_dir), summary);
   write_file_atomic(catalogue::manifest_path(out_dir), manifest.dump(1) + "\n");

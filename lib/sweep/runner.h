@@ -49,8 +49,9 @@ PointOutcome run_point(const SweepOptions& o, const catalogue::SweepSpec& s, con
 // claimcheck argument list, its output goes to the point's log.txt. `report` gets one line per
 // event. Returns the number of points whose process failed; a child that exits kExitBusy is reported
 // as busy and not counted.
-int run_parallel(const SweepOptions& o, const catalogue::SweepSpec& s, const std::vector<const catalogue::SweepPoint*>& points,
-                 int jobs, const std::function<std::vector<std::string>(const catalogue::SweepPoint&)>& child_args,
+int run_parallel(const SweepOptions& o, const catalogue::SweepSpec& s,
+                 const std::vector<const catalogue::SweepPoint*>& points, int jobs,
+                 const std::function<std::vector<std::string>(const catalogue::SweepPoint&)>& child_args,
                  const std::function<void(const std::string&)>& report);
 
 // Reads every point (all must be done) into the summary's records, in plan order.

@@ -27,7 +27,8 @@ TaskConfig TaskConfig::from_yaml(ObjectReader r) {
   c.modulus = static_cast<int>(r.integer_in("modulus", c.modulus, 2, 1000));
   c.n_variables = static_cast<int>(r.integer_in("n_variables", c.n_variables, 2, 26));
   c.pair_fraction = r.number("pair_fraction", c.pair_fraction);
-  c.pair_seed = static_cast<uint64_t>(r.integer_in("pair_seed", static_cast<int64_t>(c.pair_seed), 0, int64_t{1} << 62));
+  c.pair_seed =
+      static_cast<uint64_t>(r.integer_in("pair_seed", static_cast<int64_t>(c.pair_seed), 0, int64_t{1} << 62));
   c.restricted_first = r.strings("restricted_first", c.restricted_first);
   c.restricted_second = r.strings("restricted_second", c.restricted_second);
   c.ratio_2var_to_0var = r.number("ratio_2var_to_0var", c.ratio_2var_to_0var);
@@ -56,8 +57,9 @@ void TaskConfig::validate() const {
   Vocab vocab(*this);
   for (const auto* list : {&restricted_first, &restricted_second})
     for (const auto& name : *list)
-      if (vocab.variable_index(name) < 0) throw Error("'" + name + "' is not a variable name (a.." +
-                                                      std::string(1, static_cast<char>('a' + n_variables - 1)) + ")");
+      if (vocab.variable_index(name) < 0)
+        throw Error("'" + name + "' is not a variable name (a.." +
+                    std::string(1, static_cast<char>('a' + n_variables - 1)) + ")");
 }
 
 nlohmann::json TaskConfig::to_json() const {

@@ -14,9 +14,9 @@ namespace cc::task {
 class Rng {
  public:
   Rng(uint64_t seed, uint64_t stream, uint64_t index) {
-    std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
+    std::seed_seq seq{static_cast<uint32_t>(seed),   static_cast<uint32_t>(seed >> 32),
                       static_cast<uint32_t>(stream), static_cast<uint32_t>(stream >> 32),
-                      static_cast<uint32_t>(index), static_cast<uint32_t>(index >> 32)};
+                      static_cast<uint32_t>(index),  static_cast<uint32_t>(index >> 32)};
     engine_.seed(seq);
   }
 
@@ -25,7 +25,8 @@ class Rng {
     const uint64_t un = static_cast<uint64_t>(n);
     const uint64_t limit = UINT64_MAX - UINT64_MAX % un;
     uint64_t x;
-    do x = engine_(); while (x >= limit);
+    do x = engine_();
+    while (x >= limit);
     return static_cast<int64_t>(x % un);
   }
   // Uniform integer in [lo, hi].

@@ -7,7 +7,9 @@
 namespace cc::task {
 
 Sampler::Sampler(const TaskConfig& cfg)
-    : cfg_(cfg), vocab_(cfg), pairs_(cfg),
+    : cfg_(cfg),
+      vocab_(cfg),
+      pairs_(cfg),
       banned_first_(static_cast<size_t>(cfg.n_variables), false),
       banned_second_(static_cast<size_t>(cfg.n_variables), false) {
   cfg_.validate();
@@ -17,9 +19,12 @@ Sampler::Sampler(const TaskConfig& cfg)
 
 double Sampler::mix_weight(int n_vars) const {
   switch (n_vars) {
-    case 0: return 1.0;
-    case 1: return cfg_.weight_1var;
-    default: return cfg_.ratio_2var_to_0var;
+    case 0:
+      return 1.0;
+    case 1:
+      return cfg_.weight_1var;
+    default:
+      return cfg_.ratio_2var_to_0var;
   }
 }
 
@@ -37,7 +42,8 @@ void Sampler::choose_variables(Rng& rng, int n_vars, PositionRule rule, int& v1,
       (rng.below(2) == 0 ? v1 : v2) = var;
     } else {
       v1 = static_cast<int>(rng.below(cfg_.n_variables));
-      do v2 = static_cast<int>(rng.below(cfg_.n_variables)); while (!cfg_.allow_same_variable && v2 == v1);
+      do v2 = static_cast<int>(rng.below(cfg_.n_variables));
+      while (!cfg_.allow_same_variable && v2 == v1);
     }
     const bool valid = (v1 < 0 || variable_ok_first(v1)) && (v2 < 0 || variable_ok_second(v2));
     if (rule == PositionRule::Any || (rule == PositionRule::Valid) == valid) return;
@@ -55,7 +61,9 @@ Example Sampler::build(Rng& rng, int x, int y, int v1, int v2) const {
   e.n_vars = (v1 >= 0) + (v2 >= 0);
 
   // The assignments: the operand variables with their values, then distinct distractors.
-  struct Assignment { int var, value; };
+  struct Assignment {
+    int var, value;
+  };
   std::vector<Assignment> assignments;
   if (v1 >= 0) assignments.push_back({v1, x});
   if (v2 >= 0 && v2 != v1) assignments.push_back({v2, y});
@@ -108,7 +116,8 @@ Example Sampler::sample(Rng& rng, const SetSpec& spec) const {
     y = static_cast<int>(rng.below(cfg_.modulus));
   } else {
     const auto& list = spec.pairs == PairRule::Train ? pairs_.train() : pairs_.heldout();
-    if (list.empty()) throw Error("the requested pair set is empty (pair_fraction = " + std::to_string(cfg_.pair_fraction) + ")");
+    if (list.empty())
+      throw Error("the requested pair set is empty (pair_fraction = " + std::to_string(cfg_.pair_fraction) + ")");
     const auto& p = list[static_cast<size_t>(rng.below(static_cast<int64_t>(list.size())))];
     x = p.first;
     y = p.second;
@@ -133,7 +142,10 @@ std::vector<Example> Sampler::train_batch(uint64_t seed, int64_t step, int batch
 
 bool Sampler::resolve(const std::array<int32_t, kSeqLen>& t, int& x, int& y) const {
   auto value_of = [&](int token, int& out) {
-    if (vocab_.is_number(token)) { out = token; return true; }
+    if (vocab_.is_number(token)) {
+      out = token;
+      return true;
+    }
     if (!vocab_.is_variable(token)) return false;
     for (int p = 0; p + 1 < kAssignSlots; ++p)
       if (t[static_cast<size_t>(p)] == token && vocab_.is_number(t[static_cast<size_t>(p + 1)])) {

@@ -19,17 +19,17 @@ namespace cc::task {
 
 struct Example {
   std::array<int32_t, kSeqLen> tokens{};
-  int32_t target = 0;       // (x + y) mod N
-  int x = 0, y = 0;         // resolved operand values
-  int n_vars = 0;           // variables among the two operands (0, 1, 2)
-  int var_first = -1;       // variable index at position 13, or -1 for a constant
-  int var_second = -1;      // variable index at position 14, or -1
+  int32_t target = 0;                     // (x + y) mod N
+  int x = 0, y = 0;                       // resolved operand values
+  int n_vars = 0;                         // variables among the two operands (0, 1, 2)
+  int var_first = -1;                     // variable index at position 13, or -1 for a constant
+  int var_second = -1;                    // variable index at position 14, or -1
   int source_first = kFirstOperandPos;    // where operand 1's constant stands (13, or its assignment)
   int source_second = kSecondOperandPos;  // where operand 2's constant stands
 };
 
-enum class PairRule { Any, Train, HeldOut };          // S_A, its complement, or either
-enum class PositionRule { Any, Valid, Restricted };   // S_V, its complement, or either
+enum class PairRule { Any, Train, HeldOut };         // S_A, its complement, or either
+enum class PositionRule { Any, Valid, Restricted };  // S_V, its complement, or either
 
 struct SetSpec {
   int n_vars = 0;
@@ -59,7 +59,7 @@ class Sampler {
   const TaskConfig& config() const { return cfg_; }
   const Vocab& vocab() const { return vocab_; }
   const PairSet& pairs() const { return pairs_; }
-  double mix_weight(int n_vars) const;  // relative frequency of k-var sequences in training
+  double mix_weight(int n_vars) const;         // relative frequency of k-var sequences in training
   std::string render(const Example& e) const;  // "PAD c 1 b 17 ... + b 19 ="
 
  private:

@@ -37,7 +37,6 @@ torch::Tensor from_st(const std::string& path, const std::string& name, const St
   return out;
 }
 
-
 // libtorch keys optimizer state by the parameter's TensorImpl: as a string in 1.13, as a
 // pointer in later releases. Build the key in whichever form this libtorch uses.
 template <typename Map>
@@ -97,7 +96,8 @@ Checkpoint load_checkpoint(const std::string& weights_path, const torch::Device&
   Checkpoint ck;
   ck.path = weights_path;
   const std::string side_path = sidecar_path(weights_path);
-  if (!std::filesystem::exists(side_path)) throw Error(weights_path + ": missing sidecar " + side_path + " (config, seed, sha256)");
+  if (!std::filesystem::exists(side_path))
+    throw Error(weights_path + ": missing sidecar " + side_path + " (config, seed, sha256)");
   try {
     ck.sidecar = nlohmann::json::parse(read_regular_file(side_path, kMaxJsonBytes, "sidecar"));
   } catch (const nlohmann::json::exception& e) {
@@ -184,7 +184,8 @@ std::map<std::string, AdamMoment> read_optimizer(const std::string& weights_path
   return out;
 }
 
-void save_optimizer(const std::string& weights_path, const torch::optim::Optimizer& opt, const model::Transformer& model) {
+void save_optimizer(const std::string& weights_path, const torch::optim::Optimizer& opt,
+                    const model::Transformer& model) {
   std::vector<std::pair<std::string, AdamMoment>> moments;
   for (const auto& [name, p] : model.named_parameters()) {
     AdamMoment m;
@@ -206,7 +207,8 @@ int64_t find_resume_point(const std::string& dir, const RunConfig& cfg, bool res
   if (steps.empty()) return 0;
   // Never mix runs: whatever is in dir must come from this exact config.
   const std::string first = checkpoint_path(dir, steps.front());
-  nlohmann::json side = nlohmann::json::parse(read_regular_file(sidecar_path(first), kMaxJsonBytes, "sidecar"), nullptr, false);
+  nlohmann::json side =
+      nlohmann::json::parse(read_regular_file(sidecar_path(first), kMaxJsonBytes, "sidecar"), nullptr, false);
   if (side.is_discarded() || side.value("config_hash", "") != cfg.weights_hash())
     throw Error(dir + ": holds checkpoints of a different run config (config_hash " +
                 (side.is_discarded() ? std::string("unreadable") : side.value("config_hash", "missing")) + " vs " +

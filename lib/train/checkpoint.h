@@ -51,7 +51,8 @@ void set_adam_state(torch::optim::Optimizer& opt, const torch::Tensor& p, const 
 // DIR/stepNNNNNN.optim.safetensors: {name}.exp_avg / {name}.exp_avg_sq, metadata adam_step.
 void write_optimizer(const std::string& weights_path, const std::vector<std::pair<std::string, AdamMoment>>& moments);
 std::map<std::string, AdamMoment> read_optimizer(const std::string& weights_path, const model::Transformer& model);
-void save_optimizer(const std::string& weights_path, const torch::optim::Optimizer& opt, const model::Transformer& model);
+void save_optimizer(const std::string& weights_path, const torch::optim::Optimizer& opt,
+                    const model::Transformer& model);
 void load_optimizer(const std::string& weights_path, torch::optim::Optimizer& opt, const model::Transformer& model);
 
 // The latest step in `dir` with a resume point (weights + optimizer state), 0 if none. Throws if

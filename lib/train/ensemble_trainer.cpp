@@ -15,9 +15,7 @@ namespace cc::train {
 namespace fs = std::filesystem;
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // Members must share what the stacked model and the shared optimizer fix: architecture and schedule.
 void check_compatible(const std::vector<RunConfig>& cfgs) {
@@ -27,8 +25,9 @@ void check_compatible(const std::vector<RunConfig>& cfgs) {
                 cfgs[0].train.engine);
   // Stacked members share one optimizer: a global-norm clip would couple them.
   if (cfgs[0].train.warmup_steps > 0 || cfgs[0].train.max_grad_norm > 0)
-    throw Error("an ensemble trains without warmup and gradient clipping (train.warmup_steps, train.max_grad_norm): "
-                "train these runs separately");
+    throw Error(
+        "an ensemble trains without warmup and gradient clipping (train.warmup_steps, train.max_grad_norm): "
+        "train these runs separately");
   for (size_t k = 1; k < cfgs.size(); ++k) {
     if (cfgs[k].model.to_json() != cfgs[0].model.to_json())
       throw Error("ensemble member " + std::to_string(k) + " has another model config than member 0");
@@ -65,7 +64,8 @@ EnsembleTrainer::EnsembleTrainer(std::vector<RunConfig> members, std::vector<std
       throw Error("ensemble members stopped at different steps (" + dirs_[0] + ": " + std::to_string(resume[0]) + ", " +
                   dirs_[k] + ": " + std::to_string(resume[k]) + "); resume them separately first");
   ensemble_->to(opts_.device);
-  auto options = torch::optim::AdamWOptions(tc.lr).betas({tc.beta1, tc.beta2}).eps(tc.eps).weight_decay(tc.weight_decay);
+  auto options =
+      torch::optim::AdamWOptions(tc.lr).betas({tc.beta1, tc.beta2}).eps(tc.eps).weight_decay(tc.weight_decay);
   opt_ = std::make_unique<torch::optim::AdamW>(ensemble_->parameters(), options);
 
   start_step_ = resume[0];
@@ -108,13 +108,14 @@ torch::Tensor EnsembleTrainer::train_step(int64_t step) {
   }
   const int64_t K = members();
   auto logits = ensemble_->forward_last(torch::stack(tokens).to(opts_.device));  // [K, B, V]
-  auto y = torch::stack(targets).to(opts_.device);                                // [K, B]
+  auto y = torch::stack(targets).to(opts_.device);                               // [K, B]
   // Each member's loss is its own batch mean, as in a separate run; their sum has the same
   // gradient for member k's weights as member k's loss alone.
-  auto losses = torch::nn::functional::cross_entropy(logits.reshape({K * B, -1}), y.reshape({-1}),
-                                                     torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone))
-                    .view({K, B})
-                    .mean(1);  // [K]
+  auto losses =
+      torch::nn::functional::cross_entropy(logits.reshape({K * B, -1}), y.reshape({-1}),
+                                           torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone))
+          .view({K, B})
+          .mean(1);  // [K]
   opt_->zero_grad();
   losses.sum().backward();
   opt_->step();
@@ -126,14 +127,17 @@ void EnsembleTrainer::save(int64_t step, bool with_optimizer) {
     if (dirs_[k].empty()) continue;
     const auto m = member(k);
     save_checkpoint(dirs_[k], *m, cfgs_[k], step,
-                    {{"command", opts_.command}, {"runtime", runtime_}, {"device", opts_.device.str()},
+                    {{"command", opts_.command},
+                     {"runtime", runtime_},
+                     {"device", opts_.device.str()},
                      {"ensemble", {{"members", members()}, {"index", k}}},
                      {"train_wall_s", wall_before_ + (now_s() - wall_start_)}});
     if (!with_optimizer) continue;
     std::vector<std::pair<std::string, AdamMoment>> moments;
     for (const auto& [name, p] : ensemble_->named_parameters()) {
       AdamMoment all;
-      if (get_adam_state(*opt_, p, all)) moments.emplace_back(name, AdamMoment{all.exp_avg[k], all.exp_avg_sq[k], all.step});
+      if (get_adam_state(*opt_, p, all))
+        moments.emplace_back(name, AdamMoment{all.exp_avg[k], all.exp_avg_sq[k], all.step});
     }
     write_optimizer(checkpoint_path(dirs_[k], step), moments);
   }

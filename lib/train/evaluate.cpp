@@ -41,7 +41,8 @@ void for_each_chunk(const model::Transformer& model, const std::vector<task::Exa
 
 }  // namespace
 
-std::vector<uint8_t> correct_mask(const model::Transformer& model, const std::vector<task::Example>& examples, int batch) {
+std::vector<uint8_t> correct_mask(const model::Transformer& model, const std::vector<task::Example>& examples,
+                                  int batch) {
   std::vector<uint8_t> out(examples.size(), 0);
   for_each_chunk(model, examples, batch, [&](const torch::Tensor& logits, const torch::Tensor& targets, size_t offset) {
     auto ok = (logits.argmax(-1) == targets).to(torch::kUInt8).contiguous();
@@ -57,8 +58,8 @@ SetResult evaluate_set(const model::Transformer& model, const task::EvalSet& set
   double loss_sum = 0.0;
   for_each_chunk(model, set.examples, batch, [&](const torch::Tensor& logits, const torch::Tensor& targets, size_t) {
     r.correct += (logits.argmax(-1) == targets).sum().item<int64_t>();
-    loss_sum += torch::nn::functional::cross_entropy(logits, targets,
-                                                     torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+    loss_sum += torch::nn::functional::cross_entropy(
+                    logits, targets, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
                     .item<double>();
   });
   r.loss = r.n > 0 ? loss_sum / static_cast<double>(r.n) : 0.0;

@@ -34,6 +34,7 @@ constexpr int kEvalBatch = 512;
 std::vector<uint8_t> correct_mask(const model::Transformer& model, const std::vector<task::Example>& examples,
                                   int batch = kEvalBatch);
 SetResult evaluate_set(const model::Transformer& model, const task::EvalSet& set, int batch = kEvalBatch);
-std::vector<SetResult> evaluate(const model::Transformer& model, const std::vector<task::EvalSet>& sets, int batch = kEvalBatch);
+std::vector<SetResult> evaluate(const model::Transformer& model, const std::vector<task::EvalSet>& sets,
+                                int batch = kEvalBatch);
 
 }  // namespace cc::train

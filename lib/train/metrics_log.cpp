@@ -31,7 +31,9 @@ MetricsLog::MetricsLog(std::string path, int64_t keep_before) : path_(std::move(
   write_file_atomic(path_, text);
 }
 
-bool MetricsLog::has(int64_t step) const { return std::find(kept_steps_.begin(), kept_steps_.end(), step) != kept_steps_.end(); }
+bool MetricsLog::has(int64_t step) const {
+  return std::find(kept_steps_.begin(), kept_steps_.end(), step) != kept_steps_.end();
+}
 
 void MetricsLog::append(const nlohmann::json& record) {
   std::ofstream os(path_, std::ios::app);
@@ -61,9 +63,12 @@ void check_record(const nlohmann::json& rec, const SourcePos& at) {
     if (!rec[group].is_object()) throw Error(at, std::string("'") + group + "' is not an object of evaluation sets");
     for (const auto& [set, v] : rec[group].items()) {
       const std::string what = std::string(group) + "." + set;
-      if (std::string(group) == "acc") number_in(v, what, 0, 1);
-      else if (std::string(group) == "loss") number_in(v, what, 0, INFINITY);
-      else if (!v.is_number_integer() || v.get<int64_t>() < 0) throw Error(at, what + " is " + v.dump() + "; expected a count");
+      if (std::string(group) == "acc")
+        number_in(v, what, 0, 1);
+      else if (std::string(group) == "loss")
+        number_in(v, what, 0, INFINITY);
+      else if (!v.is_number_integer() || v.get<int64_t>() < 0)
+        throw Error(at, what + " is " + v.dump() + "; expected a count");
     }
   }
 }
@@ -97,7 +102,8 @@ std::vector<nlohmann::json> MetricsLog::parse(const std::string& text, const std
     out.push_back(std::move(rec));
   }
   // Every record is written with its newline: a last line without one was cut off mid-write.
-  if (!text.empty() && text.back() != '\n') throw Error(SourcePos{path, lineno, 1}, "the last record has no newline (truncated?)");
+  if (!text.empty() && text.back() != '\n')
+    throw Error(SourcePos{path, lineno, 1}, "the last record has no newline (truncated?)");
   return out;
 }
 

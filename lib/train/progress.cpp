@@ -7,8 +7,13 @@
 namespace cc::train {
 
 Progress::Progress(int64_t first_step, int64_t last_step, bool enabled, double line_every_s)
-    : first_(first_step), last_(last_step), enabled_(enabled), tty_(isatty(STDERR_FILENO) == 1),
-      line_every_s_(line_every_s), start_(std::chrono::steady_clock::now()), last_print_(start_) {}
+    : first_(first_step),
+      last_(last_step),
+      enabled_(enabled),
+      tty_(isatty(STDERR_FILENO) == 1),
+      line_every_s_(line_every_s),
+      start_(std::chrono::steady_clock::now()),
+      last_print_(start_) {}
 
 void Progress::update(int64_t step, double loss) {
   if (!enabled_) return;

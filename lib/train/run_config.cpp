@@ -20,7 +20,8 @@ TrainConfig TrainConfig::from_yaml(ObjectReader r) {
   c.max_grad_norm = r.number("max_grad_norm", c.max_grad_norm);
   c.eval_every = r.integer_in("eval_every", c.eval_every, 1, 1000000000);
   c.eval_size = static_cast<int>(r.integer_in("eval_size", c.eval_size, 1, 10000000));
-  c.eval_seed = static_cast<uint64_t>(r.integer_in("eval_seed", static_cast<int64_t>(c.eval_seed), 0, int64_t{1} << 62));
+  c.eval_seed =
+      static_cast<uint64_t>(r.integer_in("eval_seed", static_cast<int64_t>(c.eval_seed), 0, int64_t{1} << 62));
   c.checkpoint_steps = r.integers("checkpoint_steps", c.checkpoint_steps);
   c.checkpoint_every = r.integer_in("checkpoint_every", c.checkpoint_every, 0, 1000000000);
   c.resume_every = r.integer_in("resume_every", c.resume_every, 1, 1000000000);
@@ -56,18 +57,18 @@ double TrainConfig::lr_at(int64_t step) const {
 
 nlohmann::json TrainConfig::to_json(bool every_field) const {
   nlohmann::json j = {{"steps", steps},
-          {"batch_size", batch_size},
-          {"lr", lr},
-          {"weight_decay", weight_decay},
-          {"beta1", beta1},
-          {"beta2", beta2},
-          {"eps", eps},
-          {"eval_every", eval_every},
-          {"eval_size", eval_size},
-          {"eval_seed", eval_seed},
-          {"checkpoint_steps", checkpoint_steps},
-          {"checkpoint_every", checkpoint_every},
-          {"resume_every", resume_every}};
+                      {"batch_size", batch_size},
+                      {"lr", lr},
+                      {"weight_decay", weight_decay},
+                      {"beta1", beta1},
+                      {"beta2", beta2},
+                      {"eps", eps},
+                      {"eval_every", eval_every},
+                      {"eval_size", eval_size},
+                      {"eval_seed", eval_seed},
+                      {"checkpoint_steps", checkpoint_steps},
+                      {"checkpoint_every", checkpoint_every},
+                      {"resume_every", resume_every}};
   // Only when not the default: every run trained before the field existed keeps its hash.
   if (every_field || engine != "libtorch") j["engine"] = engine;
   if (every_field || warmup_steps != 0) j["warmup_steps"] = warmup_steps;
@@ -100,7 +101,11 @@ RunConfig RunConfig::from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json RunConfig::to_json(bool every_field) const {
-  return {{"name", name}, {"seed", seed}, {"task", task.to_json()}, {"model", model.to_json()}, {"train", train.to_json(every_field)}};
+  return {{"name", name},
+          {"seed", seed},
+          {"task", task.to_json()},
+          {"model", model.to_json()},
+          {"train", train.to_json(every_field)}};
 }
 
 std::string RunConfig::weights_hash() const {
@@ -124,7 +129,8 @@ std::vector<UnstatedChoice> unstated_choices(const RunConfig& c) {
   };
   return {
       {"train.batch_size", std::to_string(c.train.batch_size), "not stated in the paper"},
-      {"train.beta1, train.beta2", num(c.train.beta1) + ", " + num(c.train.beta2), "AdamW betas not stated (PyTorch's defaults: 0.9, 0.999)"},
+      {"train.beta1, train.beta2", num(c.train.beta1) + ", " + num(c.train.beta2),
+       "AdamW betas not stated (PyTorch's defaults: 0.9, 0.999)"},
       {"train.eps", num(c.train.eps), "not stated; PyTorch default"},
       {"train.warmup_steps", c.train.warmup_steps ? std::to_string(c.train.warmup_steps) : "0 (none)",
        "learning-rate warmup not stated (TransformerLens's trainer: none unless set)"},
@@ -135,7 +141,8 @@ std::vector<UnstatedChoice> unstated_choices(const RunConfig& c) {
       {"model.activation", c.model.activation, "MLP activation not stated"},
       {"model.output_vocab", c.model.output_vocab + " (" + std::to_string(c.model.d_vocab_out) + " logits)",
        "output vocabulary size not stated"},
-      {"task.assignments_min..max", std::to_string(c.task.assignments_min) + ".." + std::to_string(c.task.assignments_max),
+      {"task.assignments_min..max",
+       std::to_string(c.task.assignments_min) + ".." + std::to_string(c.task.assignments_max),
        "number of assignments per sequence not stated (the §3 example has 3)"},
       {"task.allow_same_variable", c.task.allow_same_variable ? "true" : "false",
        "whether a 2-var addition may use one variable twice is not stated"},
@@ -143,7 +150,8 @@ std::vector<UnstatedChoice> unstated_choices(const RunConfig& c) {
        num(c.task.weight_1var) + " : 1 : " + num(c.task.ratio_2var_to_0var),
        "0/1/2-var training mix not stated (r is swept in §4)"},
       {"task.pair_seed", std::to_string(c.task.pair_seed), "which pairs are held out is not stated"},
-      {"task.restricted_first / restricted_second", join(c.task.restricted_first) + " / " + join(c.task.restricted_second),
+      {"task.restricted_first / restricted_second",
+       join(c.task.restricted_first) + " / " + join(c.task.restricted_second),
        "§3: a,b never first, g,h never second; §6 reads as if b were held out second"},
   };
 }

@@ -14,12 +14,12 @@
 namespace cc::train {
 
 struct TrainConfig {
-  int64_t steps = 30000;            // stated
-  int batch_size = 128;             // unstated: the seed sweep's choice (reports/assumptions.md)
-  double lr = 1e-3;                 // stated
-  double weight_decay = 2e-2;       // stated
+  int64_t steps = 30000;              // stated
+  int batch_size = 128;               // unstated: the seed sweep's choice (reports/assumptions.md)
+  double lr = 1e-3;                   // stated
+  double weight_decay = 2e-2;         // stated
   double beta1 = 0.9, beta2 = 0.999;  // unstated: PyTorch's AdamW defaults
-  double eps = 1e-8;                // unstated: PyTorch's default
+  double eps = 1e-8;                  // unstated: PyTorch's default
   // Two knobs of TransformerLens's own trainer (HookedTransformerTrainConfig), neither stated by the
   // paper: a linear learning-rate warmup, lr × min(1, s / warmup_steps) at the s-th step (0-based,
   // so the first step has lr 0, as TransformerLens's LambdaLR gives), and clipping of the global
@@ -27,12 +27,12 @@ struct TrainConfig {
   // default; like `engine`, in the hash only when set.
   int64_t warmup_steps = 0;
   double max_grad_norm = 0.0;
-  int64_t eval_every = 100;         // metrics log cadence
-  int eval_size = 1000;             // sequences per evaluation set in the metrics log
-  uint64_t eval_seed = 1234;        // evaluation sets are a function of this seed only
+  int64_t eval_every = 100;               // metrics log cadence
+  int eval_size = 1000;                   // sequences per evaluation set in the metrics log
+  uint64_t eval_seed = 1234;              // evaluation sets are a function of this seed only
   std::vector<int64_t> checkpoint_steps;  // extra checkpoints (step 0 and the last are always kept)
-  int64_t checkpoint_every = 0;     // 0: none beyond checkpoint_steps
-  int64_t resume_every = 1000;      // optimizer state is saved this often, for resuming
+  int64_t checkpoint_every = 0;           // 0: none beyond checkpoint_steps
+  int64_t resume_every = 1000;            // optimizer state is saved this often, for resuming
   // How a step is computed: "libtorch" (autograd; every committed fixture, the GPU path) or "blas"
   // (model/blas_transformer.h: hand-written backward on direct BLAS calls, CPU only, ~2-3x faster;
   // the same function to float rounding, so its weights differ from libtorch's in the last bits).
@@ -54,7 +54,7 @@ struct RunConfig {
   model::ModelConfig model;
   TrainConfig train;
 
-  static RunConfig from_yaml(ObjectReader r);       // {name?, seed?, task?, model?, train?}
+  static RunConfig from_yaml(ObjectReader r);  // {name?, seed?, task?, model?, train?}
   static RunConfig from_file(const std::string& path);
   static RunConfig from_json(const nlohmann::json& j);
   nlohmann::json to_json(bool every_field = false) const;

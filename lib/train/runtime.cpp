@@ -19,7 +19,8 @@ int env_int(const char* name, int fallback) {
   if (!v || !*v) return fallback;
   char* end = nullptr;
   long x = std::strtol(v, &end, 10);
-  if (*end != '\0' || x < 1 || x > 1024) throw Error(std::string("environment variable ") + name + "='" + v + "' is not a thread count");
+  if (*end != '\0' || x < 1 || x > 1024)
+    throw Error(std::string("environment variable ") + name + "='" + v + "' is not a thread count");
   return static_cast<int>(x);
 }
 
@@ -40,7 +41,8 @@ void apply_threads(const ThreadSetup& t) {
 
 ThreadSetup recorded_threads(const nlohmann::json& sidecar, ThreadSetup fallback) {
   const auto rt = sidecar.value("runtime", nlohmann::json::object());
-  if (rt.contains("torch_threads") && rt["torch_threads"].is_number_integer()) fallback.torch_threads = rt["torch_threads"];
+  if (rt.contains("torch_threads") && rt["torch_threads"].is_number_integer())
+    fallback.torch_threads = rt["torch_threads"];
   if (rt.contains("blas_threads") && rt["blas_threads"].is_number_integer()) fallback.blas_threads = rt["blas_threads"];
   return fallback;
 }

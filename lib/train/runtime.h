@@ -27,7 +27,8 @@ ThreadSetup recorded_threads(const nlohmann::json& sidecar, ThreadSetup fallback
 // 1000-step runs differed without them). On by default for cuda; CLAIMCHECK_CUDA_DETERMINISTIC=0 turns
 // it off for speed. Process-wide: call before the first CUDA operation.
 void make_cuda_deterministic();
-// "cpu" or "cuda[:N]" (cuda: also make_cuda_deterministic()); throws cc::Error for an unknown name or for cuda without CUDA.
+// "cpu" or "cuda[:N]" (cuda: also make_cuda_deterministic()); throws cc::Error for an unknown name or for cuda without
+// CUDA.
 torch::Device parse_device(const std::string& name);
 bool cuda_available();
 

@@ -36,7 +36,8 @@ int64_t run_schedule(const TrainConfig& tc, const TrainOptions& opts, int64_t st
       hooks.save(step, resume_point);
       // One resume point per run is enough: drop the previous one's optimizer state (and its
       // weights if the config does not keep that step as a checkpoint).
-      if (resume_point && last_resume_point > 0 && last_resume_point != step) hooks.drop_resume_point(last_resume_point);
+      if (resume_point && last_resume_point > 0 && last_resume_point != step)
+        hooks.drop_resume_point(last_resume_point);
       if (resume_point) last_resume_point = step;
     }
     if (step >= end) {

@@ -21,9 +21,7 @@ namespace cc::train {
 namespace fs = std::filesystem;
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 }  // namespace
 
@@ -88,8 +86,9 @@ void Trainer::init_blas() {
     blas_->adam_step = m.step;
   }
 #else
-  throw Error("train.engine: blas is not built into this claimcheck (no CBLAS found at configure time: "
-              "install libblas-dev and reconfigure)");
+  throw Error(
+      "train.engine: blas is not built into this claimcheck (no CBLAS found at configure time: "
+      "install libblas-dev and reconfigure)");
 #endif
 }
 
@@ -141,7 +140,7 @@ void Trainer::log_eval(int64_t step, const std::vector<task::EvalSet>& sets, dou
 torch::Tensor Trainer::train_step(int64_t step) {
   const auto batch = sampler_.train_batch(cfg_.seed, step, cfg_.train.batch_size);
 #ifdef CLAIMCHECK_BLAS_ENGINE
-  if (blas_) {  // the same step as below, on the blas engine
+  if (blas_) {                                                            // the same step as below, on the blas engine
     auto tokens = tokens_tensor(batch), targets = targets_tensor(batch);  // [B, T], [B]
     auto& s = *blas_;
     s.logits.resize(static_cast<size_t>(tokens.size(0) * cfg_.model.d_vocab_out));
@@ -151,7 +150,8 @@ torch::Tensor Trainer::train_step(int64_t step) {
     const auto n = static_cast<int64_t>(s.grad.size());
     if (tc.max_grad_norm > 0) model::clip_grad_norm(tc.max_grad_norm, n, s.grad.data());
     model::adamw_step({tc.lr_at(step), tc.beta1, tc.beta2, tc.eps, tc.weight_decay}, ++s.adam_step,
-                      static_cast<int64_t>(s.w.size()), s.w.data(), s.grad.data(), s.exp_avg.data(), s.exp_avg_sq.data());
+                      static_cast<int64_t>(s.w.size()), s.w.data(), s.grad.data(), s.exp_avg.data(),
+                      s.exp_avg_sq.data());
     return torch::tensor(static_cast<float>(loss));
   }
 #endif
@@ -182,7 +182,9 @@ int64_t Trainer::run() {
   }
   ScheduleHooks hooks;
   hooks.train_step = [this](int64_t step) { return train_step(step).reshape({1}); };
-  hooks.log_eval = [this, &sets](int64_t step, const std::vector<double>& mean_loss) { log_eval(step, sets, mean_loss[0]); };
+  hooks.log_eval = [this, &sets](int64_t step, const std::vector<double>& mean_loss) {
+    log_eval(step, sets, mean_loss[0]);
+  };
   hooks.save = [this](int64_t step, bool resume_point) { save(step, resume_point); };
   hooks.drop_resume_point = [this](int64_t step) {
     if (!opts_.out_dir.empty()) drop_resume_point(opts_.out_dir, step, cfg_);

@@ -23,13 +23,13 @@ namespace cc::train {
 class MetricsLog;
 
 struct TrainOptions {
-  std::string out_dir;              // "" = keep nothing on disk (tests, in-process runs)
+  std::string out_dir;  // "" = keep nothing on disk (tests, in-process runs)
   torch::Device device = torch::kCPU;
-  bool resume = true;               // continue from the latest resume point in out_dir
+  bool resume = true;  // continue from the latest resume point in out_dir
   bool progress = true;
-  bool log_metrics = true;          // evaluate every eval_every steps into metrics.jsonl
-  int64_t stop_after = -1;          // stop at this step (< steps): an "interrupted" run
-  std::string command;              // the command line that recreates the run (sidecars)
+  bool log_metrics = true;  // evaluate every eval_every steps into metrics.jsonl
+  int64_t stop_after = -1;  // stop at this step (< steps): an "interrupted" run
+  std::string command;      // the command line that recreates the run (sidecars)
 };
 
 class Trainer {

@@ -17,8 +17,8 @@ void write_file_atomic(const std::string& path, const std::string& contents) {
   // reads it (only the rename below makes a file visible under its name).
   auto fail = [&](const std::string& what, int err) {
     ::unlink(tmp.c_str());
-    throw Error(tmp + ": " + what + " (" + std::strerror(err) + (err == ENOSPC || err == EDQUOT ? ": the disk is full" : "") +
-                "); " + path + " is unchanged");
+    throw Error(tmp + ": " + what + " (" + std::strerror(err) +
+                (err == ENOSPC || err == EDQUOT ? ": the disk is full" : "") + "); " + path + " is unchanged");
   };
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw Error(tmp + ": cannot open for writing (" + std::strerror(errno) + ")");

@@ -9,16 +9,15 @@ namespace cc {
 
 struct SourcePos {
   std::string file;
-  int line = 0;    // 1-based; 0 = unknown
-  int column = 0;  // 1-based; 0 = unknown
+  int line = 0;             // 1-based; 0 = unknown
+  int column = 0;           // 1-based; 0 = unknown
   std::string str() const;  // "file:line:col" (parts that are unknown are left out)
 };
 
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& message) : std::runtime_error(message) {}
-  Error(const SourcePos& where, const std::string& message)
-      : std::runtime_error(where.str() + ": " + message) {}
+  Error(const SourcePos& where, const std::string& message) : std::runtime_error(where.str() + ": " + message) {}
 };
 
 }  // namespace cc

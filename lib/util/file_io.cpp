@@ -39,7 +39,8 @@ size_t open_regular(const std::string& path, size_t max_bytes, const std::string
   if (!S_ISREG(st.st_mode)) throw Error(path + ": " + what + " is " + kind_of(st.st_mode) + ", not a regular file");
   const auto size = static_cast<uint64_t>(st.st_size);
   if (size > max_bytes)
-    throw Error(path + ": " + std::to_string(size) + " bytes; a " + what + " is at most " + std::to_string(max_bytes) + " bytes");
+    throw Error(path + ": " + std::to_string(size) + " bytes; a " + what + " is at most " + std::to_string(max_bytes) +
+                " bytes");
   return static_cast<size_t>(size);
 }
 

@@ -12,9 +12,9 @@
 namespace cc {
 
 // Caps on input files. Every cap keeps a process under 256 MB (libtorch itself takes ~100 MB).
-constexpr size_t kMaxYamlBytes = 256 << 10;        // claim, runs and config files (the largest today: 8 KB)
-constexpr size_t kMaxJsonBytes = 16 << 20;         // sidecars, run.json, metrics logs, sweep summaries (largest: 320 KB)
-constexpr size_t kMaxCheckpointBytes = 64 << 20;   // safetensors (the model: 0.9 MB; with AdamW moments: 2.6 MB)
+constexpr size_t kMaxYamlBytes = 256 << 10;       // claim, runs and config files (the largest today: 8 KB)
+constexpr size_t kMaxJsonBytes = 16 << 20;        // sidecars, run.json, metrics logs, sweep summaries (largest: 320 KB)
+constexpr size_t kMaxCheckpointBytes = 64 << 20;  // safetensors (the model: 0.9 MB; with AdamW moments: 2.6 MB)
 
 // The whole file; cc::Error naming `path` and the problem ("what" names the kind of file).
 std::string read_regular_file(const std::string& path, size_t max_bytes, const std::string& what);

@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 namespace {
 
 bool is_hex64(const std::string& s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return s.size() == 64 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 // A manifest path: relative, no "..", no ".", no empty component, no backslash or control character.
@@ -27,7 +28,8 @@ bool safe_relative(const std::string& p) {
   std::string part;
   while (std::getline(parts, part, '/'))
     if (part.empty() || part == "." || part == "..") return false;
-  return std::none_of(p.begin(), p.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == '\\' || c == 0x7f; });
+  return std::none_of(p.begin(), p.end(),
+                      [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == '\\' || c == 0x7f; });
 }
 
 fs::path lexical_absolute(const std::string& p) { return fs::absolute(fs::path(p)).lexically_normal(); }
@@ -41,7 +43,8 @@ std::vector<std::string> tree_files(const std::string& root, std::vector<std::st
     const std::string rel = it->path().lexically_relative(root).generic_string();
     if (fs::is_directory(st)) continue;
     if (!fs::is_regular_file(st)) {
-      problems.push_back(it->path().string() + ": not a regular file (a symlink, FIFO or device has no place among fixtures)");
+      problems.push_back(it->path().string() +
+                         ": not a regular file (a symlink, FIFO or device has no place among fixtures)");
       continue;
     }
     if (rel != kManifestName) out.push_back(rel);
@@ -62,7 +65,8 @@ ManifestCheck check_fixture_run(const std::string& run_dir) {
   ++out.runs;
   nlohmann::json run;
   try {
-    run = nlohmann::json::parse(read_regular_file(manifest.string(), kMaxJsonBytes, "run.json"), nullptr, /*allow_exceptions=*/false);
+    run = nlohmann::json::parse(read_regular_file(manifest.string(), kMaxJsonBytes, "run.json"), nullptr,
+                                /*allow_exceptions=*/false);
   } catch (const Error& e) {
     out.problems.push_back(e.what());
     return out;
@@ -80,7 +84,8 @@ ManifestCheck check_fixture_run(const std::string& run_dir) {
       out.problems.push_back(f.string() + ": missing (listed in run.json)");
     } else {
       try {
-        if (sha256_file(f.string()) != want.get<std::string>()) out.problems.push_back(f.string() + ": sha256 differs from run.json");
+        if (sha256_file(f.string()) != want.get<std::string>())
+          out.problems.push_back(f.string() + ": sha256 differs from run.json");
       } catch (const Error& e) {
         out.problems.push_back(e.what());
       }
@@ -108,7 +113,9 @@ ManifestCheck check_fixture_tree(const std::string& root) {
 std::map<std::string, std::string> read_manifest(const std::string& root) {
   const std::string path = (fs::path(root) / kManifestName).string();
   if (!fs::exists(path))
-    throw Error(path + ": missing; it lists the sha256 of every committed fixture file (`claimcheck fixtures manifest` writes it)");
+    throw Error(
+        path +
+        ": missing; it lists the sha256 of every committed fixture file (`claimcheck fixtures manifest` writes it)");
   std::istringstream in(read_regular_file(path, kMaxJsonBytes, "fixture manifest"));
   std::map<std::string, std::string> out;
   std::string line;
@@ -119,8 +126,10 @@ std::map<std::string, std::string> read_manifest(const std::string& root) {
     if (line.size() < 67 || !is_hex64(line.substr(0, 64)) || line[64] != ' ' || (line[65] != ' ' && line[65] != '*'))
       throw Error(SourcePos{path, n, 1}, "expected 'SHA256  PATH' (sha256sum's format)");
     const std::string rel = line.substr(66);
-    if (!safe_relative(rel)) throw Error(SourcePos{path, n, 67}, "path '" + rel + "' is not a plain path under the fixtures folder");
-    if (!out.emplace(rel, line.substr(0, 64)).second) throw Error(SourcePos{path, n, 67}, "'" + rel + "' is listed twice");
+    if (!safe_relative(rel))
+      throw Error(SourcePos{path, n, 67}, "path '" + rel + "' is not a plain path under the fixtures folder");
+    if (!out.emplace(rel, line.substr(0, 64)).second)
+      throw Error(SourcePos{path, n, 67}, "'" + rel + "' is listed twice");
   }
   return out;
 }
@@ -146,7 +155,8 @@ ManifestCheck check_manifest(const std::string& root) {
   }
   const auto present = tree_files(root, out.problems);
   for (const auto& rel : present)
-    if (!listed.count(rel)) out.problems.push_back((fs::path(root) / rel).string() + ": not listed in " + kManifestName);
+    if (!listed.count(rel))
+      out.problems.push_back((fs::path(root) / rel).string() + ": not listed in " + kManifestName);
   for (const auto& [rel, want] : listed) {
     ++out.files;
     const std::string f = (fs::path(root) / rel).string();
@@ -169,7 +179,9 @@ std::string FixtureGuard::relative(const std::string& path) const {
   return s;
 }
 
-bool FixtureGuard::covers(const std::string& path) const { return !relative(path).empty() || lexical_absolute(path) == lexical_absolute(root_); }
+bool FixtureGuard::covers(const std::string& path) const {
+  return !relative(path).empty() || lexical_absolute(path) == lexical_absolute(root_);
+}
 
 const std::map<std::string, std::string>& FixtureGuard::manifest() {
   if (!loaded_) {
@@ -184,7 +196,8 @@ void FixtureGuard::require_file(const std::string& path) {
   if (rel.empty() || checked_.count(rel)) return;
   const auto& m = manifest();
   const auto it = m.find(rel);
-  if (it == m.end()) throw Error(path + ": not listed in " + root_ + "/" + kManifestName + " (an unlisted fixture file is not trusted)");
+  if (it == m.end())
+    throw Error(path + ": not listed in " + root_ + "/" + kManifestName + " (an unlisted fixture file is not trusted)");
   const auto st = fs::symlink_status(path);
   if (!fs::exists(st)) throw Error(path + ": missing (listed in " + root_ + "/" + kManifestName + ")");
   if (fs::is_symlink(st)) throw Error(path + ": a symlink; fixture files are regular files");
@@ -208,9 +221,11 @@ void FixtureGuard::require_dir(const std::string& dir) {
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string r = prefix + entry.path().filename().string();
     if (fs::is_regular_file(entry.symlink_status()) && !m.count(r))
-      throw Error(entry.path().string() + ": not listed in " + root_ + "/" + kManifestName + " (an unlisted fixture file is not trusted)");
+      throw Error(entry.path().string() + ": not listed in " + root_ + "/" + kManifestName +
+                  " (an unlisted fixture file is not trusted)");
     if (!fs::is_regular_file(entry.symlink_status()) && !fs::is_directory(entry.symlink_status()))
-      throw Error(entry.path().string() + ": not a regular file (a symlink, FIFO or device has no place among fixtures)");
+      throw Error(entry.path().string() +
+                  ": not a regular file (a symlink, FIFO or device has no place among fixtures)");
   }
   checked_.insert(rel + "/");
 }

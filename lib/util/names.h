@@ -19,8 +19,10 @@ inline bool is_safe_name(const std::string& s) {
 // Throws cc::Error at `where` naming the rule.
 inline void check_name(const std::string& s, const std::string& what, const SourcePos& where) {
   if (is_safe_name(s)) return;
-  throw Error(where, what + " '" + s.substr(0, 64) + (s.size() > 64 ? "...'" : "'") +
-                         " must be letters, digits, '_', '.', '-' (the first a letter or digit, at most 64): it names a folder");
+  throw Error(
+      where,
+      what + " '" + s.substr(0, 64) + (s.size() > 64 ? "...'" : "'") +
+          " must be letters, digits, '_', '.', '-' (the first a letter or digit, at most 64): it names a folder");
 }
 
 }  // namespace cc

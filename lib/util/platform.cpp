@@ -155,7 +155,8 @@ bool pin_platform(const NumericPlatform& p, std::string& why) {
 }
 
 nlohmann::json platform_info() {
-  return {{"blas_kernel", blas_kernel()}, {"openblas_coretype", env("OPENBLAS_CORETYPE")},
+  return {{"blas_kernel", blas_kernel()},
+          {"openblas_coretype", env("OPENBLAS_CORETYPE")},
           {"aten_cpu_capability_env", env("ATEN_CPU_CAPABILITY")}};
 }
 

@@ -44,7 +44,8 @@ std::string git_commit() {
   if (head.empty()) return "unknown";
   // Only the code counts as "dirty": fixtures, reports and claims do not change a build. The paths come
   // from lib/util/CMakeLists.txt, which gives cmake/BuildCommit.cmake the same ones.
-  std::string dirty = run_command(git + "status --porcelain --untracked-files=no -- " CLAIMCHECK_CODE_PATHS " 2>/dev/null");
+  std::string dirty =
+      run_command(git + "status --porcelain --untracked-files=no -- " CLAIMCHECK_CODE_PATHS " 2>/dev/null");
   return dirty.empty() ? head : head + "-dirty";
 }
 

@@ -6,12 +6,12 @@
 namespace cc {
 
 std::string claimcheck_version();
-std::string source_dir();      // the source tree this binary was built from
-std::string git_commit();      // "abc123..." (+ "-dirty"), or "unknown" outside a git checkout
+std::string source_dir();  // the source tree this binary was built from
+std::string git_commit();  // "abc123..." (+ "-dirty"), or "unknown" outside a git checkout
 // The same, but of the sources this binary was compiled from (recorded at build time): git_commit()
 // is the checkout's state when the binary runs, which a binary built earlier does not contain.
 std::string build_commit();
-std::string blas_info();       // OpenBLAS's own config string, or "unknown (not OpenBLAS)"
+std::string blas_info();  // OpenBLAS's own config string, or "unknown (not OpenBLAS)"
 std::string cpu_model();
 std::string utc_now_iso8601();
 

@@ -72,10 +72,12 @@ StFile read_safetensors(const std::string& path) {
 StFile parse_safetensors(std::string_view data, const std::string& path) {
   auto bad = [&](const std::string& what) { return Error(path + ": not a valid safetensors file: " + what); };
 
-  if (data.size() < 8) throw bad("file is " + std::to_string(data.size()) + " bytes, shorter than the 8-byte header length");
+  if (data.size() < 8)
+    throw bad("file is " + std::to_string(data.size()) + " bytes, shorter than the 8-byte header length");
   const uint64_t n = get_u64(data);
   if (n > kMaxHeader) throw bad("header length " + std::to_string(n) + " is implausibly large");
-  if (n > data.size() - 8) throw bad("header length " + std::to_string(n) + " runs past the end of the file (truncated?)");
+  if (n > data.size() - 8)
+    throw bad("header length " + std::to_string(n) + " runs past the end of the file (truncated?)");
 
   nlohmann::json header;
   try {
@@ -115,7 +117,8 @@ StFile parse_safetensors(std::string_view data, const std::string& path) {
     const uint64_t begin = json_uint64(offsets[0], path + ": " + where + " data_offsets[0]");
     const uint64_t end = json_uint64(offsets[1], path + ": " + where + " data_offsets[1]");
     if (begin > end || end > data_size)
-      throw bad(where + " data_offsets lie outside the " + std::to_string(data_size) + "-byte data section (truncated?)");
+      throw bad(where + " data_offsets lie outside the " + std::to_string(data_size) +
+                "-byte data section (truncated?)");
     // The byte count is computed without wrapping: a shape whose product overflows cannot
     // match any span, rather than matching a small one by accident.
     uint64_t bytes = item;
@@ -140,7 +143,8 @@ StFile parse_safetensors(std::string_view data, const std::string& path) {
     if (s.first != expect) throw bad("tensor data regions overlap or leave a gap at byte " + std::to_string(expect));
     expect = s.second;
   }
-  if (expect != data_size) throw bad("data section has " + std::to_string(data_size - expect) + " trailing bytes not owned by any tensor");
+  if (expect != data_size)
+    throw bad("data section has " + std::to_string(data_size - expect) + " trailing bytes not owned by any tensor");
   // Keep a stable order: by offset, i.e. the order the writer used.
   std::stable_sort(placed.begin(), placed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& p : placed) file.tensors.push_back(std::move(p.second));

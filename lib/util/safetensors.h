@@ -14,9 +14,9 @@
 namespace cc {
 
 struct StTensor {
-  std::string dtype;            // "F32", "F64", "I64", "I32", "F16", "BF16", "U8", ...
+  std::string dtype;  // "F32", "F64", "I64", "I32", "F16", "BF16", "U8", ...
   std::vector<int64_t> shape;
-  std::string bytes;            // raw little-endian data
+  std::string bytes;  // raw little-endian data
 };
 
 struct StFile {
@@ -29,7 +29,7 @@ size_t dtype_size(const std::string& dtype);  // 0 for an unknown dtype
 
 // Writes to PATH.tmp, then renames: a crash mid-write never leaves a half file at PATH.
 void write_safetensors(const std::string& path, const StFile& file);
-StFile read_safetensors(const std::string& path);  // throws cc::Error naming path and problem
+StFile read_safetensors(const std::string& path);                           // throws cc::Error naming path and problem
 StFile parse_safetensors(std::string_view bytes, const std::string& name);  // the same, from memory
 
 }  // namespace cc

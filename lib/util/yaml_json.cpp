@@ -18,9 +18,12 @@ namespace {
 std::string escape_pointer_token(const std::string& key) {
   std::string out;
   for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -83,7 +86,8 @@ void check_characters(const std::string& s, const SourcePos& at, const char* wha
     } else if (c == 0xe2 && i + 2 < s.size()) {
       const auto b = static_cast<unsigned char>(s[i + 1]), d = static_cast<unsigned char>(s[i + 2]);
       if (b == 0x80 && (d == 0xa8 || d == 0xa9)) name = "a Unicode line or paragraph separator";
-      if ((b == 0x80 && d >= 0xaa && d <= 0xae) || (b == 0x81 && d >= 0xa6 && d <= 0xa9)) name = "a bidirectional override";
+      if ((b == 0x80 && d >= 0xaa && d <= 0xae) || (b == 0x81 && d >= 0xa6 && d <= 0xa9))
+        name = "a bidirectional override";
     }
     if (!name.empty())
       throw Error(at, std::string(what) + " holds a control character (" + name + ") at byte " + std::to_string(i + 1) +
@@ -138,21 +142,19 @@ nlohmann::json convert(const YAML::Node& node, const std::string& pointer, YamlD
     case YAML::NodeType::Map: {
       nlohmann::json obj = nlohmann::json::object();
       for (const auto& kv : node) {
-        if (!kv.first.IsScalar())
-          throw Error(pos_of(doc.file, kv.first.Mark()), "mapping keys must be plain strings");
+        if (!kv.first.IsScalar()) throw Error(pos_of(doc.file, kv.first.Mark()), "mapping keys must be plain strings");
         const std::string key = kv.first.Scalar();
         check_characters(key, pos_of(doc.file, kv.first.Mark()), "this key");
         if (key.find_first_of("\n\t") != std::string::npos)
           throw Error(pos_of(doc.file, kv.first.Mark()), "a mapping key holds a newline or tab");
-        if (obj.contains(key))
-          throw Error(pos_of(doc.file, kv.first.Mark()), "duplicate key '" + key + "'");
+        if (obj.contains(key)) throw Error(pos_of(doc.file, kv.first.Mark()), "duplicate key '" + key + "'");
         const std::string child = pointer + "/" + escape_pointer_token(key);
-        if (key.size() > 256) throw Error(pos_of(doc.file, kv.first.Mark()), "a mapping key longer than 256 characters");
+        if (key.size() > 256)
+          throw Error(pos_of(doc.file, kv.first.Mark()), "a mapping key longer than 256 characters");
         check_tag(kv.first, doc.file);
         obj[key] = convert(kv.second, child, doc, budget, depth + 1);
         // Point errors about a key at the key itself when the value has no better mark.
-        if (!kv.second.IsDefined() || kv.second.IsNull())
-          doc.marks[child] = pos_of(doc.file, kv.first.Mark());
+        if (!kv.second.IsDefined() || kv.second.IsNull()) doc.marks[child] = pos_of(doc.file, kv.first.Mark());
       }
       return obj;
     }
@@ -226,8 +228,7 @@ YamlDoc load_yaml_string(const std::string& text, const std::string& name) { ret
 // ---- ObjectReader -------------------------------------------------------------------------
 
 ObjectReader::ObjectReader(const YamlDoc& doc, std::string pointer)
-    : ObjectReader(doc, pointer.empty() ? doc.value : doc.value.at(nlohmann::json::json_pointer(pointer)),
-                   pointer) {}
+    : ObjectReader(doc, pointer.empty() ? doc.value : doc.value.at(nlohmann::json::json_pointer(pointer)), pointer) {}
 
 ObjectReader::ObjectReader(const YamlDoc& doc, const nlohmann::json& obj, std::string pointer)
     : doc_(&doc), obj_(&obj), pointer_(std::move(pointer)) {
@@ -278,7 +279,8 @@ int64_t ObjectReader::integer(const std::string& key) {
 }
 int64_t ObjectReader::integer_in(const std::string& key, int64_t fallback, int64_t low, int64_t high) {
   const int64_t v = integer(key, fallback);
-  if (v < low || v > high) fail(key, std::to_string(v) + " is outside [" + std::to_string(low) + ", " + std::to_string(high) + "]");
+  if (v < low || v > high)
+    fail(key, std::to_string(v) + " is outside [" + std::to_string(low) + ", " + std::to_string(high) + "]");
   return v;
 }
 int64_t ObjectReader::integer(const std::string& key, int64_t fallback) {
@@ -295,7 +297,8 @@ bool ObjectReader::boolean(const std::string& key, bool fallback) {
 std::string ObjectReader::prose(const std::string& key) {
   const auto& v = need(key);
   if (!v.is_string()) fail(key, std::string("expected a string, got ") + type_name(v));
-  if (v.get_ref<const std::string&>().size() > kMaxStringChars) fail(key, "longer than " + std::to_string(kMaxStringChars) + " characters");
+  if (v.get_ref<const std::string&>().size() > kMaxStringChars)
+    fail(key, "longer than " + std::to_string(kMaxStringChars) + " characters");
   return v.get<std::string>();
 }
 std::string ObjectReader::prose(const std::string& key, const std::string& fallback) {
@@ -305,7 +308,9 @@ std::string ObjectReader::prose(const std::string& key, const std::string& fallb
 std::string ObjectReader::string(const std::string& key) {
   std::string s = prose(key);
   if (s.find_first_of("\n\t") != std::string::npos)
-    fail(key, "a one-line field holds a newline or tab (a folded '>' or literal '|' block is for prose fields such as notes)");
+    fail(key,
+         "a one-line field holds a newline or tab (a folded '>' or literal '|' block is for prose fields such as "
+         "notes)");
   return s;
 }
 std::string ObjectReader::string(const std::string& key, const std::string& fallback) {
@@ -342,7 +347,8 @@ std::vector<std::string> ObjectReader::strings(const std::string& key, std::vect
   std::vector<std::string> out;
   for (const auto& e : v) {
     if (!e.is_string()) fail(key, std::string("expected a list of strings, found ") + type_name(e));
-    if (e.get_ref<const std::string&>().find_first_of("\n\t") != std::string::npos) fail(key, "an entry holds a newline or tab");
+    if (e.get_ref<const std::string&>().find_first_of("\n\t") != std::string::npos)
+      fail(key, "an entry holds a newline or tab");
     out.push_back(e.get<std::string>());
   }
   return out;

@@ -25,8 +25,8 @@ struct YamlDoc {
 
 // Throws cc::Error("FILE:LINE:COL: YAML syntax error: ...") on parse errors and on what
 // yaml-cpp would accept silently: duplicate mapping keys, a second document, explicit tags
-// ("!!str 0.98"). Bounded in time and memory for any input: at most kMaxYamlBytes (256 KiB) of text, from a regular file, 100000
-// values after alias expansion, 64 levels of nesting, 65536 characters a string.
+// ("!!str 0.98"). Bounded in time and memory for any input: at most kMaxYamlBytes (256 KiB) of text, from a regular
+// file, 100000 values after alias expansion, 64 levels of nesting, 65536 characters a string.
 YamlDoc load_yaml_file(const std::string& path);
 YamlDoc load_yaml_string(const std::string& text, const std::string& name);
 
@@ -53,8 +53,7 @@ class ObjectReader {
   // every string at load time, with FILE:LINE:COL.
   std::string prose(const std::string& key);
   std::string prose(const std::string& key, const std::string& fallback);
-  std::string one_of(const std::string& key, const std::vector<std::string>& allowed,
-                     const std::string& fallback);
+  std::string one_of(const std::string& key, const std::vector<std::string>& allowed, const std::string& fallback);
   std::vector<int64_t> integers(const std::string& key, std::vector<int64_t> fallback);
   std::vector<std::string> strings(const std::string& key, std::vector<std::string> fallback);
   ObjectReader object(const std::string& key);  // required sub-object
