@@ -89,13 +89,10 @@ Claim load_claim_string(const std::string& text, const std::string& path, const 
   return load_claim_doc(load_yaml_string(text, path), registry, runs);
 }
 
-Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, const catalogue::Runs& runs) {
-  const std::string& path = doc.file;
-  ObjectReader r(doc, "");
-  Claim c;
-  c.file = path;
-  c.section = fs::path(path).parent_path().filename().string();
+namespace {
 
+// id, title, paper: {arxiv, section, figure, quote}, reported: {value, text}.
+void read_paper(ObjectReader& r, Claim& c) {
   c.id = r.string("id");
   if (!is_claim_id(c.id))
     r.fail("id", "'" + c.id.substr(0, 64) +
@@ -120,8 +117,11 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
     reported.raw("value");  // present but null is allowed: the paper gives no number
   c.reported_text = reported.string("text");
   reported.finish();
+}
 
-  ObjectReader subject = r.object("subject");
+// subject: {run | sweep | theory, checkpoint, seeds}; returns the run's spec (nullptr for a sweep or a
+// theory model).
+const catalogue::RunSpec* read_subject(ObjectReader subject, const catalogue::Runs& runs, Claim& c) {
   const catalogue::RunSpec* spec = nullptr;
   const std::vector<uint64_t>* allowed_seeds = nullptr;
   const int subjects = subject.has("sweep") + subject.has("run") + subject.has("theory");
@@ -178,8 +178,11 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
     }
   }
   subject.finish();
+  return spec;
+}
 
-  ObjectReader measure = r.object("measure");
+// measure: {kind, the kind's parameters}, checked against the subject.
+void read_measure(ObjectReader& measure, const analysis::Registry& registry, Claim& c) {
   c.kind = measure.string("kind");
   c.measurement = registry.find(c.kind);
   if (!c.measurement) {
@@ -204,8 +207,10 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
     measure.fail("kind", "kind '" + c.kind + "' computes on the theory model '" + c.measurement->theory +
                              "', but the subject names '" + c.theory + "'");
   if (has == analysis::Subject::Theory && c.seeds.empty()) c.seeds = {0};
+}
 
-  ObjectReader expect = r.object("expect");
+// expect: {op, threshold, seeds, fraction, min_seeds}.
+void read_rule(ObjectReader expect, Claim& c) {
   const std::string op = expect.one_of("op", {">", ">=", "<", "<=", "within"}, ">");
   c.rule.op = op == ">"    ? Comparison::Greater
               : op == ">=" ? Comparison::GreaterEq
@@ -243,8 +248,11 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   const int64_t min_seeds = expect.integer_in("min_seeds", 1, 1, 1000);
   c.rule.min_seeds = static_cast<int>(min_seeds);
   expect.finish();
+}
 
-  ObjectReader control = r.object("control");
+// control: {checkpoint} | {params} (theory) | {none: why}.
+void read_control(ObjectReader control, const YamlDoc& doc, const ObjectReader& measure, const catalogue::RunSpec* spec,
+                  Claim& c) {
   if (control.has("none")) {
     c.control_none_reason = control.prose("none");
   } else if (!c.theory.empty()) {
@@ -272,7 +280,21 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
     }
   }
   control.finish();
+}
 
+}  // namespace
+
+Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, const catalogue::Runs& runs) {
+  ObjectReader r(doc, "");
+  Claim c;
+  c.file = doc.file;
+  c.section = fs::path(doc.file).parent_path().filename().string();
+  read_paper(r, c);
+  const catalogue::RunSpec* spec = read_subject(r.object("subject"), runs, c);
+  ObjectReader measure = r.object("measure");
+  read_measure(measure, registry, c);
+  read_rule(r.object("expect"), c);
+  read_control(r.object("control"), doc, measure, spec, c);
   const std::string tier = r.one_of("tier", {"fixture", "cpu", "gpu"}, "fixture");
   c.tier = catalogue::parse_tier(tier);
   c.notes = r.prose("notes", "");
