@@ -6,7 +6,7 @@
 #include <sstream>
 #include <set>
 
-#include "claims/engine.h"
+#include "claims/verifier.h"
 #include "claims/attribution.h"
 #include "claims/robustness.h"
 #include "catalogue/sweep_results.h"
@@ -124,7 +124,7 @@ int cmd_verify(const std::vector<std::string>& args) {
   so.fixtures_dir = common.fixtures;
   so.cache_dir = common.cache;
   so.progress = vm.count("progress") > 0;
-  claims::EngineOptions eo;
+  claims::VerifyOptions eo;
   if (!seeds.empty()) eo.seeds = parse_seed_list(seeds);
   eo.jobs = jobs > 0 ? jobs : usable_cores();
   // One store for every claim of this verify (the main table, robustness, attribution): a checkpoint's
@@ -190,7 +190,7 @@ int cmd_verify(const std::vector<std::string>& args) {
     for (const auto* s : attribution_sweeps)
       measured.push_back({s, claims::run_robustness(files, *s, registry, runs, store, eo)});
     // Stage 3: the sweep claims again on the grids trained under the best row (those declared yet).
-    claims::EngineOptions on_grids = eo;
+    claims::VerifyOptions on_grids = eo;
     std::vector<std::string> sweep_files;
     for (const auto& [from, to] : facts.thresholds)
       if (runs.find_sweep(to)) on_grids.sweep_as[from] = to;

@@ -1,4 +1,4 @@
-// The claims engine: statistics, verdict boundaries, malformed claim files, the negative
+// The claims verifier: statistics, verdict boundaries, malformed claim files, the negative
 // control, the run cache, and the report writers.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <set>
 
-#include "claims/engine.h"
+#include "claims/verifier.h"
 #include "report/report.h"
 #include "train/runtime.h"
 
@@ -206,7 +206,7 @@ TEST(ClaimFile, MalformedFilesNameFileLineColumnAndProblem) {
   }
 }
 
-TEST(Engine, BrokenFileIsAnErrorAndTheOthersStillRun) {
+TEST(Verifier, BrokenFileIsAnErrorAndTheOthersStillRun) {
   const auto dir = fresh_dir("mixed");
   std::ofstream(dir + "/bad.yaml") << replace(kValid, "kind: accuracy", "kind: nope");
   std::ofstream(dir + "/good.yaml") << kValid;  // fixture tier, no fixtures: SKIPPED
@@ -224,7 +224,7 @@ TEST(Engine, BrokenFileIsAnErrorAndTheOthersStillRun) {
   EXPECT_EQ(exit_code({results[1]}, false), kExitSkipped);
 }
 
-TEST(Engine, TrainsOnceThenServesFromCacheAndTheControlCatchesAWeakRule) {
+TEST(Verifier, TrainsOnceThenServesFromCacheAndTheControlCatchesAWeakRule) {
   train::apply_threads(train::default_threads());
   const auto cache = fresh_dir("cache");
   const auto files = find_claim_files({kData + "/claims/sec"});
@@ -277,7 +277,7 @@ TEST(Engine, TrainsOnceThenServesFromCacheAndTheControlCatchesAWeakRule) {
   EXPECT_NE(xml.find("<error message=\"INVALID"), std::string::npos);
 }
 
-TEST(Engine, RunsFileErrorsAreLocated) {
+TEST(Verifier, RunsFileErrorsAreLocated) {
   const auto dir = fresh_dir("runsbad");
   std::ofstream(dir + "/runs.yaml")
       << "runs:\n  r:\n    seeds: [0]\n    tier: cpu\n    config:\n      train: {steps: -5}\n";
@@ -328,7 +328,7 @@ TEST(ClaimFile, TheorySubjectAndControlParameters) {
             std::string::npos);
   EXPECT_NE(load_error(replace(theory, "sizes: [[5, 2, 6]]", "sizes: [[6, 2, 6]]")).find("claim.yaml:6:"),
             std::string::npos);
-  // Through the engine: both Monte Carlo seeds measured, the control run with the overrides.
+  // Through the verifier: both Monte Carlo seeds measured, the control run with the overrides.
   RunStore store(test_runs(), StoreOptions{fresh_dir("theory-fx"), fresh_dir("theory-cache"), Tier::Fixture});
   const auto r = run_claim(path, analysis::builtin_registry(), test_runs(), store, {});
   EXPECT_TRUE(r.verdict == Verdict::Pass || r.verdict == Verdict::Fail || r.verdict == Verdict::Inconclusive ||
@@ -340,7 +340,7 @@ TEST(ClaimFile, TheorySubjectAndControlParameters) {
 }
 
 // expect.seeds: fraction — k of n seeds pass, judged by the Wilson interval of k/n against q.
-TEST(Engine, FractionRuleJudgesTheShareOfPassingSeeds) {
+TEST(Verifier, FractionRuleJudgesTheShareOfPassingSeeds) {
   const std::string base =
       "id: F1\ntitle: t\npaper: {arxiv: 2605.31497v1, section: \"7\", quote: q}\nreported: {value: null, text: x}\n"
       "subject: {theory: disentangled, seeds: [0, 1, 2, 3, 4]}\n"

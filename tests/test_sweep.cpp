@@ -1,5 +1,5 @@
 // Sweeps: the definitions in a runs file (expansion, validation errors with FILE:LINE:COL), the
-// sweep measurement kinds on constructed series, and sweep claims through the engine on a
+// sweep measurement kinds on constructed series, and sweep claims through the verifier on a
 // constructed summary (verdicts, the negative control, a summary from another definition).
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "claims/engine.h"
+#include "claims/verifier.h"
 #include "catalogue/sweep_results.h"
 #include "util/fixture_manifest.h"
 
@@ -278,7 +278,7 @@ const std::string kThresholdClaim =
     "control: {checkpoint: init}\n";
 
 ClaimResult run_one(const std::string& dir, const Runs& runs, const std::string& claim_text,
-                    const EngineOptions& eo = {}) {
+                    const VerifyOptions& eo = {}) {
   const std::string claim = write(dir, "claim.yaml", claim_text);
   StoreOptions so;
   so.fixtures_dir = dir + "/fixtures";
@@ -348,7 +348,7 @@ TEST(SweepClaims, SweepAsReadsTheSameGridUnderOtherChoices) {
   const Runs runs = Runs::load(write(dir, "runs.yaml", text));
   write_summary(*runs.find_sweep("frac"), dir + "/fixtures", {{500, 970, 999}, {400, 900, 995}});       // f* = 0.5
   write_summary(*runs.find_sweep("frac_b256"), dir + "/fixtures", {{500, 985, 999}, {400, 990, 995}});  // f* = 0.25
-  EngineOptions eo;
+  VerifyOptions eo;
   EXPECT_EQ(run_one(dir, runs, kThresholdClaim, eo).verdict, Verdict::Fail);
   eo.sweep_as["frac"] = "frac_b256";
   const auto r = run_one(dir, runs, kThresholdClaim, eo);

@@ -8,7 +8,7 @@
 
 namespace cc::analysis {
 
-// How the claims engine turns a measurement into an interval:
+// How the claims verifier turns a measurement into an interval:
 //   proportion: `successes` of `n` trials -> Wilson 95 % interval
 //   scalar:     a value with no sampling model -> the point value (or the kind's own interval)
 enum class Statistic { Proportion, Scalar };

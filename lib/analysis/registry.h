@@ -1,7 +1,7 @@
 #pragma once
 // The measurement registry: kind name -> {parameter schema, function}. A claim file names a
 // kind and its parameters; adding a kind is one small file under lib/analysis plus one line
-// in builtin_kinds.cpp, never a branch in the engine.
+// in builtin_kinds.cpp, never a branch in the verifier.
 #include <functional>
 #include <map>
 #include <memory>
@@ -27,7 +27,7 @@ struct RunHistory {
   std::function<std::shared_ptr<const train::Checkpoint>(int64_t step)> checkpoint_at;
 };
 
-// A seed's data is not available under the budget: the engine lists the seed as missing.
+// A seed's data is not available under the budget: the verifier lists the seed as missing.
 struct Unavailable : Error {
   using Error::Error;
 };

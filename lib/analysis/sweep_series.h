@@ -1,7 +1,7 @@
 #pragma once
 // What a sweep measurement kind sees for one seed: the accuracy counts of every evaluation set
 // at each value of the sweep's axis, at one stage of training (the final step, or step 0 for
-// the negative control). Built by the claims engine from a collected sweep summary.
+// the negative control). Built by the claims verifier from a collected sweep summary.
 #include <cstdint>
 #include <map>
 #include <string>

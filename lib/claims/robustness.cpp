@@ -61,7 +61,7 @@ std::optional<analysis::PhaseSteps> seed_phases(const catalogue::RunSpec& spec, 
 
 std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files, const catalogue::SweepSpec& sweep,
                                            const analysis::Registry& registry, const catalogue::Runs& runs,
-                                           catalogue::RunStore& store, const EngineOptions& base) {
+                                           catalogue::RunStore& store, const VerifyOptions& base) {
   if (sweep.variants.empty())
     throw Error("sweep '" + sweep.name + "' has no variants: robustness needs a sweep with `variants:`");
   std::vector<VariantOutcome> out;
@@ -72,7 +72,7 @@ std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files
     v.seeds = sweep.seeds;
     const catalogue::RunSpec* spec = runs.find(v.run);
     if (!spec) throw Error("sweep '" + sweep.name + "': no run " + v.run + " (runs.yaml defines one per variant)");
-    EngineOptions eo = base;
+    VerifyOptions eo = base;
     eo.run = v.run;
     v.results = run_claims(files, registry, runs, store, eo);
     for (uint64_t seed : spec->seeds) {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "analysis/phases.h"
-#include "claims/engine.h"
+#include "claims/verifier.h"
 #include "claims/paper_facts.h"
 #include "catalogue/sweeps.h"
 
@@ -38,7 +38,7 @@ std::optional<analysis::PhaseSteps> seed_phases(const catalogue::RunSpec& spec, 
 // Measures every claim file on every variant run of `sweep` (which must have variants).
 std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files, const catalogue::SweepSpec& sweep,
                                            const analysis::Registry& registry, const catalogue::Runs& runs,
-                                           catalogue::RunStore& store, const EngineOptions& base);
+                                           catalogue::RunStore& store, const VerifyOptions& base);
 
 // {"sweep", "base", "seeds", "variants": [...phases, distributions, learned k/n...], "claims": [{id, title,
 //  cells: {variant: {verdict, k, n, low, high, each, half}}}]: `each` and `half` are the verdicts of

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "claims/engine.h"
+#include "claims/verifier.h"
 
 namespace cc::report {
 

@@ -1,4 +1,4 @@
-#include "claims/engine.h"
+#include "claims/verifier.h"
 
 #include <algorithm>
 #include <atomic>
@@ -249,7 +249,7 @@ Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, double& 
 }  // namespace
 
 ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const catalogue::Runs& runs,
-                      catalogue::RunStore& store, const EngineOptions& opts) {
+                      catalogue::RunStore& store, const VerifyOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   ClaimResult r;
   r.file = file;
@@ -346,9 +346,9 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
 
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const analysis::Registry& registry,
                                     const catalogue::Runs& runs, catalogue::RunStore& store,
-                                    const EngineOptions& opts) {
+                                    const VerifyOptions& opts) {
   std::optional<analysis::ActivationStore> own;
-  EngineOptions o = opts;
+  VerifyOptions o = opts;
   if (!o.activations) o.activations = &own.emplace(kActivationStoreBytes);
   o.activations->want(registry.activation_reads());  // each forward then keeps what every kind reads
   std::vector<ClaimResult> results(files.size());

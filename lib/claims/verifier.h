@@ -1,5 +1,5 @@
 #pragma once
-// Runs claims: resolve checkpoints, measure, decide, check the negative control.
+// The verifier: runs claims (resolve checkpoints, measure, decide, check the negative control).
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -42,7 +42,7 @@ struct ClaimResult {
   double seconds = 0;
 };
 
-struct EngineOptions {
+struct VerifyOptions {
   std::vector<uint64_t> seeds;                  // --seeds: restrict every claim to these seeds (empty: all)
   std::string run;                              // --run: measure every claim on this run instead of its own
                                                 // (e.g. the same claims on an alternative config); "" = as written
@@ -57,12 +57,12 @@ struct EngineOptions {
 constexpr size_t kActivationStoreBytes = size_t{2} << 30;
 
 ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const catalogue::Runs& runs,
-                      catalogue::RunStore& store, const EngineOptions& opts);
+                      catalogue::RunStore& store, const VerifyOptions& opts);
 
 // Runs every file, opts.jobs at a time, results in the files' order; a second file with an
 // already-used id is an ERROR.
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const analysis::Registry& registry,
-                                    const catalogue::Runs& runs, catalogue::RunStore& store, const EngineOptions& opts);
+                                    const catalogue::Runs& runs, catalogue::RunStore& store, const VerifyOptions& opts);
 
 // Process exit code for a set of results: 0 all PASS (skips allowed), 77 all SKIPPED,
 // 1 otherwise. With errors_only, FAIL and INCONCLUSIVE do not count (reporting mode).
