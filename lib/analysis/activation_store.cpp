@@ -89,21 +89,20 @@ Activations ActivationStore::get(const train::Checkpoint& ck, const std::vector<
 
 std::shared_ptr<const SetActivations> ActivationStore::get_set(const train::Checkpoint& ck, const Key& key,
                                                                const std::set<HookRead>& asked) {
-  auto usable = [&](const Slot& s) {
-    if (s.owner.expired()) return false;
+  // The kept entry when it is still its model's and holds every hook asked for (mu_ held), else nullptr.
+  auto kept = [&]() -> std::shared_ptr<const SetActivations> {
+    auto it = slots_.find(key);
+    if (it == slots_.end() || it->second.owner.expired()) return nullptr;
     for (const auto& h : asked)
-      if (!s.value->hooks.count(h)) return false;
-    return true;
+      if (!it->second.value->hooks.count(h)) return nullptr;
+    lru_.splice(lru_.begin(), lru_, it->second.lru);
+    ++stats_.hits;
+    return it->second.value;
   };
   std::shared_ptr<std::mutex> key_lock;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = slots_.find(key);
-    if (it != slots_.end() && usable(it->second)) {
-      lru_.splice(lru_.begin(), lru_, it->second.lru);
-      ++stats_.hits;
-      return it->second.value;
-    }
+    if (auto value = kept()) return value;
     auto& kl = key_locks_[key];
     if (!kl) kl = std::make_shared<std::mutex>();
     key_lock = kl;
@@ -113,12 +112,7 @@ std::shared_ptr<const SetActivations> ActivationStore::get_set(const train::Chec
   std::set<HookRead> keep;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = slots_.find(key);
-    if (it != slots_.end() && usable(it->second)) {
-      lru_.splice(lru_.begin(), lru_, it->second.lru);
-      ++stats_.hits;
-      return it->second.value;
-    }
+    if (auto value = kept()) return value;
     wanted_.insert(asked.begin(), asked.end());
     keep = wanted_;
   }
