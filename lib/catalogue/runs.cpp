@@ -100,7 +100,11 @@ Runs Runs::load(const std::string& path) {
   };
   for (const auto& [name, _] : doc.value["runs"].items()) load_run(name, doc.at("/runs/" + name));
   all.finish();
-  runs.sweeps_ = load_sweeps(doc, runs);
+  runs.sweeps_ = load_sweeps(doc, [&runs](const std::string& run, uint64_t seed) -> std::optional<train::RunConfig> {
+    const RunSpec* spec = runs.find(run);
+    if (!spec) return std::nullopt;
+    return spec->for_seed(seed);
+  });
   for (const auto& sweep : runs.sweeps_)
     for (const auto& p : sweep.points) {
       if (!p.axes.contains(kVariantAxis) || p.seed != sweep.seeds.front()) continue;

@@ -5,7 +5,6 @@
 
 #include "catalogue/config_keys.h"
 #include "catalogue/design.h"
-#include "catalogue/runs.h"
 #include "util/error.h"
 #include "util/names.h"
 
@@ -40,7 +39,7 @@ std::vector<const SweepPoint*> SweepSpec::shard(size_t shard, size_t count) cons
   return out;
 }
 
-std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
+std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const BaseConfig& run_config) {
   std::vector<SweepSpec> out;
   if (!doc.value.is_object() || !doc.value.contains("sweeps")) return out;
   ObjectReader top(doc, "");
@@ -52,10 +51,9 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
     s.name = name;
     s.where = doc.at(at);
     check_name(name, "sweep name", s.where);
-    if (runs.find(name)) r.fail("", "a sweep and a run may not share the name '" + name + "'");
+    if (run_config(name, 0)) r.fail("", "a sweep and a run may not share the name '" + name + "'");
     s.base = r.string("base");
-    const RunSpec* base = runs.find(s.base);
-    if (!base) r.fail("base", "unknown run '" + s.base + "'");
+    if (!run_config(s.base, 0)) r.fail("base", "unknown run '" + s.base + "'");
     for (int64_t seed : r.integers("seeds", {0})) {
       if (seed < 0 || seed > (int64_t{1} << 32)) r.fail("seeds", "seeds must be in [0, 2^32]");
       if (std::find(s.seeds.begin(), s.seeds.end(), static_cast<uint64_t>(seed)) != s.seeds.end())
@@ -64,7 +62,7 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs) {
     }
     if (s.seeds.empty()) r.fail("seeds", "needs at least one seed");
     // Every field, so that a key written only when set (train.engine, train.warmup_steps) is known.
-    const nlohmann::json base_json = base->for_seed(s.seeds.front()).to_json(true);
+    const nlohmann::json base_json = run_config(s.base, s.seeds.front())->to_json(true);
 
     // set: {key: value}, each checked alone against the base config.
     std::map<std::string, SourcePos> set_marks;

@@ -22,6 +22,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,9 +31,6 @@
 #include "util/yaml_json.h"
 
 namespace cc::catalogue {
-
-class Runs;
-struct RunSpec;
 
 constexpr size_t kMaxSweepPoints = 1000;  // a larger sweep is almost certainly a typo
 constexpr const char* kVariantAxis = "variant";
@@ -72,9 +71,13 @@ struct SweepSpec {
   std::vector<const SweepPoint*> shard(size_t shard, size_t count) const;
 };
 
-// Reads the `sweeps:` mapping of a runs file (absent: none). Every error names FILE:LINE:COL:
-// an unknown base run or config key, an empty or duplicated axis value, a value the config
-// rejects (with the position of that value), more than kMaxSweepPoints points.
-std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const Runs& runs);
+// A run's config for a seed, or nullopt when the runs file has no run of that name: what a sweep
+// needs of the runs beside it (its base, and that no run shares its name). Runs::load passes it.
+using BaseConfig = std::function<std::optional<train::RunConfig>(const std::string& run, uint64_t seed)>;
+
+// Reads the `sweeps:` mapping of a runs file (absent: none), the second half of Runs::load. Every
+// error names FILE:LINE:COL: an unknown base run or config key, an empty or duplicated axis value, a
+// value the config rejects (with the position of that value), more than kMaxSweepPoints points.
+std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const BaseConfig& run_config);
 
 }  // namespace cc::catalogue
