@@ -126,7 +126,12 @@ int cmd_verify(const std::vector<std::string>& args) {
   so.progress = vm.count("progress") > 0;
   claims::VerifyOptions eo;
   if (!seeds.empty()) eo.seeds = parse_seed_list(seeds);
-  eo.jobs = jobs > 0 ? jobs : usable_cores();
+  // Training (a budget above fixture, and the reproducibility claims R1/R2) sets process-wide thread
+  // counts, which the bits of every concurrent measurement depend on: it runs one claim at a time.
+  if (so.budget != catalogue::Tier::Fixture && jobs > 1)
+    throw po::error("--jobs " + std::to_string(jobs) +
+                    " needs --budget fixture: training sets process-wide thread counts");
+  eo.jobs = jobs > 0 ? jobs : so.budget == catalogue::Tier::Fixture ? usable_cores() : 1;
   // One store for every claim of this verify (the main table, robustness, attribution): a checkpoint's
   // test-set forward runs once. Its entries die with it, at the end of this command.
   analysis::ActivationStore activations(static_cast<size_t>(activation_mb) << 20);

@@ -17,6 +17,7 @@
 #include "train/trainer.h"
 #include "util/fixture_manifest.h"
 #include "util/platform.h"
+#include "util/provenance.h"
 
 namespace cc::analysis {
 namespace {
@@ -24,8 +25,9 @@ namespace {
 // Sets the thread counts recorded in the sidecar for the lifetime of the guard.
 class RecordedThreads {
  public:
-  explicit RecordedThreads(const nlohmann::json& sidecar) : before_(train::default_threads()) {
-    used_ = train::recorded_threads(sidecar, before_);
+  // Restores the setup in effect before (the verifier's measurement threads), not the environment's default.
+  explicit RecordedThreads(const nlohmann::json& sidecar) : before_(in_effect()) {
+    used_ = train::recorded_threads(sidecar, train::default_threads());
     train::apply_threads(used_);
   }
   ~RecordedThreads() { train::apply_threads(before_); }
@@ -34,6 +36,12 @@ class RecordedThreads {
   }
 
  private:
+  static train::ThreadSetup in_effect() {
+    train::ThreadSetup t = train::default_threads();
+    t.torch_threads = torch::get_num_threads();
+    if (blas_threads() > 0) t.blas_threads = blas_threads();
+    return t;
+  }
   train::ThreadSetup before_, used_;
 };
 
