@@ -94,8 +94,8 @@ int cmd_verify(const std::vector<std::string>& args) {
       "write-baseline", po::value(&write_baseline),
       "write this run's outcomes as a baseline file (e.g. claims/expected.json)")(
       "jobs", po::value(&jobs),
-      "claims measured at once, one thread each (default: one per usable core); every value is the same for any "
-      "number")(
+      "claims measured at once, one thread each (--budget fixture only; default: one per usable core); "
+      "every value is the same for any number")(
       "activation-memory", po::value(&activation_mb),
       "MB of activations kept for reuse across claims (default 2048; 0 keeps none past a claim's own request)")(
       "progress", "show training progress");
