@@ -12,12 +12,14 @@ namespace cc::app {
 int cmd_diff(const std::vector<std::string>& args) {
   po::options_description desc("diff options");
   std::string before, after, platform = "cpu";
-  // clang-format off: one option a line
-  desc.add_options()("before", po::value(&before)->required(), "report.json or baseline (e.g. claims/expected.json)")(
-      "after", po::value(&after)->required(), "report.json or baseline")(
-      "platform", po::value(&platform),
-      "whose tolerance for non-proportion values: cpu (exact), cpu-unpinned, cuda (default cpu); from the "
-      "baseline's \"tolerance\" table when either side is a baseline");
+  // One option a line, as boost::program_options reads best; clang-format 14 would join them.
+  // clang-format off
+  desc.add_options()
+      ("before", po::value(&before)->required(), "report.json or baseline (e.g. claims/expected.json)")
+      ("after", po::value(&after)->required(), "report.json or baseline")
+      ("platform", po::value(&platform),
+       "whose tolerance for non-proportion values: cpu (exact), cpu-unpinned, cuda (default cpu); from the "
+       "baseline's \"tolerance\" table when either side is a baseline");
   // clang-format on
   po::positional_options_description pos;
   pos.add("before", 1).add("after", 1);

@@ -49,16 +49,17 @@ int cmd_eval(const std::vector<std::string>& args) {
   std::string checkpoint, device = "cpu", cache_out;
   int size = 10000;
   uint64_t eval_seed = 0;
-  // clang-format off: one option a line
-  desc.add_options()("checkpoint", po::value(&checkpoint)->required(),
-                     "a stepNNNNNN.safetensors file (its .json sidecar beside it)")(
-      "size", po::value(&size), "sequences per sampled evaluation set (default 10000)")(
-      "eval-seed", po::value(&eval_seed), "seed of the evaluation sets (default: the run's train.eval_seed)")(
-      "device", po::value(&device), "cpu | cuda | cuda:N")(
-      "cache-out", po::value(&cache_out),
-      "also write FILE (safetensors): `tokens` [B, 16] (I64; the first 64 sequences of each evaluation set), their "
-      "`logits` [B, 16, vocab] and every activation of run_with_cache under its TransformerLens hook name, for "
-      "checking the forward pass against another implementation (tests/tl_reference.py)");
+  // One option a line, as boost::program_options reads best; clang-format 14 would join them.
+  // clang-format off
+  desc.add_options()
+      ("checkpoint", po::value(&checkpoint)->required(), "a stepNNNNNN.safetensors file (its .json sidecar beside it)")
+      ("size", po::value(&size), "sequences per sampled evaluation set (default 10000)")
+      ("eval-seed", po::value(&eval_seed), "seed of the evaluation sets (default: the run's train.eval_seed)")
+      ("device", po::value(&device), "cpu | cuda | cuda:N")
+      ("cache-out", po::value(&cache_out),
+       "also write FILE (safetensors): `tokens` [B, 16] (I64; the first 64 sequences of each evaluation set), their "
+       "`logits` [B, 16, vocab] and every activation of run_with_cache under its TransformerLens hook name, for "
+       "checking the forward pass against another implementation (tests/tl_reference.py)");
   // clang-format on
   po::positional_options_description pos;
   pos.add("checkpoint", 1);

@@ -168,17 +168,19 @@ int cmd_fixtures(const std::vector<std::string>& args) {
   std::string action, target, dir = "fixtures", out, runs_file;
   int64_t until = -1;
   double tolerance = 0.0;
-  // clang-format off: one option a line
-  desc.add_options()("action", po::value(&action)->required(), "verify | manifest | recreate")(
-      "target", po::value(&target), "verify: the fixtures directory (default fixtures); recreate: the run name")(
-      "seed", po::value<std::string>(), "recreate: the seed")("until", po::value(&until),
-                                                              "recreate: stop at this step (default: the whole run)")(
-      "out", po::value(&out), "recreate: output directory (default: a fresh runs/recreate/RUN-seedK-XXXXXX)")(
-      "resume", "recreate: continue the checkpoints already in --out")(
-      "tolerance", po::value(&tolerance), "recreate: largest |dw| accepted (default 0: bitwise)")(
-      "dir", po::value(&dir), "recreate: the fixtures directory (default fixtures)")(
-      "runs", po::value(&runs_file),
-      "verify: the runs file that says what is committed (default DIR/../claims/runs.yaml)");
+  // One option a line, as boost::program_options reads best; clang-format 14 would join them.
+  // clang-format off
+  desc.add_options()
+      ("action", po::value(&action)->required(), "verify | manifest | recreate")
+      ("target", po::value(&target), "verify: the fixtures directory (default fixtures); recreate: the run name")
+      ("seed", po::value<std::string>(), "recreate: the seed")
+      ("until", po::value(&until), "recreate: stop at this step (default: the whole run)")
+      ("out", po::value(&out), "recreate: output directory (default: a fresh runs/recreate/RUN-seedK-XXXXXX)")
+      ("resume", "recreate: continue the checkpoints already in --out")
+      ("tolerance", po::value(&tolerance), "recreate: largest |dw| accepted (default 0: bitwise)")
+      ("dir", po::value(&dir), "recreate: the fixtures directory (default fixtures)")
+      ("runs", po::value(&runs_file),
+       "verify: the runs file that says what is committed (default DIR/../claims/runs.yaml)");
   // clang-format on
   po::positional_options_description pos;
   pos.add("action", 1).add("target", 1);

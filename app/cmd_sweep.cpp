@@ -50,20 +50,22 @@ int cmd_sweep(const std::vector<std::string>& args) {
   std::string verb, name, config = "claims/runs.yaml", cache = "cache", shard, out, device = "cpu";
   int jobs = 0;
   int64_t metrics_every = 1000;
-  // clang-format off: one option a line
-  desc.add_options()("verb", po::value(&verb)->required(), "plan | run | collect")(
-      "name", po::value(&name), "the sweep (omit with plan: list the sweeps)")(
-      "config", po::value(&config), "runs file with the sweeps (default claims/runs.yaml)")(
-      "cache", po::value(&cache), "run cache the points train into (default cache)")(
-      "shard", po::value(&shard),
-      "run: only points with index % N == I, e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT")(
-      "point", po::value<size_t>(), "run: only this point, in this process")(
-      "jobs", po::value(&jobs), "run: processes at once (default: one per usable core)")(
-      "stop-after", po::value<int64_t>(), "run: stop every point at this step (resume by running again)")(
-      "device", po::value(&device), "run: cpu | cuda | cuda:N")(
-      "out", po::value(&out),
-      "collect: output directory (default fixtures/sweeps/NAME, and fixtures/MANIFEST.sha256 is rewritten)")(
-      "metrics-every", po::value(&metrics_every), "collect: keep the metrics log every this many steps (default 1000)");
+  // One option a line, as boost::program_options reads best; clang-format 14 would join them.
+  // clang-format off
+  desc.add_options()
+      ("verb", po::value(&verb)->required(), "plan | run | collect")
+      ("name", po::value(&name), "the sweep (omit with plan: list the sweeps)")
+      ("config", po::value(&config), "runs file with the sweeps (default claims/runs.yaml)")
+      ("cache", po::value(&cache), "run cache the points train into (default cache)")
+      ("shard", po::value(&shard),
+       "run: only points with index % N == I, e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT")
+      ("point", po::value<size_t>(), "run: only this point, in this process")
+      ("jobs", po::value(&jobs), "run: processes at once (default: one per usable core)")
+      ("stop-after", po::value<int64_t>(), "run: stop every point at this step (resume by running again)")
+      ("device", po::value(&device), "run: cpu | cuda | cuda:N")
+      ("out", po::value(&out),
+       "collect: output directory (default fixtures/sweeps/NAME, and fixtures/MANIFEST.sha256 is rewritten)")
+      ("metrics-every", po::value(&metrics_every), "collect: keep the metrics log every this many steps (default 1000)");
   // clang-format on
   po::positional_options_description pos;
   pos.add("verb", 1).add("name", 1);

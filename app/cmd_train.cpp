@@ -23,19 +23,21 @@ void print_eval(const std::vector<train::SetResult>& results) {
 int cmd_train(const std::vector<std::string>& args) {
   po::options_description desc("train options");
   std::string config_path, run, out, device = "cpu";
-  // clang-format off: one option a line
-  desc.add_options()("config", po::value(&config_path)->required(),
-                     "a run config YAML, or claims/runs.yaml with --run")(
-      "run", po::value(&run), "the run's name when --config is a runs file (e.g. default)")(
-      "out", po::value(&out)->required(), "output directory: checkpoints, sidecars, metrics.jsonl")(
-      "seed", po::value<std::string>(), "override the config's seed (0 .. 2^32)")(
-      "seeds", po::value<std::string>(), "several seeds, e.g. 0,1,2: one run each, in --out/seed<k>")(
-      "ensemble", "with --seeds: train them at once as one stacked model (batched matmuls)")(
-      "steps", po::value<int64_t>(), "override train.steps")("batch", po::value<int>(), "override train.batch_size")(
-      "device", po::value(&device), "cpu | cuda | cuda:N (default cpu)")(
-      "engine", po::value<std::string>(), "override train.engine: libtorch | blas (CPU fast path; see README)")(
-      "stop-after", po::value<int64_t>(), "stop at this step (resume later by running the same command)")(
-      "no-progress", "no progress output");
+  // One option a line, as boost::program_options reads best; clang-format 14 would join them.
+  // clang-format off
+  desc.add_options()
+      ("config", po::value(&config_path)->required(), "a run config YAML, or claims/runs.yaml with --run")
+      ("run", po::value(&run), "the run's name when --config is a runs file (e.g. default)")
+      ("out", po::value(&out)->required(), "output directory: checkpoints, sidecars, metrics.jsonl")
+      ("seed", po::value<std::string>(), "override the config's seed (0 .. 2^32)")
+      ("seeds", po::value<std::string>(), "several seeds, e.g. 0,1,2: one run each, in --out/seed<k>")
+      ("ensemble", "with --seeds: train them at once as one stacked model (batched matmuls)")
+      ("steps", po::value<int64_t>(), "override train.steps")
+      ("batch", po::value<int>(), "override train.batch_size")
+      ("device", po::value(&device), "cpu | cuda | cuda:N (default cpu)")
+      ("engine", po::value<std::string>(), "override train.engine: libtorch | blas (CPU fast path; see README)")
+      ("stop-after", po::value<int64_t>(), "stop at this step (resume later by running the same command)")
+      ("no-progress", "no progress output");
   // clang-format on
   po::variables_map vm;
   if (!parse("train", "--config FILE [--run NAME] --out DIR [options]", desc, {}, args, vm)) return kExitOk;

@@ -53,11 +53,13 @@ struct Common {
 };
 
 void add_common(po::options_description& desc, Common& c) {
-  // clang-format off: one option a line
-  desc.add_options()("paths", po::value(&c.paths)->multitoken(), "claim files or directories (default: claims)")(
-      "runs", po::value(&c.runs_file), "runs file (default: the runs.yaml above the claims)")(
-      "fixtures", po::value(&c.fixtures), "committed fixtures directory (default: fixtures)")(
-      "cache", po::value(&c.cache), "cache of trained runs (default: cache)");
+  // One option a line, as boost::program_options reads best; clang-format 14 would join them.
+  // clang-format off
+  desc.add_options()
+      ("paths", po::value(&c.paths)->multitoken(), "claim files or directories (default: claims)")
+      ("runs", po::value(&c.runs_file), "runs file (default: the runs.yaml above the claims)")
+      ("fixtures", po::value(&c.fixtures), "committed fixtures directory (default: fixtures)")
+      ("cache", po::value(&c.cache), "cache of trained runs (default: cache)");
   // clang-format on
 }
 
@@ -71,34 +73,36 @@ int cmd_verify(const std::vector<std::string>& args) {
   std::string baseline_file, write_baseline, attribution, sweep_as;
   int jobs = 0, activation_mb = static_cast<int>(claims::kActivationStoreBytes >> 20);
   add_common(desc, common);
-  // clang-format off: one option a line
-  desc.add_options()("budget", po::value(&budget),
-                     "fixture (committed checkpoints only) | cpu (may train on CPU) | gpu")(
-      "device", po::value(&device), "cpu | cuda | cuda:N, for measuring and training")("seeds", po::value(&seeds),
-                                                                                       "only these seeds, e.g. 0,1")(
-      "run", po::value(&run), "measure every claim on this run of runs.yaml instead of its own (e.g. b512)")(
-      "sweep-as", po::value(&sweep_as),
-      "OLD=NEW[,OLD=NEW...]: every claim on sweep OLD reads sweep NEW instead, a grid over the same axis (e.g. "
-      "pair_fraction=attribution_pair_fraction)")("robustness", po::value(&robustness),
-                                                  "also measure every run claim on each variant of this sweep (e.g. "
-                                                  "robustness): k/n seeds pass per claim and variant")(
-      "attribution", po::value(&attribution),
-      "also measure every run claim on each variant of these sweeps (comma-separated, e.g. "
-      "attribution_screen,attribution_confirm,robustness) and attribute each claim the default does not support "
-      "(claims/paper.yaml: the score and the rules)")("report", po::value(&report_dir),
-                                                      "report directory (default reports/latest)")(
-      "fail-on", po::value(&fail_on), "any: exit 1 unless every claim passes or skips; error: only on ERROR/INVALID")(
-      "baseline", po::value(&baseline_file),
-      "compare every outcome with this baseline (claims/expected.json): exit 3 when a verdict or value moved, 0 when "
-      "none did (an expected FAIL passes); replaces --fail-on")(
-      "write-baseline", po::value(&write_baseline),
-      "write this run's outcomes as a baseline file (e.g. claims/expected.json)")(
-      "jobs", po::value(&jobs),
-      "claims measured at once, one thread each (--budget fixture only; default: one per usable core); "
-      "every value is the same for any number")(
-      "activation-memory", po::value(&activation_mb),
-      "MB of activations kept for reuse across claims (default 2048; 0 keeps none past a claim's own request)")(
-      "progress", "show training progress");
+  // One option a line, as boost::program_options reads best; clang-format 14 would join them.
+  // clang-format off
+  desc.add_options()
+      ("budget", po::value(&budget), "fixture (committed checkpoints only) | cpu (may train on CPU) | gpu")
+      ("device", po::value(&device), "cpu | cuda | cuda:N, for measuring and training")
+      ("seeds", po::value(&seeds), "only these seeds, e.g. 0,1")
+      ("run", po::value(&run), "measure every claim on this run of runs.yaml instead of its own (e.g. b512)")
+      ("sweep-as", po::value(&sweep_as),
+       "OLD=NEW[,OLD=NEW...]: every claim on sweep OLD reads sweep NEW instead, a grid over the same axis (e.g. "
+       "pair_fraction=attribution_pair_fraction)")
+      ("robustness", po::value(&robustness),
+       "also measure every run claim on each variant of this sweep (e.g. "
+       "robustness): k/n seeds pass per claim and variant")
+      ("attribution", po::value(&attribution),
+       "also measure every run claim on each variant of these sweeps (comma-separated, e.g. "
+       "attribution_screen,attribution_confirm,robustness) and attribute each claim the default does not support "
+       "(claims/paper.yaml: the score and the rules)")
+      ("report", po::value(&report_dir), "report directory (default reports/latest)")
+      ("fail-on", po::value(&fail_on), "any: exit 1 unless every claim passes or skips; error: only on ERROR/INVALID")
+      ("baseline", po::value(&baseline_file),
+       "compare every outcome with this baseline (claims/expected.json): exit 3 when a verdict or value moved, 0 when "
+       "none did (an expected FAIL passes); replaces --fail-on")
+      ("write-baseline", po::value(&write_baseline),
+       "write this run's outcomes as a baseline file (e.g. claims/expected.json)")
+      ("jobs", po::value(&jobs),
+       "claims measured at once, one thread each (--budget fixture only; default: one per usable core); "
+       "every value is the same for any number")
+      ("activation-memory", po::value(&activation_mb),
+       "MB of activations kept for reuse across claims (default 2048; 0 keeps none past a claim's own request)")
+      ("progress", "show training progress");
   // clang-format on
   po::positional_options_description pos;
   pos.add("paths", -1);
