@@ -3,6 +3,8 @@
 //   run NAME [--shard I/N | --point K] [--jobs J]
 //                                 trains the points (J processes, one thread each), skipping done
 //                                 points, resuming partial ones, leaving locked ones to their owner
+//   run NAME --ensemble K [--device cuda]
+//                                 trains up to K points at once in this process as one stacked model
 //   collect NAME [--out DIR]      fixtures/sweeps/NAME/{summary.jsonl, manifest.json}
 
 #include <cstdlib>
@@ -12,12 +14,27 @@
 #include "catalogue/runs.h"
 #include "cli.h"
 #include "util/fixture_manifest.h"
+#include "sweep/ensemble.h"
 #include "sweep/runner.h"
 #include "train/runtime.h"
 #include "util/error.h"
 
 namespace cc::app {
 namespace {
+
+const char* outcome_text(sweep::PointOutcome o) {
+  switch (o) {
+    case sweep::PointOutcome::Trained:
+      return "trained";
+    case sweep::PointOutcome::Stopped:
+      return "stopped (--stop-after)";
+    case sweep::PointOutcome::AlreadyDone:
+      return "already done";
+    case sweep::PointOutcome::Busy:
+      break;
+  }
+  return "locked by another process, left to it";
+}
 
 // "I/N" with 0 <= I < N.
 std::pair<size_t, size_t> parse_shard(const std::string& text) {
@@ -49,7 +66,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   po::options_description desc("sweep options");
   std::string verb, name, config = "claims/runs.yaml", cache = "cache", shard, out, device = "cpu";
   int jobs = 0;
-  int64_t metrics_every = 1000;
+  int64_t metrics_every = 1000, ensemble = 0;
   // One option a line, as boost::program_options reads best; clang-format 14 would join them.
   // clang-format off
   desc.add_options()
@@ -61,6 +78,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
        "run: only points with index % N == I, e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT")
       ("point", po::value<size_t>(), "run: only this point, in this process")
       ("jobs", po::value(&jobs), "run: processes at once (default: one per usable core)")
+      ("ensemble", po::value(&ensemble),
+       "run: train up to K points at once in this process as one stacked model (the GPU path; libtorch "
+       "engine, no warmup or clipping; equal to separate runs up to summation order)")
       ("stop-after", po::value<int64_t>(), "run: stop every point at this step (resume by running again)")
       ("device", po::value(&device), "run: cpu | cuda | cuda:N")
       ("out", po::value(&out),
@@ -75,6 +95,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
     throw po::error("unknown sweep verb '" + verb + "' (plan, run or collect)");
   if (vm.count("shard") && vm.count("point")) throw po::error("--shard and --point exclude each other");
   if (vm.count("jobs") && jobs < 1) throw po::error("--jobs must be >= 1");
+  if (vm.count("ensemble") && ensemble < 1) throw po::error("--ensemble must be >= 1");
+  if (vm.count("ensemble") && (vm.count("point") || vm.count("jobs")))
+    throw po::error("--ensemble trains in this process: it excludes --point and --jobs");
   if (metrics_every < 1) throw po::error("--metrics-every must be >= 1");
 
   const catalogue::Runs runs = catalogue::Runs::load(config);
@@ -154,20 +177,39 @@ int cmd_sweep(const std::vector<std::string>& args) {
     else
       todo.push_back(p);
   }
-  if (jobs == 0) jobs = usable_cores();
-  std::cout << "sweep " << name << " shard " << shard_i << "/" << shard_n << ": " << todo.size() << " to train, "
-            << skipped << " done; " << jobs << " at once, 1 thread each; cache " << cache << std::endl;
-  auto child_args = [&](const catalogue::SweepPoint& p) {
-    std::vector<std::string> a = {"sweep",   "run", name,       "--point", std::to_string(p.index), "--config", config,
-                                  "--cache", cache, "--device", device};
-    if (vm.count("stop-after")) a.insert(a.end(), {"--stop-after", std::to_string(o.stop_after)});
-    return a;
-  };
-  const int failed = sweep::run_parallel(o, *s, todo, jobs, child_args,
-                                         [](const std::string& line) { std::cout << line << std::endl; });
-  if (failed > 0) {
-    std::cerr << "claimcheck sweep run: " << failed << " point(s) failed; rerun the same command to resume them\n";
-    return kExitFailure;
+  if (vm.count("ensemble")) {
+    const auto groups = sweep::ensemble_groups(o, *s, todo, ensemble);
+    std::cout << "sweep " << name << " shard " << shard_i << "/" << shard_n << ": " << todo.size() << " to train, "
+              << skipped << " done; " << groups.size() << " stacked model(s) of up to " << ensemble << " on " << device
+              << "; cache " << cache << std::endl;
+    std::string command = "claimcheck sweep run " + name + " --ensemble " + std::to_string(ensemble) + " --config " +
+                          config + " --cache " + cache + " --device " + device;
+    if (vm.count("shard")) command += " --shard " + shard;
+    for (const auto& group : groups) {
+      const auto outcome = sweep::run_ensemble(o, *s, group, command);
+      for (size_t i = 0; i < group.size(); ++i) {
+        const auto& p = *group[i];
+        std::cout << "point " << p.index << " (" << p.label() << "): " << outcome_text(outcome[i]) << " (stacked with "
+                  << group.size() - 1 << " other(s))" << std::endl;
+      }
+    }
+  } else {
+    if (jobs == 0) jobs = usable_cores();
+    std::cout << "sweep " << name << " shard " << shard_i << "/" << shard_n << ": " << todo.size() << " to train, "
+              << skipped << " done; " << jobs << " at once, 1 thread each; cache " << cache << std::endl;
+    auto child_args = [&](const catalogue::SweepPoint& p) {
+      std::vector<std::string> a = {"sweep",    "run",  name,      "--point", std::to_string(p.index),
+                                    "--config", config, "--cache", cache,     "--device",
+                                    device};
+      if (vm.count("stop-after")) a.insert(a.end(), {"--stop-after", std::to_string(o.stop_after)});
+      return a;
+    };
+    const int failed = sweep::run_parallel(o, *s, todo, jobs, child_args,
+                                           [](const std::string& line) { std::cout << line << std::endl; });
+    if (failed > 0) {
+      std::cerr << "claimcheck sweep run: " << failed << " point(s) failed; rerun the same command to resume them\n";
+      return kExitFailure;
+    }
   }
   // Points another process holds (a second worker, an array task): this shard is not finished, and
   // exiting 0 would let a dependent collect job start on an unfinished sweep.

@@ -4,7 +4,7 @@
 # has no package mirror), runs the gpu-labelled tests, checks that CUDA training repeats bitwise,
 # times deterministic against free kernels (BENCH_QUICK=1 stops there),
 # trains a 30000-step default run on cuda (timed, then evaluated: does the same seed learn the task
-# on the GPU?) and times a K = 32 ensemble. At most 8 flat files under $OUT (the device tool's limit).
+# on the GPU?), times a K = 32 ensemble and a sweep's points stacked (`sweep run --ensemble`). At most 8 flat files under $OUT (the device tool's limit).
 # Each stage has its own time limit so that one slow stage still leaves the others' results.
 set -uo pipefail
 OUT=${OUT:-/tmp/claimcheck-gpu}
@@ -67,6 +67,22 @@ t0=$(now)
 timeout 120 $cc train --config claims/runs.yaml --run default --seeds "$(seq -s, 0 31)" --ensemble --steps 2000 \
   --device cuda --out /tmp/ensemble32 --no-progress > /dev/null 2>&1
 echo "K=32 ensemble, 2000 steps on cuda: exit $? after $(secs "$t0" "$(now)") s" | tee -a "$S"
+
+# A sweep on the GPU path: pair_fraction's 21 points (libtorch engine) as one stacked model
+# (`sweep run --ensemble`), 2000 steps each with the sweep's own eval cadence, against one point alone
+# in its own process. Points of 30000 steps in a 10-minute job = 21 * 600 / (15 * t_stacked); one
+# point per process: 600 / (15 * t_one). The target is >= 60 (#25).
+t0=$(now)
+timeout 200 $cc sweep run pair_fraction --ensemble 21 --device cuda --stop-after 2000 --cache /tmp/sweep-stacked \
+  > "$OUT/sweep-ensemble.txt" 2>&1
+rc=$?; t_stacked=$(secs "$t0" "$(now)")
+t0=$(now)
+timeout 100 $cc sweep run pair_fraction --point 0 --device cuda --stop-after 2000 --cache /tmp/sweep-one \
+  >> "$OUT/sweep-ensemble.txt" 2>&1
+rc1=$?; t_one=$(secs "$t0" "$(now)")
+echo "sweep pair_fraction, 2000 steps: 21 points stacked on cuda exit $rc after $t_stacked s" \
+  "($(python3 -c "print(round(21 * 600 / (15 * $t_stacked), 1))") points of 30000 steps per 10 min);" \
+  "one point alone exit $rc1 after $t_one s ($(python3 -c "print(round(600 / (15 * $t_one), 2))") per 10 min)" | tee -a "$S"
 
 # The committed CPU checkpoint of seed 0, evaluated on cuda (when copied beside the debs): the GPU's
 # evaluation path against the CPU figures in reports/fixtures/REPORT.md.

@@ -2,20 +2,18 @@
 
 #include <torch/torch.h>
 
-#include <chrono>
 #include <filesystem>
 
 #include "train/checkpoint.h"
 #include "train/metrics_log.h"
 #include "train/runtime.h"
 #include "train/schedule.h"
+#include "train/step_engine.h"
 #include "util/error.h"
 
 namespace cc::train {
 namespace fs = std::filesystem;
 namespace {
-
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // Members must share what the stacked model and the shared optimizer fix: architecture and schedule.
 void check_compatible(const std::vector<RunConfig>& cfgs) {
@@ -64,19 +62,18 @@ EnsembleTrainer::EnsembleTrainer(std::vector<RunConfig> members, std::vector<std
       throw Error("ensemble members stopped at different steps (" + dirs_[0] + ": " + std::to_string(resume[0]) + ", " +
                   dirs_[k] + ": " + std::to_string(resume[k]) + "); resume them separately first");
   ensemble_->to(opts_.device);
-  auto options =
-      torch::optim::AdamWOptions(tc.lr).betas({tc.beta1, tc.beta2}).eps(tc.eps).weight_decay(tc.weight_decay);
-  opt_ = std::make_unique<torch::optim::AdamW>(ensemble_->parameters(), options);
+  opt_ = make_adamw(tc, ensemble_->parameters());
 
   start_step_ = resume[0];
   if (start_step_ == 0) return;
   std::vector<std::map<std::string, AdamMoment>> moments;
+  double wall_before = 0.0;  // the members trained together: the longest stands for all
   for (int64_t k = 0; k < K; ++k) {
     const std::string path = checkpoint_path(dirs_[k], start_step_);
     Checkpoint ck = load_checkpoint(path);
     ensemble_->set_member(k, *ck.model);
     moments.push_back(read_optimizer(path, *ck.model));
-    wall_before_ = std::max(wall_before_, ck.sidecar.value("train_wall_s", 0.0));
+    wall_before = std::max(wall_before, ck.sidecar.value("train_wall_s", 0.0));
   }
   for (const auto& [name, p] : ensemble_->named_parameters()) {
     if (!moments[0].count(name)) continue;
@@ -87,6 +84,7 @@ EnsembleTrainer::EnsembleTrainer(std::vector<RunConfig> members, std::vector<std
     }
     set_adam_state(*opt_, p, {torch::stack(m), torch::stack(v), moments[0].at(name).step});
   }
+  clock_.resumed_after(wall_before);
 }
 
 EnsembleTrainer::~EnsembleTrainer() = default;
@@ -126,12 +124,9 @@ void EnsembleTrainer::save(int64_t step, bool with_optimizer) {
   for (int64_t k = 0; k < members(); ++k) {
     if (dirs_[k].empty()) continue;
     const auto m = member(k);
-    save_checkpoint(dirs_[k], *m, cfgs_[k], step,
-                    {{"command", opts_.command},
-                     {"runtime", runtime_},
-                     {"device", opts_.device.str()},
-                     {"ensemble", {{"members", members()}, {"index", k}}},
-                     {"train_wall_s", wall_before_ + (now_s() - wall_start_)}});
+    auto extra = sidecar_extra(opts_, runtime_, clock_.elapsed());
+    extra["ensemble"] = {{"members", members()}, {"index", k}};
+    save_checkpoint(dirs_[k], *m, cfgs_[k], step, extra);
     if (!with_optimizer) continue;
     std::vector<std::pair<std::string, AdamMoment>> moments;
     for (const auto& [name, p] : ensemble_->named_parameters()) {
@@ -147,20 +142,13 @@ void EnsembleTrainer::log_eval(int64_t step, const std::vector<double>& train_lo
   last_eval_.clear();
   for (int64_t k = 0; k < members(); ++k) {
     last_eval_.push_back(evaluate(*member(k), eval_sets_[k]));
-    if (!metrics_[k] || (step == start_step_ && start_step_ > 0 && metrics_[k]->has(step))) continue;
-    nlohmann::json rec = {{"step", step}, {"wall_s", wall_before_ + (now_s() - wall_start_)}};
-    if (train_loss[k] >= 0) rec["train_loss"] = train_loss[k];
-    for (const auto& r : last_eval_.back()) {
-      rec["acc"][r.name] = r.accuracy();
-      rec["loss"][r.name] = r.loss;
-      rec["n"][r.name] = r.n;
-    }
-    metrics_[k]->append(rec);
+    if (!metrics_[k] || logged_before_resume(*metrics_[k], step, start_step_)) continue;
+    metrics_[k]->append(metrics_record(step, clock_.elapsed(), train_loss[k], last_eval_.back()));
   }
 }
 
 int64_t EnsembleTrainer::run() {
-  wall_start_ = now_s();
+  clock_.start();
   const TrainConfig& tc = cfgs_[0].train;
   const int64_t K = members();
   metrics_.resize(static_cast<size_t>(K));
@@ -168,8 +156,7 @@ int64_t EnsembleTrainer::run() {
   if (opts_.log_metrics)
     for (int64_t k = 0; k < K; ++k) {
       eval_sets_[k] = task::make_eval_sets(samplers_[k], tc.eval_size, tc.eval_seed);
-      if (!dirs_[k].empty())  // as Trainer: the record at the resume step stays
-        metrics_[k] = std::make_unique<MetricsLog>(metrics_path(dirs_[k]), start_step_ > 0 ? start_step_ + 1 : 0);
+      if (!dirs_[k].empty()) metrics_[k] = open_metrics_log(dirs_[k], start_step_);
     }
   ScheduleHooks hooks;
   hooks.train_step = [this](int64_t step) { return train_step(step); };

@@ -16,7 +16,8 @@
 #include "task/sampler.h"
 #include "train/evaluate.h"
 #include "train/run_config.h"
-#include "train/trainer.h"
+#include "train/bookkeeping.h"
+#include "train/options.h"
 
 namespace torch::optim {
 class AdamW;
@@ -55,7 +56,7 @@ class EnsembleTrainer {
   std::unique_ptr<model::Ensemble> ensemble_;
   std::unique_ptr<torch::optim::AdamW> opt_;
   int64_t start_step_ = 0;
-  double wall_before_ = 0.0, wall_start_ = 0.0;
+  TrainClock clock_;
   std::vector<std::vector<SetResult>> last_eval_;
   std::vector<std::unique_ptr<MetricsLog>> metrics_;
 };

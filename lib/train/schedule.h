@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "train/run_config.h"
-#include "train/trainer.h"
+#include "train/options.h"
 
 namespace cc::train {
 

@@ -1,0 +1,46 @@
+// The "libtorch" engine: autograd through Transformer::forward_last and torch::optim::AdamW, on the
+// model's own parameters, on any device.
+#include <torch/torch.h>
+
+#include "train/evaluate.h"
+#include "train/step_engine.h"
+
+namespace cc::train {
+namespace {
+
+class TorchStep final : public StepEngine {
+ public:
+  TorchStep(const TrainConfig& tc, model::Transformer& model, torch::optim::AdamW& opt, torch::Device device)
+      : tc_(tc), model_(model), opt_(opt), device_(device) {}
+
+  torch::Tensor step(int64_t step, const std::vector<task::Example>& batch) override {
+    auto tokens = tokens_tensor(batch).to(device_);    // [B, T]
+    auto targets = targets_tensor(batch).to(device_);  // [B]
+    auto logits = model_.forward_last(tokens);         // [B, d_vocab_out]
+    auto loss = torch::nn::functional::cross_entropy(logits, targets);
+    opt_.zero_grad();
+    loss.backward();
+    if (tc_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(model_.parameters(), tc_.max_grad_norm);
+    // A warmup sets this step's rate; without one it stays the constructor's (a resumed optimizer's
+    // state carries no learning rate: the step alone decides it).
+    if (tc_.warmup_steps > 0)
+      static_cast<torch::optim::AdamWOptions&>(opt_.param_groups()[0].options()).lr(tc_.lr_at(step));
+    opt_.step();
+    return loss.detach();
+  }
+
+ private:
+  const TrainConfig tc_;
+  model::Transformer& model_;
+  torch::optim::AdamW& opt_;
+  torch::Device device_;
+};
+
+}  // namespace
+
+std::unique_ptr<StepEngine> make_torch_step(const TrainConfig& tc, model::Transformer& model, torch::optim::AdamW& opt,
+                                            torch::Device device) {
+  return std::make_unique<TorchStep>(tc, model, opt, device);
+}
+
+}  // namespace cc::train
