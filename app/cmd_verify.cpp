@@ -206,7 +206,7 @@ int cmd_verify(const std::vector<std::string>& args) {
     for (const auto& f : files) {
       try {
         const auto c = claims::load_claim(f, registry, runs);
-        if (on_grids.sweep_as.count(c.sweep)) sweep_files.push_back(f);
+        if (c.subject.is_sweep() && on_grids.sweep_as.count(c.subject.name)) sweep_files.push_back(f);
       } catch (const Error&) {  // reported in the main table
       }
     }
@@ -278,32 +278,32 @@ int cmd_list(const std::vector<std::string>& args) {
   for (const auto& f : claims::find_claim_files(common.paths)) {
     try {
       const auto c = claims::load_claim(f, analysis::builtin_registry(), runs);
-      if (!c.sweep.empty()) {  // its input is the collected summary, not checkpoints
-        const bool have = fs::exists(catalogue::summary_path(common.fixtures + "/sweeps/" + c.sweep));
-        std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), catalogue::tier_name(c.tier).c_str(), c.sweep.c_str(),
-                    have ? "summary collected" : "summary missing", c.title.c_str());
+      if (c.subject.is_sweep()) {  // its input is the collected summary, not checkpoints
+        const bool have = fs::exists(catalogue::summary_path(common.fixtures + "/sweeps/" + c.subject.name));
+        std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), catalogue::tier_name(c.tier).c_str(),
+                    c.subject.name.c_str(), have ? "summary collected" : "summary missing", c.title.c_str());
         continue;
       }
-      if (!c.theory.empty()) {  // computed from the kind's own model: nothing to load
+      if (c.subject.is_theory()) {  // computed from the kind's own model: nothing to load
         std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), catalogue::tier_name(c.tier).c_str(), "theory",
                     "none (computed)", c.title.c_str());
         continue;
       }
-      const auto& spec = *runs.find(c.run);
+      const auto& spec = *runs.find(c.subject.name);
       int present = 0, needed = 0;
       for (uint64_t seed : c.seeds.empty() ? spec.seeds : c.seeds) {
-        for (const auto& cp : {std::optional<std::string>(c.checkpoint), c.control_checkpoint}) {
-          if (!cp) continue;
+        for (const auto& stage : {std::optional<claims::Stage>(c.stage), c.control}) {
+          if (!stage) continue;
           ++needed;
-          const auto step = claims::resolve_step(*cp, spec);
+          const auto step = stage->step_of(spec);
           bool found = false;
           for (const auto& dir : store.dirs(spec, seed)) found = found || fs::exists(train::checkpoint_path(dir, step));
           present += found;
         }
       }
       const std::string inputs = std::to_string(present) + "/" + std::to_string(needed) + " checkpoints";
-      std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), catalogue::tier_name(c.tier).c_str(), c.run.c_str(),
-                  inputs.c_str(), c.title.c_str());
+      std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), catalogue::tier_name(c.tier).c_str(),
+                  c.subject.name.c_str(), inputs.c_str(), c.title.c_str());
     } catch (const Error& e) {
       ++bad;
       std::printf("%-10s %s\n", "ERROR", e.what());
@@ -335,18 +335,15 @@ int cmd_explain(const std::vector<std::string>& args) {
               << c.paper.section << (c.paper.figure.empty() ? "" : ", " + c.paper.figure) << "\n  quote: \""
               << c.paper.quote << "\"\n  reported: " << c.reported_text
               << (c.reported ? " (" + std::to_string(*c.reported) + ")" : std::string()) << "\n  measures: " << c.kind
-              << " — " << c.measurement->description << "\n  parameters: " << c.params.dump() << "\n  on: "
-              << (!c.theory.empty() ? "theory model " + c.theory
-                  : c.sweep.empty() ? "run " + c.run
-                                    : "sweep " + c.sweep)
-              << ", checkpoint " << c.checkpoint << ", seeds "
+              << " — " << c.measurement->description << "\n  parameters: " << c.params.dump()
+              << "\n  on: " << c.subject.describe() << ", checkpoint " << c.stage.text() << ", seeds "
               << (c.seeds.empty() ? std::string("all") : std::to_string(c.seeds.size()))
               << "\n  rule: " << c.rule.describe()
               << (c.measurement->statistic == analysis::Statistic::Proportion ? " (Wilson 95% interval)" : "")
               << "\n  negative control: "
-              << (c.control_checkpoint ? "must FAIL at checkpoint " + *c.control_checkpoint
-                  : c.control_params   ? "must FAIL with parameters " + c.control_params->dump()
-                                       : "none (" + c.control_none_reason + ")")
+              << (c.control_params ? "must FAIL with parameters " + c.control_params->dump()
+                  : c.control      ? "must FAIL at checkpoint " + c.control->text()
+                                   : "none (" + c.control_none_reason + ")")
               << "\n  tier: " << catalogue::tier_name(c.tier) << "\n";
     if (!c.notes.empty()) std::cout << "  notes: " << c.notes << "\n";
     return kExitOk;

@@ -39,7 +39,7 @@ std::string write(const std::string& dir, const std::string& name, const std::st
   return path;
 }
 
-// Two variants of a tiny base run, two seeds each; `default` has the base run's weights.
+// Two variants of a tiny base run, two seeds each; `base` has the base run's weights.
 const std::string kRuns =
     "runs:\n"
     "  base:\n"
@@ -52,7 +52,7 @@ const std::string kRuns =
     "    base: base\n"
     "    seeds: [0, 1]\n"
     "    variants:\n"
-    "      default: {}\n"
+    "      base: {}\n"
     "      small_batch: {train.batch_size: 8}\n";
 
 // Passes on an untrained-looking model (loss of chance accuracy), so every seed passes; its
@@ -116,7 +116,7 @@ TEST(Robustness, RankingCellsAndRunIndependentClaims) {
     ClaimResult theory;  // does not depend on a run: left out of the table
     theory.loaded = true;
     theory.id = "T1";
-    theory.claim.theory = "disentangled";
+    theory.claim.subject = {analysis::Subject::Theory, "disentangled"};
     v.results = {r, theory};
     return v;
   };
@@ -155,11 +155,11 @@ TEST(Robustness, EveryClaimOnEveryVariantReusingTheBaseRunsCheckpoints) {
   so.cache_dir = dir + "/cache";
   so.budget = Tier::Cpu;
   RunStore store(runs, so);
-  // The base run trained first: robustness/default must find its checkpoints, not train again.
+  // The base run trained first: rob/base must find its checkpoints, not train again.
   auto base = run_claims({claim}, analysis::builtin_registry(), runs, store, {});
   ASSERT_EQ(base[0].verdict, Verdict::Pass) << base[0].reason;
   EXPECT_EQ(store.trainings(), 2);
-  const auto dirs = store.dirs(*runs.find("rob/default"), 1);
+  const auto dirs = store.dirs(*runs.find("rob/base"), 1);
   EXPECT_NE(std::find(dirs.begin(), dirs.end(), store.cache_dir(*runs.find("base"), 1)), dirs.end());
   const auto small = store.dirs(*runs.find("rob/small_batch"), 1);
   EXPECT_EQ(small.size(), 3u);  // other weights: only its own fixtures, cache and init folder
@@ -167,7 +167,7 @@ TEST(Robustness, EveryClaimOnEveryVariantReusingTheBaseRunsCheckpoints) {
   const auto out = run_robustness({claim}, *runs.find_sweep("rob"), analysis::builtin_registry(), runs, store, {});
   EXPECT_EQ(store.trainings(), 4);  // only small_batch's two seeds were trained
   ASSERT_EQ(out.size(), 2u);
-  EXPECT_EQ(out[0].variant, "default");
+  EXPECT_EQ(out[0].variant, "base");
   EXPECT_EQ(out[0].phases.size(), 2u);
   EXPECT_TRUE(out[0].unavailable.empty());
   EXPECT_FALSE(out[0].phases.at(0).binding.has_value());  // 20 steps learn nothing
@@ -260,7 +260,7 @@ TEST(Attribution, ScoresEffectsRuleAndSentences) {
     g3.loaded = m8.loaded = true;
     g3.id = "G3";
     m8.id = "M8b";
-    g3.claim.run = m8.claim.run = "default";
+    g3.claim.subject = m8.claim.subject = {analysis::Subject::Checkpoint, "default"};
     g3.claim.rule.threshold = 0.98;
     for (size_t s = 0; s < seeds; ++s) {
       SeedResult a, b;

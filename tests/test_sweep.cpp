@@ -353,7 +353,8 @@ TEST(SweepClaims, SweepAsReadsTheSameGridUnderOtherChoices) {
   eo.sweep_as["frac"] = "frac_b256";
   const auto r = run_one(dir, runs, kThresholdClaim, eo);
   EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason;
-  EXPECT_EQ(r.claim.sweep, "frac_b256");
+  EXPECT_EQ(r.claim.subject.name, "frac_b256");
+  EXPECT_TRUE(r.claim.subject.is_sweep());
   eo.sweep_as["frac"] = "other_axis";
   EXPECT_NE(run_one(dir, runs, kThresholdClaim, eo).reason.find("do not vary the same one axis"), std::string::npos);
   eo.sweep_as["frac"] = "nope";

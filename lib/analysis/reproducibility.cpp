@@ -26,7 +26,7 @@ namespace {
 class RecordedThreads {
  public:
   // Restores the setup in effect before (the verifier's measurement threads), not the environment's default.
-  explicit RecordedThreads(const nlohmann::json& sidecar) : before_(in_effect()) {
+  explicit RecordedThreads(const nlohmann::json& sidecar) : before_(train::threads_in_effect()) {
     used_ = train::recorded_threads(sidecar, train::default_threads());
     train::apply_threads(used_);
   }
@@ -36,12 +36,6 @@ class RecordedThreads {
   }
 
  private:
-  static train::ThreadSetup in_effect() {
-    train::ThreadSetup t = train::default_threads();
-    t.torch_threads = torch::get_num_threads();
-    if (blas_threads() > 0) t.blas_threads = blas_threads();
-    return t;
-  }
   train::ThreadSetup before_, used_;
 };
 

@@ -274,7 +274,7 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
       }));
       e["claims"] = nlohmann::json::object();
       for (const auto* r : failing) {
-        if (!r->claim.run.empty() && r->claim.theory.empty() && r->claim.sweep.empty())
+        if (r->claim.subject.is_run())
           e["claims"][r->id] =
               json_or_null(effect(design["rows"], name, screen_rows, [&](const Config& c, uint64_t seed) {
                 const SeedResult* s = find_seed(*c.results, r->id, seed);
@@ -346,23 +346,24 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
                             {"title", r->claim.title},
                             {"default_verdict", verdict_name(r->verdict)},
                             {"cells", nlohmann::json::object()}};
-    if (!r->claim.theory.empty()) {
-      claim["sentence"] = "measured on §7's idealised model (" + r->claim.theory +
+    if (r->claim.subject.is_theory()) {
+      claim["sentence"] = "measured on §7's idealised model (" + r->claim.subject.name +
                           "), not on a trained run: no training choice applies";
       j["claims"].push_back(claim);
       continue;
     }
-    if (!r->claim.sweep.empty()) {
-      std::string sentence = std::string("a threshold over the sweep `") + r->claim.sweep + "` (trained on `" +
-                             runs.find_sweep(r->claim.sweep)->base + "`): " + verdict_name(r->verdict) + " there";
+    if (r->claim.subject.is_sweep()) {
+      std::string sentence = std::string("a threshold over the sweep `") + r->claim.subject.name + "` (trained on `" +
+                             runs.find_sweep(r->claim.subject.name)->base + "`): " + verdict_name(r->verdict) +
+                             " there";
       const ClaimResult* best_grid = find_result(on_thresholds, r->id);
       if (best_grid && best_grid->verdict != Verdict::Skipped) {
         char value[32];
         std::snprintf(value, sizeof value, "%.4g", best_grid->measured);
-        sentence += std::string("; on `") + best_grid->claim.sweep +
+        sentence += std::string("; on `") + best_grid->claim.subject.name +
                     "`, the same grid under the search's best configuration: " + verdict_name(best_grid->verdict) +
                     " (" + value + ")";
-        claim["under_best"] = {{"sweep", best_grid->claim.sweep},
+        claim["under_best"] = {{"sweep", best_grid->claim.subject.name},
                                {"verdict", verdict_name(best_grid->verdict)},
                                {"value", json_or_null(best_grid->measured)}};
       } else {

@@ -67,19 +67,6 @@ bool is_arxiv_id(const std::string& s) {
 
 }  // namespace
 
-int64_t resolve_step(const std::string& checkpoint, const catalogue::RunSpec& spec) {
-  if (checkpoint == "final") return spec.config.train.steps;
-  if (checkpoint == "init") return 0;
-  try {
-    size_t used = 0;
-    const long long step = std::stoll(checkpoint, &used);
-    if (used == checkpoint.size() && step >= 0 && step <= spec.config.train.steps) return step;
-  } catch (...) {
-  }
-  throw Error("checkpoint '" + checkpoint + "' is not final, init or a step in [0, " +
-              std::to_string(spec.config.train.steps) + "] of run '" + spec.name + "'");
-}
-
 Claim load_claim(const std::string& path, const analysis::Registry& registry, const catalogue::Runs& runs) {
   return load_claim_doc(load_yaml_file(path), registry, runs);
 }
@@ -129,43 +116,44 @@ const catalogue::RunSpec* read_subject(ObjectReader subject, const catalogue::Ru
     subject.fail(subject.has("theory") ? "theory" : "run",
                  "a claim's subject is one of: a run, a sweep, a theory model");
   if (subject.has("theory")) {
-    c.theory = subject.string("theory");
-    c.checkpoint = "none";
+    c.subject = {analysis::Subject::Theory, subject.string("theory")};
+    c.stage = Stage::theory();
   } else if (subject.has("sweep")) {
-    c.sweep = subject.string("sweep");
-    const catalogue::SweepSpec* sweep = runs.find_sweep(c.sweep);
+    c.subject = {analysis::Subject::Sweep, subject.string("sweep")};
+    const catalogue::SweepSpec* sweep = runs.find_sweep(c.subject.name);
     if (!sweep) {
       std::string known;
       for (const auto& s : runs.sweeps()) known += (known.empty() ? "" : ", ") + s.name;
-      subject.fail("sweep",
-                   "unknown sweep '" + c.sweep + "' (runs.yaml defines: " + (known.empty() ? "none" : known) + ")");
+      subject.fail("sweep", "unknown sweep '" + c.subject.name +
+                                "' (runs.yaml defines: " + (known.empty() ? "none" : known) + ")");
     }
-    c.checkpoint = subject.one_of("checkpoint", {"final", "init"}, "final");
+    c.stage = subject.one_of("checkpoint", {"final", "init"}, "final") == "init" ? Stage::init() : Stage::final_step();
     allowed_seeds = &sweep->seeds;
   } else {
-    c.run = subject.string("run");
-    spec = runs.find(c.run);
+    c.subject = {analysis::Subject::Checkpoint, subject.string("run")};
+    spec = runs.find(c.subject.name);
     if (!spec) {
       std::string known;
       for (const auto& n : runs.names()) known += (known.empty() ? "" : ", ") + n;
-      subject.fail("run", "unknown run '" + c.run + "' (runs.yaml defines: " + known + ")");
+      subject.fail("run", "unknown run '" + c.subject.name + "' (runs.yaml defines: " + known + ")");
     }
-    c.checkpoint = subject.raw("checkpoint").is_number_integer() ? std::to_string(subject.integer("checkpoint"))
-                                                                 : subject.string("checkpoint");
+    const std::string checkpoint = subject.raw("checkpoint").is_number_integer()
+                                       ? std::to_string(subject.integer("checkpoint"))
+                                       : subject.string("checkpoint");
     try {
-      resolve_step(c.checkpoint, *spec);
+      c.stage = Stage::parse(checkpoint, *spec);
     } catch (const Error& e) {
       subject.fail("checkpoint", e.what());
     }
     allowed_seeds = &spec->seeds;
   }
-  const std::string owner = c.sweep.empty() ? "run '" + c.run + "'" : "sweep '" + c.sweep + "'";
+  const std::string owner = std::string(c.subject.field()) + " '" + c.subject.name + "'";
   if (subject.has("seeds") && subject.raw("seeds").is_string()) {
     if (subject.string("seeds") != "all") subject.fail("seeds", "expected 'all' or a list of seeds");
-    if (!c.theory.empty()) subject.fail("seeds", "a theory claim lists its Monte Carlo seeds");
+    if (c.subject.is_theory()) subject.fail("seeds", "a theory claim lists its Monte Carlo seeds");
   } else {
     for (int64_t s : subject.integers("seeds", {})) {
-      if (!c.theory.empty()) {
+      if (c.subject.is_theory()) {
         if (s < 0) subject.fail("seeds", "a seed is a non-negative integer");
         if (std::find(c.seeds.begin(), c.seeds.end(), static_cast<uint64_t>(s)) != c.seeds.end())
           subject.fail("seeds", "seed " + std::to_string(s) + " is listed twice");
@@ -192,9 +180,7 @@ void read_measure(ObjectReader& measure, const analysis::Registry& registry, Cla
   }
   c.params = c.measurement->parse_params(measure);
   const analysis::Subject wants = c.measurement->subject;
-  const analysis::Subject has = !c.theory.empty()  ? analysis::Subject::Theory
-                                : !c.sweep.empty() ? analysis::Subject::Sweep
-                                                   : analysis::Subject::Checkpoint;
+  const analysis::Subject has = c.subject.kind;
   auto subject_name = [](analysis::Subject s) {
     return s == analysis::Subject::Theory  ? std::string("theory model (subject.theory)")
            : s == analysis::Subject::Sweep ? std::string("sweep (subject.sweep)")
@@ -203,9 +189,9 @@ void read_measure(ObjectReader& measure, const analysis::Registry& registry, Cla
   if (wants != has)
     measure.fail("kind", "kind '" + c.kind + "' measures a " + subject_name(wants) + ", but the subject is a " +
                              subject_name(has));
-  if (has == analysis::Subject::Theory && c.theory != c.measurement->theory)
+  if (has == analysis::Subject::Theory && c.subject.name != c.measurement->theory)
     measure.fail("kind", "kind '" + c.kind + "' computes on the theory model '" + c.measurement->theory +
-                             "', but the subject names '" + c.theory + "'");
+                             "', but the subject names '" + c.subject.name + "'");
   if (has == analysis::Subject::Theory && c.seeds.empty()) c.seeds = {0};
 }
 
@@ -255,7 +241,7 @@ void read_control(ObjectReader control, const YamlDoc& doc, const ObjectReader& 
                   Claim& c) {
   if (control.has("none")) {
     c.control_none_reason = control.prose("none");
-  } else if (!c.theory.empty()) {
+  } else if (c.subject.is_theory()) {
     // A theory model has no untrained checkpoint: its control is the same computation with
     // the mechanism removed, e.g. {phi1: scrambled}. The overrides go through the kind's own
     // parameter check (an error there points at the measure block).
@@ -265,15 +251,16 @@ void read_control(ObjectReader control, const YamlDoc& doc, const ObjectReader& 
     ObjectReader control_measure(doc, merged, measure.pointer());
     control_measure.string("kind");
     c.control_params = c.measurement->parse_params(control_measure);
+    c.control = Stage::theory_control();
     for (const auto& [k, v] : overrides.json().items()) overrides.raw(k);
   } else {
-    c.control_checkpoint = control.string("checkpoint");
-    if (!c.sweep.empty()) {
-      if (*c.control_checkpoint != "init")
-        control.fail("checkpoint", "a sweep claim's control is 'init' (step 0 of every point)");
+    const std::string checkpoint = control.string("checkpoint");
+    if (c.subject.is_sweep()) {
+      if (checkpoint != "init") control.fail("checkpoint", "a sweep claim's control is 'init' (step 0 of every point)");
+      c.control = Stage::init();
     } else {
       try {
-        resolve_step(*c.control_checkpoint, *spec);
+        c.control = Stage::parse(checkpoint, *spec);
       } catch (const Error& e) {
         control.fail("checkpoint", e.what());
       }

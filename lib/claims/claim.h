@@ -10,6 +10,7 @@
 
 #include "analysis/registry.h"
 #include "catalogue/runs.h"
+#include "claims/subject.h"
 
 namespace cc::claims {
 
@@ -36,19 +37,20 @@ struct Claim {
   struct {
     std::string arxiv, section, figure, quote;
   } paper;
-  std::optional<double> reported;  // the paper's number, when it gives one
-  std::string reported_text;       // the paper's words for it
-  std::string run;                 // subject.run, or
-  std::string sweep;               // subject.sweep: a sweep of runs.yaml (then checkpoint is final or init)
-  std::string theory;              // subject.theory: a model the kind defines (no run; seeds are Monte Carlo seeds)
-  std::string checkpoint;          // "final", "init" or a step number
-  std::vector<uint64_t> seeds;     // empty: every seed of the run
+  std::optional<double> reported;     // the paper's number, when it gives one
+  std::string reported_text;          // the paper's words for it
+  Subject subject;                    // a run, a sweep of runs.yaml, or a model the kind defines (§7)
+  Stage stage = Stage::final_step();  // subject.checkpoint (a sweep: final or init; a theory model: theory())
+  std::vector<uint64_t> seeds;        // empty: every seed of the run (a theory model's: Monte Carlo seeds)
   std::string kind;
   nlohmann::json params;
   const analysis::MeasurementKind* measurement = nullptr;
   Rule rule;
-  std::optional<std::string> control_checkpoint;  // "init" (step 0) unless `control: {none: reason}`
-  std::optional<nlohmann::json> control_params;   // theory claims: the same kind with these parameters
+  // Where the negative control is measured: control.checkpoint (init), or for a theory model
+  // Stage::theory_control() with control_params (the same kind with these parameters); none with
+  // `control: {none: reason}`.
+  std::optional<Stage> control;
+  std::optional<nlohmann::json> control_params;
   std::string control_none_reason;
   catalogue::Tier tier = catalogue::Tier::Fixture;
   std::string notes;
@@ -63,8 +65,5 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
 
 // Every *.yaml under the given files/directories except runs.yaml, sorted.
 std::vector<std::string> find_claim_files(const std::vector<std::string>& paths);
-
-// Resolves "final" / "init" / "1500" to a step of `spec`; throws cc::Error.
-int64_t resolve_step(const std::string& checkpoint, const catalogue::RunSpec& spec);
 
 }  // namespace cc::claims

@@ -37,7 +37,7 @@ nlohmann::json rate(int64_t k, int64_t n) {
   return j;
 }
 
-bool run_independent(const ClaimResult& r) { return r.loaded && (!r.claim.sweep.empty() || !r.claim.theory.empty()); }
+bool run_independent(const ClaimResult& r) { return r.loaded && !r.claim.subject.is_run(); }
 
 }  // namespace
 
@@ -49,7 +49,7 @@ double window_distance(double step, int64_t low, int64_t high) {
 
 std::optional<analysis::PhaseSteps> seed_phases(const catalogue::RunSpec& spec, uint64_t seed,
                                                 catalogue::RunStore& store, std::string& why) {
-  auto ck = store.get(spec, seed, resolve_step("final", spec), why);
+  auto ck = store.get(spec, seed, spec.config.train.steps, why);
   if (!ck) return std::nullopt;
   const auto log = train::metrics_path(std::filesystem::path(ck->path).parent_path().string());
   if (!std::filesystem::exists(log)) {

@@ -69,17 +69,16 @@ Interval interval_of(const analysis::Measurement& m, analysis::Statistic stat) {
   return {m.value, m.value};
 }
 
-// Measures one seed at one checkpoint ("final", "init", a step); nullptr-like (nullopt) with
-// `why` set when that seed's data is unavailable.
+// Measures one seed at one stage (a checkpoint, a sweep's points, a theory model's parameters);
+// nullptr-like (nullopt) with `why` set when that seed's data is unavailable.
 using SeedMeasure =
-    std::function<std::optional<analysis::Measurement>(uint64_t seed, const std::string& checkpoint, std::string& why)>;
+    std::function<std::optional<analysis::Measurement>(uint64_t seed, const Stage& stage, std::string& why)>;
 
 // Measures the claim on each seed whose data is available; the others are listed in `missing`.
-void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector<uint64_t>& seeds,
-                   const std::string& checkpoint, std::vector<SeedResult>& out, std::vector<uint64_t>& missing,
-                   std::string& why) {
+void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector<uint64_t>& seeds, const Stage& stage,
+                   std::vector<SeedResult>& out, std::vector<uint64_t>& missing, std::string& why) {
   for (uint64_t seed : seeds) {
-    auto m = measure(seed, checkpoint, why);
+    auto m = measure(seed, stage, why);
     if (!m) {
       missing.push_back(seed);
       continue;
@@ -117,9 +116,9 @@ analysis::RunHistory run_history(const catalogue::RunSpec& spec, uint64_t seed, 
 // A run's checkpoints, through the run store (fixtures, cache, training).
 SeedMeasure checkpoint_measure(const Claim& c, const catalogue::RunSpec& spec, catalogue::RunStore& store,
                                analysis::ActivationStore* activations) {
-  return [&c, &spec, &store, activations](uint64_t seed, const std::string& checkpoint,
+  return [&c, &spec, &store, activations](uint64_t seed, const Stage& stage,
                                           std::string& why) -> std::optional<analysis::Measurement> {
-    const int64_t step = resolve_step(checkpoint, spec);
+    const int64_t step = stage.step_of(spec);
     auto ck = store.get(spec, seed, step, why);
     if (!ck) return std::nullopt;
     analysis::Measurement m;
@@ -141,8 +140,8 @@ SeedMeasure checkpoint_measure(const Claim& c, const catalogue::RunSpec& spec, c
 
 // A model the kind defines (§7): no checkpoint; the control stage runs the control parameters.
 SeedMeasure theory_measure(const Claim& c) {
-  return [&c](uint64_t seed, const std::string& stage, std::string&) -> std::optional<analysis::Measurement> {
-    const nlohmann::json& params = stage == "control" ? *c.control_params : c.params;
+  return [&c](uint64_t seed, const Stage& stage, std::string&) -> std::optional<analysis::Measurement> {
+    const nlohmann::json& params = stage.kind() == Stage::Kind::TheoryControl ? *c.control_params : c.params;
     auto m = c.measurement->measure_theory(analysis::TheoryMeasureInput{params, seed});
     if (!m.details.contains("step")) m.details["step"] = 0;
     return m;
@@ -155,11 +154,10 @@ SeedMeasure sweep_measure(const Claim& c, const catalogue::SweepSpec& sweep,
   if (sweep.axes.size() != 1)
     throw Error("sweep '" + sweep.name + "' has " + std::to_string(sweep.axes.size()) + " axes; kind '" + c.kind +
                 "' needs one");
-  return [&c, &sweep, &points](uint64_t seed, const std::string& checkpoint,
+  return [&c, &sweep, &points](uint64_t seed, const Stage& stage,
                                std::string& why) -> std::optional<analysis::Measurement> {
-    const auto series =
-        catalogue::series_for_seed(sweep.name, points, sweep.axes[0].key, seed,
-                                   checkpoint == "init" ? catalogue::Stage::Init : catalogue::Stage::Final);
+    const auto series = catalogue::series_for_seed(sweep.name, points, sweep.axes[0].key, seed,
+                                                   stage.is_init() ? catalogue::Stage::Init : catalogue::Stage::Final);
     if (series.points.size() != sweep.axes[0].values.size()) {
       why = "sweep '" + sweep.name + "' seed " + std::to_string(seed) + ": " + std::to_string(series.points.size()) +
             " of " + std::to_string(sweep.axes[0].values.size()) + " points collected";
@@ -258,23 +256,24 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
     r.claim = load_claim(file, registry, runs);
     r.loaded = true;
     r.id = r.claim.id;
-    if (!opts.run.empty() && r.claim.sweep.empty() && r.claim.theory.empty()) {  // --run re-targets run claims only
+    Subject& subject = r.claim.subject;
+    if (!opts.run.empty() && subject.is_run()) {  // --run re-targets run claims only
       if (!runs.find(opts.run)) throw Error("--run " + opts.run + ": no such run in runs.yaml");
-      r.claim.run = opts.run;
+      subject.name = opts.run;
     }
-    if (const auto it = opts.sweep_as.find(r.claim.sweep); !r.claim.sweep.empty() && it != opts.sweep_as.end()) {
-      const catalogue::SweepSpec* from = runs.find_sweep(r.claim.sweep);
+    if (const auto it = opts.sweep_as.find(subject.name); subject.is_sweep() && it != opts.sweep_as.end()) {
+      const catalogue::SweepSpec* from = runs.find_sweep(subject.name);
       const catalogue::SweepSpec* to = runs.find_sweep(it->second);
       if (!to)
         throw Error("--sweep-as " + it->first + "=" + it->second + ": no sweep '" + it->second + "' in runs.yaml");
       if (to->axes.size() != 1 || from->axes.size() != 1 || to->axes[0].key != from->axes[0].key)
         throw Error("--sweep-as " + it->first + "=" + it->second + ": the sweeps do not vary the same one axis");
-      r.claim.sweep = it->second;
+      subject.name = it->second;
     }
     const Claim& c = r.claim;
-    const bool theory = !c.theory.empty();
-    const catalogue::RunSpec* spec = c.sweep.empty() && !theory ? runs.find(c.run) : nullptr;
-    const catalogue::SweepSpec* sweep = c.sweep.empty() ? nullptr : runs.find_sweep(c.sweep);
+    const bool theory = c.subject.is_theory();
+    const catalogue::RunSpec* spec = c.subject.is_run() ? runs.find(c.subject.name) : nullptr;
+    const catalogue::SweepSpec* sweep = c.subject.is_sweep() ? runs.find_sweep(c.subject.name) : nullptr;
     std::vector<uint64_t> seeds = !c.seeds.empty() ? c.seeds : spec ? spec->seeds : sweep->seeds;
     if (spec && !opts.run.empty()) {  // a claim's own seed list may name seeds the other run lacks
       std::vector<uint64_t> keep;
@@ -305,18 +304,17 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
                                   : sweep ? sweep_measure(c, *sweep, sweep_points)
                                           : checkpoint_measure(c, *spec, store, opts.activations);
       std::vector<uint64_t> missing;
-      measure_seeds(c, measure, seeds, c.checkpoint, r.seeds, missing, why);
+      measure_seeds(c, measure, seeds, c.stage, r.seeds, missing, why);
       if (r.seeds.empty()) {
         r.verdict = Verdict::Skipped;
         r.reason = why;
       } else {
         r.verdict = combine(c.rule, r.seeds, r.measured, r.measured_ci, r.reason);
-        if (c.control_checkpoint || c.control_params) {
-          const std::string control_stage = c.control_checkpoint ? *c.control_checkpoint : "control";
+        if (c.control) {
           std::vector<uint64_t> measured;
           for (const auto& sr : r.seeds) measured.push_back(sr.seed);
           std::vector<uint64_t> control_missing;
-          measure_seeds(c, measure, measured, control_stage, r.control, control_missing, why);
+          measure_seeds(c, measure, measured, *c.control, r.control, control_missing, why);
           if (!control_missing.empty()) {
             r.verdict = Verdict::Skipped;
             r.reason = "negative control unavailable for seed(s) " + seed_list(control_missing) + ": " + why;
@@ -324,7 +322,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
           for (const auto& sr : r.control) {
             if (sr.verdict == Verdict::Fail || r.verdict == Verdict::Skipped) continue;
             r.verdict = Verdict::Invalid;
-            r.reason = "negative control (" + control_stage + ", seed " + std::to_string(sr.seed) + ") gave " +
+            r.reason = "negative control (" + c.control->text() + ", seed " + std::to_string(sr.seed) + ") gave " +
                        std::to_string(sr.m.value) + ", which " +
                        (sr.verdict == Verdict::Pass ? "passes" : "does not clearly fail") +
                        " the rule: the measurement does not separate trained from untrained";
@@ -415,9 +413,7 @@ nlohmann::json to_json(const ClaimResult& r) {
   j["paper"] = {
       {"arxiv", c.paper.arxiv}, {"section", c.paper.section}, {"figure", c.paper.figure}, {"quote", c.paper.quote}};
   j["reported"] = {{"value", c.reported ? nlohmann::json(*c.reported) : nlohmann::json()}, {"text", c.reported_text}};
-  j["subject"] = !c.theory.empty() ? nlohmann::json{{"theory", c.theory}, {"checkpoint", c.checkpoint}}
-                 : c.sweep.empty() ? nlohmann::json{{"run", c.run}, {"checkpoint", c.checkpoint}}
-                                   : nlohmann::json{{"sweep", c.sweep}, {"checkpoint", c.checkpoint}};
+  j["subject"] = {{c.subject.field(), c.subject.name}, {"checkpoint", c.stage.text()}};
   if (c.control_params) j["control_params"] = *c.control_params;
   j["measure"] = {{"kind", c.kind}, {"params", c.params}};
   j["rule"] = c.rule.describe();

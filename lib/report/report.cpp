@@ -102,9 +102,9 @@ nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, cons
     c["measured_is_proportion"] = r.loaded && r.claim.measurement->statistic == analysis::Statistic::Proportion;
     j["claims"].push_back(c);
     counts[claims::verdict_name(r.verdict)]++;
-    if (r.loaded && !r.claim.run.empty()) runs_used[r.claim.run] = true;
-    if (r.loaded && !r.claim.sweep.empty() && ctx.runs)
-      if (const auto* sw = ctx.runs->find_sweep(r.claim.sweep)) {
+    if (r.loaded && r.claim.subject.is_run()) runs_used[r.claim.subject.name] = true;
+    if (r.loaded && r.claim.subject.is_sweep() && ctx.runs)
+      if (const auto* sw = ctx.runs->find_sweep(r.claim.subject.name)) {
         j["sweeps"][sw->name] = sw->definition();
         j["sweeps"][sw->name]["points"] = sw->points.size();
         runs_used[sw->base] = true;

@@ -39,6 +39,13 @@ void apply_threads(const ThreadSetup& t) {
   set_blas_threads(t.blas_threads);
 }
 
+ThreadSetup threads_in_effect() {
+  ThreadSetup t = default_threads();
+  t.torch_threads = torch::get_num_threads();
+  if (blas_threads() > 0) t.blas_threads = blas_threads();
+  return t;
+}
+
 ThreadSetup recorded_threads(const nlohmann::json& sidecar, ThreadSetup fallback) {
   const auto rt = sidecar.value("runtime", nlohmann::json::object());
   if (rt.contains("torch_threads") && rt["torch_threads"].is_number_integer())

@@ -16,6 +16,8 @@ struct ThreadSetup {
 // 2-core machine (reports/perf.md). Env overrides: CLAIMCHECK_TORCH_THREADS, CLAIMCHECK_BLAS_THREADS.
 ThreadSetup default_threads();
 void apply_threads(const ThreadSetup& t);
+// The setup this process runs with now (libtorch's and OpenBLAS's own counts), e.g. to restore it.
+ThreadSetup threads_in_effect();
 // What `verify` measures with: 1 libtorch + 1 BLAS thread, not overridable, so that a measured value
 // does not depend on the machine's core count (report/baseline.h compares values exactly).
 inline ThreadSetup measurement_threads() { return ThreadSetup{1, 1}; }
