@@ -12,7 +12,7 @@
 // Instead of `axes` (a grid), a sweep may list `variants`: named changes to the base, one at a
 // time (the robustness sweep over the paper's unstated choices):
 //       variants:
-//         default: {}
+//         base: {}
 //         batch512: {train.batch_size: 512}
 //         sv_s6: {task.restricted_first: [g, h], task.restricted_second: [a, b]}
 // Its points have the one axis "variant" (the names, sorted). Or a `design:` generates the variants:
