@@ -48,7 +48,7 @@ struct TrainConfig {
 };
 
 struct RunConfig {
-  std::string name = "default";
+  std::string name = "unnamed";  // a config file without `name:` (runs.yaml names each of its runs)
   uint64_t seed = 0;
   task::TaskConfig task;
   model::ModelConfig model;
