@@ -58,8 +58,8 @@ std::string RunStore::init_dir(const RunSpec& spec, uint64_t seed) const {
 
 std::vector<std::string> RunStore::dirs(const RunSpec& spec, uint64_t seed) const {
   std::vector<std::string> out = {fixture_dir(spec, seed), cache_dir(spec, seed)};
-  // Another run with the same weights for this seed (e.g. robustness/default_beta2_0999 and the run default_beta2_0999): its
-  // fixtures and cache hold the same checkpoints, so reuse them instead of training again.
+  // Another run with the same weights for this seed (e.g. robustness/default_beta2_0999 and the run
+  // default_beta2_0999): its fixtures and cache hold the same checkpoints, so reuse them instead of training again.
   const std::string hash = spec.for_seed(seed).weights_hash();
   for (const auto& name : runs_.names()) {
     const RunSpec& other = *runs_.find(name);
