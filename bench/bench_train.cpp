@@ -56,9 +56,7 @@ double blas_step_flops(int64_t B) {
 void train_step_bench(benchmark::State& state, const std::string& engine, double (*flops)(int64_t)) {
   train::apply_threads(train::default_threads());
   const int batch = static_cast<int>(state.range(0));
-  train::TrainOptions o;
-  o.progress = false;
-  o.log_metrics = false;
+  auto o = train::TrainOptions::silent();
   auto cfg = default_run(batch);
   cfg.train.engine = engine;
   train::Trainer trainer(cfg, o);
@@ -91,9 +89,7 @@ void BM_EnsembleStep(benchmark::State& state) {
   train::apply_threads(train::default_threads());
   const int64_t k = state.range(0);
   const int batch = static_cast<int>(state.range(1));
-  train::TrainOptions o;
-  o.progress = false;
-  o.log_metrics = false;
+  auto o = train::TrainOptions::silent();
   train::EnsembleTrainer ens(k_seeds(k, batch), {}, o);
   int64_t step = 0;
   for (auto _ : state) benchmark::DoNotOptimize(ens.train_step(step++));
@@ -106,9 +102,7 @@ void BM_SequentialSteps(benchmark::State& state) {
   train::apply_threads(train::default_threads());
   const int64_t k = state.range(0);
   const int batch = static_cast<int>(state.range(1));
-  train::TrainOptions o;
-  o.progress = false;
-  o.log_metrics = false;
+  auto o = train::TrainOptions::silent();
   std::vector<std::unique_ptr<train::Trainer>> runs;
   for (const auto& cfg : k_seeds(k, batch)) runs.push_back(std::make_unique<train::Trainer>(cfg, o));
   int64_t step = 0;

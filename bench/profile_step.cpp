@@ -24,9 +24,7 @@ int main(int argc, char** argv) {
   train::RunConfig cfg;
   cfg.train.batch_size = batch;
   cfg.model.derive(cfg.task);
-  train::TrainOptions o;
-  o.progress = false;
-  o.log_metrics = false;
+  auto o = train::TrainOptions::silent();
   std::unique_ptr<train::Trainer> single;
   std::unique_ptr<train::EnsembleTrainer> ensemble;
   if (k == 0) {

@@ -62,13 +62,19 @@ TEST(Checkpoint, RuntimeNamesTheCommitTheBinaryWasBuiltFrom) {
   EXPECT_TRUE(std::regex_match(rt["git_commit"].get<std::string>(), commit)) << rt["git_commit"];
 }
 
-TEST(Checkpoint, FlippedByteFailsTheSha256Check) {
+// A step-1 checkpoint of small_config, initialised with seed 9, in a fresh folder: the file the
+// corruption tests damage.
+std::string saved_checkpoint(const std::string& tag) {
   auto cfg = small_config();
   model::Transformer m(cfg.model);
   m.init(9);
-  const auto dir = fresh_dir("ck_flip");
+  const auto dir = fresh_dir(tag);
   train::save_checkpoint(dir, m, cfg, 1, {});
-  const auto path = train::checkpoint_path(dir, 1);
+  return train::checkpoint_path(dir, 1);
+}
+
+TEST(Checkpoint, FlippedByteFailsTheSha256Check) {
+  const auto path = saved_checkpoint("ck_flip");
   {
     std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(-10, std::ios::end);
@@ -78,12 +84,7 @@ TEST(Checkpoint, FlippedByteFailsTheSha256Check) {
 }
 
 TEST(Checkpoint, TruncatedAndMissingSidecarAreClearErrors) {
-  auto cfg = small_config();
-  model::Transformer m(cfg.model);
-  m.init(9);
-  const auto dir = fresh_dir("ck_trunc");
-  train::save_checkpoint(dir, m, cfg, 1, {});
-  const auto path = train::checkpoint_path(dir, 1);
+  const auto path = saved_checkpoint("ck_trunc");
   fs::resize_file(path, fs::file_size(path) / 2);
   EXPECT_NE(error_of(path).find("not a valid safetensors file"), std::string::npos) << error_of(path);
   fs::remove(train::sidecar_path(path));

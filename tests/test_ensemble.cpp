@@ -29,8 +29,7 @@ train::TrainOptions quiet() {
 }
 
 std::unique_ptr<model::Transformer> separate_run(const train::RunConfig& cfg) {
-  auto o = quiet();
-  o.log_metrics = false;
+  auto o = train::TrainOptions::silent();
   train::Trainer t(cfg, o);
   t.run();
   auto m = std::make_unique<model::Transformer>(cfg.model);
@@ -60,8 +59,7 @@ TEST(Ensemble, ForwardEqualsEachMembersOwnForward) {
 
 TEST(Ensemble, ThreeSeedsEqualThreeSeparateRuns) {
   std::vector<train::RunConfig> cfgs = {tiny_run(25, 0), tiny_run(25, 1), tiny_run(25, 2)};
-  auto o = quiet();
-  o.log_metrics = false;
+  auto o = train::TrainOptions::silent();
   train::EnsembleTrainer ens(cfgs, {}, o);
   ens.run();
   for (int k = 0; k < 3; ++k) {
@@ -74,8 +72,7 @@ TEST(Ensemble, SweepPointsWithDifferentDataEqualSeparateRuns) {
   auto a = tiny_run(20, 0), b = tiny_run(20, 0);
   b.task.pair_fraction = 0.3;       // a §4 f-sweep point
   b.task.ratio_2var_to_0var = 0.2;  // and an r-sweep point
-  auto o = quiet();
-  o.log_metrics = false;
+  auto o = train::TrainOptions::silent();
   train::EnsembleTrainer ens({a, b}, {}, o);
   ens.run();
   EXPECT_LT(model::max_abs_diff(*ens.member(0), *separate_run(a)), 1e-5);

@@ -18,9 +18,7 @@ std::unique_ptr<train::Trainer> trained(int64_t steps, const torch::Device& devi
   c.train.steps = steps;
   c.train.batch_size = 64;
   c.model.derive(c.task);
-  train::TrainOptions o;
-  o.progress = false;
-  o.log_metrics = false;
+  auto o = train::TrainOptions::silent();
   o.device = device;
   auto t = std::make_unique<train::Trainer>(c, o);
   t->run();

@@ -22,6 +22,14 @@ torch::Tensor some_tokens(int n) {
   return train::tokens_tensor(task::make_eval_set(s, "test_2", n, 5).examples);
 }
 
+// Every activation of `m` on `n` sequences, by TransformerLens name.
+model::ActivationCache cache_of(const model::Transformer& m, int n) {
+  torch::NoGradGuard no_grad;
+  model::ActivationCache cache;
+  m.run_with_cache(some_tokens(n), cache);
+  return cache;
+}
+
 }  // namespace
 
 TEST(Model, ParameterNamesAndShapesFollowTransformerLens) {
@@ -72,9 +80,7 @@ TEST(Model, TrainingPathEqualsCachedPathAtTheLastPosition) {
 TEST(Model, CacheHasTransformerLensHookNamesAndShapes) {
   model::Transformer m(default_model());
   m.init(1);
-  torch::NoGradGuard no_grad;
-  model::ActivationCache cache;
-  m.run_with_cache(some_tokens(8), cache);
+  auto cache = cache_of(m, 8);
   const std::vector<int64_t> resid = {8, 16, 128};
   for (const char* n :
        {"hook_embed", "hook_pos_embed", "blocks.0.hook_resid_pre", "blocks.0.hook_attn_out", "blocks.0.hook_resid_post",
@@ -94,9 +100,8 @@ TEST(Model, ResidualStreamDecomposes) {
   // resid_mid = resid_pre + attn_out; resid_post = resid_mid + mlp_out (no layer norm).
   model::Transformer m(default_model());
   m.init(2);
+  auto c = cache_of(m, 4);
   torch::NoGradGuard no_grad;
-  model::ActivationCache c;
-  m.run_with_cache(some_tokens(4), c);
   EXPECT_TRUE(
       torch::allclose(c["blocks.1.hook_resid_mid"], c["blocks.1.hook_resid_pre"] + c["blocks.1.hook_attn_out"]));
   EXPECT_TRUE(

@@ -51,9 +51,7 @@ const auto* const kThreads = ::testing::AddGlobalTestEnvironment(new Threads);
 }  // namespace
 
 TEST(Train, SameSeedGivesBitwiseIdenticalWeights) {
-  train::TrainOptions o;
-  o.progress = false;
-  o.log_metrics = false;
+  auto o = train::TrainOptions::silent();
   train::Trainer a(tiny_run(25), o), b(tiny_run(25), o);
   a.run();
   b.run();
@@ -137,9 +135,7 @@ TEST(Train, ThreeHundredStepsLiftZeroVarAccuracyWellAboveChance) {
 TEST(Trainer, BlasEngineFollowsTheLibtorchTrajectory) {
   if (!model::blas_engine_built()) GTEST_SKIP() << "the blas engine is not built (no CBLAS)";
   auto cfg = tiny_run(200);
-  train::TrainOptions o;
-  o.progress = false;
-  o.log_metrics = false;
+  auto o = train::TrainOptions::silent();
   train::Trainer ref(cfg, o), twin(cfg, o);
   {
     torch::NoGradGuard no_grad;  // one ulp (2^-23 relative) on every initial weight of the twin
@@ -195,9 +191,7 @@ TEST(Trainer, WarmupAndClippingAreTransformerLensTrainerKnobs) {
   EXPECT_EQ(cfg.train.lr_at(20), cfg.train.lr);
   EXPECT_EQ(plain.train.lr_at(0), plain.train.lr);
 
-  train::TrainOptions o;
-  o.progress = false;
-  o.log_metrics = false;
+  auto o = train::TrainOptions::silent();
   train::Trainer a(cfg, o), fresh(cfg, o), no_warmup(plain, o);
   a.train_step(0);  // lr 0: neither the step nor the decoupled weight decay moves a weight
   expect_same_weights(a.model(), fresh.model());

@@ -65,18 +65,14 @@ Measurement measure(const MeasureInput& in) {
 }  // namespace
 
 void register_accuracy(Registry& r) {
-  {
-    MeasurementKind k("accuracy");
-    k.description = "fraction of sequences of an evaluation set whose argmax at '=' is (x + y) mod N";
-    k.statistic = Statistic::Proportion;
-    k.parse_params = parse;
-    k.measure = measure;
-    k.params_doc =
-        "set: evaluation set name (test_0, heldout_pairs_1, var_restricted_2, all_pairs_0, ...)\n"
-        "size: sequences to sample (default 10000; exhaustive sets ignore it)\n"
-        "eval_seed: seed of the sampled set (default 20260531)";
-    r.add(std::move(k));
-  }
+  MeasurementKind k("accuracy", Statistic::Proportion, measure,
+                    "fraction of sequences of an evaluation set whose argmax at '=' is (x + y) mod N");
+  k.parse_params = parse;
+  k.params_doc =
+      "set: evaluation set name (test_0, heldout_pairs_1, var_restricted_2, all_pairs_0, ...)\n"
+      "size: sequences to sample (default 10000; exhaustive sets ignore it)\n"
+      "eval_seed: seed of the sampled set (default 20260531)";
+  r.add(std::move(k));
 }
 
 }  // namespace cc::analysis

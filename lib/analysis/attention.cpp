@@ -170,21 +170,11 @@ void register_attention(Registry& r) {
       "size: sequences per set (default 2000)\neval_seed: default 20260531\nquery: equals | constants\n"
       "target: operands | sources | previous\nreport_sets: sets measured the same way and reported without a threshold "
       "(default [])";
-  MeasurementKind targets("attention_targets");
-  targets.description = "fraction of '=' (or assignment-constant) rows whose top attended positions are the targets";
-  targets.statistic = Statistic::Proportion;
-  targets.parse_params = [](ObjectReader o) { return parse(std::move(o), "top_fraction"); };
-  targets.measure = measure;
-  targets.params_doc = doc;
-  MeasurementKind mass("attention_mass");
-  mass.description = "mean attention mass from '=' (or from assignment constants) on the target positions";
-  mass.statistic = Statistic::Scalar;
-  mass.parse_params = [](ObjectReader o) { return parse(std::move(o), "mass"); };
-  mass.measure = measure;
-  mass.params_doc = doc;
-  targets.reads = mass.reads = {{pattern_hook(0)}, {pattern_hook(1)}};
-  r.add(std::move(targets));
-  r.add(std::move(mass));
+  add_modes(r, measure, parse, doc, {{pattern_hook(0)}, {pattern_hook(1)}},
+            {{"attention_targets", Statistic::Proportion, "top_fraction",
+              "fraction of '=' (or assignment-constant) rows whose top attended positions are the targets"},
+             {"attention_mass", Statistic::Scalar, "mass",
+              "mean attention mass from '=' (or from assignment constants) on the target positions"}});
 }
 
 }  // namespace cc::analysis

@@ -14,11 +14,6 @@
 namespace cc::analysis {
 namespace {
 
-nlohmann::json no_params(ObjectReader r) {
-  r.finish();
-  return nlohmann::json::object();
-}
-
 torch::Tensor cpu(const torch::Tensor& t) { return t.detach().to(torch::kCPU, torch::kFloat32); }
 
 Measurement isolated_circuit(const MeasureInput& in) {
@@ -135,40 +130,25 @@ Measurement variable_diagonal(const MeasureInput& in) {
 }  // namespace
 
 void register_circuits(Registry& r) {
-  {
-    MeasurementKind k("isolated_circuit_accuracy");
-    k.description = "accuracy of W_U·MLP_2(OV_2(E_a)+OV_2(E_b)) over all N^2 ordered pairs (no residual)";
-    k.statistic = Statistic::Proportion;
-    k.parse_params = no_params;
-    k.measure = isolated_circuit;
-    k.params_doc = "(none)";
-    r.add(std::move(k));
-  }
-  {
-    MeasurementKind k("equals_qk_operand_positions");
-    k.description = "1 if the top-2 of [E_= + P_15] QK_1 P_j^T over j <= 15 are {13, 14}, else 0";
-    k.statistic = Statistic::Scalar;
-    k.parse_params = no_params;
-    k.measure = equals_qk;
-    k.params_doc = "(none)";
-    r.add(std::move(k));
-  }
-  {
-    MeasurementKind k("qk_previous_position");
-    k.description = "fraction of rows i = 2..11 of P QK_1 P^T whose max over j < i, j != i-2 is at i-1";
-    k.statistic = Statistic::Scalar;
-    k.parse_params = no_params;
-    k.measure = previous_position;
-    k.params_doc = "(none)";
-    r.add(std::move(k));
-  }
-  {
-    MeasurementKind k("variable_qk_diagonal");
-    k.description = "fraction of the 12 rows of (OV_1 E_var) QK_2 (OV_1 E_var)^T whose max is the diagonal";
-    k.statistic = Statistic::Scalar;
-    k.parse_params = no_params;
-    k.measure = variable_diagonal;
-    k.params_doc = "(none)";
+  // The four read the weights alone and take no parameters, so a row says all that differs.
+  struct WeightKind {
+    const char* name;
+    Statistic statistic;
+    Measurement (*measure)(const MeasureInput&);
+    const char* description;
+  };
+  const WeightKind rows[] = {
+      {"isolated_circuit_accuracy", Statistic::Proportion, isolated_circuit,
+       "accuracy of W_U·MLP_2(OV_2(E_a)+OV_2(E_b)) over all N^2 ordered pairs (no residual)"},
+      {"equals_qk_operand_positions", Statistic::Scalar, equals_qk,
+       "1 if the top-2 of [E_= + P_15] QK_1 P_j^T over j <= 15 are {13, 14}, else 0"},
+      {"qk_previous_position", Statistic::Scalar, previous_position,
+       "fraction of rows i = 2..11 of P QK_1 P^T whose max over j < i, j != i-2 is at i-1"},
+      {"variable_qk_diagonal", Statistic::Scalar, variable_diagonal,
+       "fraction of the 12 rows of (OV_1 E_var) QK_2 (OV_1 E_var)^T whose max is the diagonal"},
+  };
+  for (const WeightKind& row : rows) {
+    MeasurementKind k(row.name, row.statistic, row.measure, row.description);
     r.add(std::move(k));
   }
 }

@@ -108,21 +108,11 @@ void register_cosine(Registry& r) {
   const std::string doc =
       "target: ov_sum | zero_var_twin\nsets: evaluation sets (ov_sum: test_0..2; zero_var_twin: test_1, test_2)\n"
       "size: sequences per set (default 2000)\neval_seed: default 20260531";
-  MeasurementKind matched("residual_cosine");
-  matched.description = "mean cosine of resid_mid at '=' with its matched target (OV_2 sum, or the 0-var twin)";
-  matched.statistic = Statistic::Scalar;
-  matched.parse_params = [](ObjectReader o) { return parse(std::move(o), "matched"); };
-  matched.measure = measure;
-  matched.params_doc = doc;
-  MeasurementKind margin("residual_cosine_margin");
-  margin.description = "mean of (matched cosine - cosine with another sequence's target), paired";
-  margin.statistic = Statistic::Scalar;
-  margin.parse_params = [](ObjectReader o) { return parse(std::move(o), "margin"); };
-  margin.measure = measure;
-  margin.params_doc = doc;
-  matched.reads = margin.reads = {kResidMidAtEquals};
-  r.add(std::move(matched));
-  r.add(std::move(margin));
+  add_modes(r, measure, parse, doc, {kResidMidAtEquals},
+            {{"residual_cosine", Statistic::Scalar, "matched",
+              "mean cosine of resid_mid at '=' with its matched target (OV_2 sum, or the 0-var twin)"},
+             {"residual_cosine_margin", Statistic::Scalar, "margin",
+              "mean of (matched cosine - cosine with another sequence's target), paired"}});
 }
 
 }  // namespace cc::analysis

@@ -63,13 +63,16 @@ struct Spike {
   int64_t after = 0;  // the step the after_set reached its level
 };
 
-std::optional<Spike> find_spike(const RunHistory& h, const nlohmann::json& p, std::string& why) {
+// The binding spike, or why there is none.
+struct SpikeSearch {
+  std::optional<Spike> spike;
+  std::string why;
+};
+
+SpikeSearch find_spike(const RunHistory& h, const nlohmann::json& p) {
   const Series rise = series(h, p["rise_set"]);
   const auto learned = first_reaching(h.metrics, p["after_set"], p["after_level"].get<double>());
-  if (!learned) {
-    why = p["after_set"].get<std::string>() + " never reaches " + p["after_level"].dump();
-    return std::nullopt;
-  }
+  if (!learned) return {std::nullopt, p["after_set"].get<std::string>() + " never reaches " + p["after_level"].dump()};
   const int64_t window = p["window"];
   std::optional<Spike> best;
   for (size_t i = 0; i < rise.steps.size(); ++i) {
@@ -79,8 +82,10 @@ std::optional<Spike> find_spike(const RunHistory& h, const nlohmann::json& p, st
     const double d = *later - rise.acc[i];
     if (!best || d > best->rise) best = Spike{rise.steps[i], rise.steps[i] + window, d, *learned};
   }
-  if (!best) why = "no logged " + std::to_string(window) + "-step window after step " + std::to_string(*learned);
-  return best;
+  if (!best)
+    return {std::nullopt,
+            "no logged " + std::to_string(window) + "-step window after step " + std::to_string(*learned)};
+  return {best, ""};
 }
 
 // 0, "the account does not hold", until the measurement shows it does; n = the logged steps read.
@@ -184,26 +189,26 @@ nlohmann::json parse_transition_circuit(ObjectReader r) {
 Measurement measure_transition_circuit(const MeasureInput& in) {
   const RunHistory& h = *in.history;
   const auto& p = in.params;
+  const SpikeSearch found = find_spike(h, p);
   Measurement m = not_yet_shown(h);
-  std::string why;
-  const auto spike = find_spike(h, p, why);
-  if (!spike) {
-    m.details = {{"unthresholded", {{"binding spike", "none: " + why}}}};
+  if (!found.spike) {
+    m.details = {{"unthresholded", {{"binding spike", "none: " + found.why}}}};
     return m;
   }
+  const Spike& spike = *found.spike;
   const MeasurementKind& kind = *builtin_registry().find(p["circuit"]["kind"].get<std::string>());
   auto circuit_at = [&](int64_t step) {
     auto ck = h.checkpoint_at(step);
     return kind.measure(MeasureInput{*ck, p["circuit"]["params"]}).value;
   };
-  const int64_t before = on_grid(h, spike->start - p["lead"].get<int64_t>(), true);
-  const int64_t after = on_grid(h, spike->end, false);
+  const int64_t before = on_grid(h, spike.start - p["lead"].get<int64_t>(), true);
+  const int64_t after = on_grid(h, spike.end, false);
   const double c_before = circuit_at(before), c_after = circuit_at(after);  // the two the rule needs
   m.value = c_before < p["low"].get<double>() && c_after >= p["high"].get<double>() ? 1 : 0;
   const std::string name = p["circuit"]["kind"];
   nlohmann::json un = {
       {"binding spike (largest " + p["window"].dump() + "-step rise of " + p["rise_set"].get<std::string>() + ")",
-       std::to_string(spike->start) + "-" + std::to_string(spike->end)},
+       std::to_string(spike.start) + "-" + std::to_string(spike.end)},
       {"paper's spike", "5300-5400"}};
   // The trajectory around the spike, from whatever checkpoints are at hand (report and figure only).
   nlohmann::json xs = nlohmann::json::array(), ys = nlohmann::json::array();
@@ -217,9 +222,9 @@ Measurement measure_transition_circuit(const MeasureInput& in) {
     } catch (const Unavailable&) {
     }
   }
-  m.details = {{"spike_start", spike->start},
-               {"spike_end", spike->end},
-               {"spike_rise", spike->rise},
+  m.details = {{"spike_start", spike.start},
+               {"spike_end", spike.end},
+               {"spike_rise", spike.rise},
                {"circuit_before", c_before},
                {"circuit_after", c_after},
                {"unthresholded", un},
@@ -277,24 +282,24 @@ double restricted_gap(const train::Checkpoint& ck, nlohmann::json& scores) {
 Measurement measure_late_refinement(const MeasureInput& in) {
   const RunHistory& h = *in.history;
   const auto& p = in.params;
+  const SpikeSearch found = find_spike(h, p);
   Measurement m = not_yet_shown(h);
-  std::string why;
-  const auto spike = find_spike(h, p, why);
   const auto refined = first_reaching(h.metrics, p["set"], p["level"].get<double>());
   nlohmann::json un = {{"paper's refinement spike", "14500-16000"}};
   un["first step " + p["set"].get<std::string>() + " >= " + p["level"].dump()] =
       refined ? nlohmann::json(*refined) : nlohmann::json("never");
-  if (!spike) {
-    un["binding spike"] = "none: " + why;
+  if (!found.spike) {
+    un["binding spike"] = "none: " + found.why;
     m.details = {{"unthresholded", un}};
     return m;
   }
-  un["binding spike"] = std::to_string(spike->start) + "-" + std::to_string(spike->end);
-  if (!refined || *refined <= spike->end) {
+  const Spike& spike = *found.spike;
+  un["binding spike"] = std::to_string(spike.start) + "-" + std::to_string(spike.end);
+  if (!refined || *refined <= spike.end) {
     m.details = {{"unthresholded", un}};
     return m;
   }
-  const int64_t from = on_grid(h, spike->end, false), to = on_grid(h, *refined, false);
+  const int64_t from = on_grid(h, spike.end, false), to = on_grid(h, *refined, false);
   nlohmann::json s_from = nlohmann::json::object(), s_to = nlohmann::json::object();
   const double gap_from = restricted_gap(*h.checkpoint_at(from), s_from);
   const double gap_to = restricted_gap(*h.checkpoint_at(to), s_to);
@@ -306,19 +311,6 @@ Measurement measure_late_refinement(const MeasureInput& in) {
   return m;
 }
 
-MeasurementKind history_kind(std::string name, std::string description,
-                             std::function<nlohmann::json(ObjectReader)> parse,
-                             std::function<Measurement(const MeasureInput&)> measure, std::string doc) {
-  MeasurementKind k(std::move(name));
-  k.description = std::move(description);
-  k.statistic = Statistic::Scalar;
-  k.parse_params = std::move(parse);
-  k.measure = std::move(measure);
-  k.params_doc = std::move(doc);
-  k.needs_history = true;
-  return k;
-}
-
 }  // namespace
 
 void register_dynamics(Registry& r) {
@@ -326,24 +318,32 @@ void register_dynamics(Registry& r) {
       "rise_set, window: the binding spike is the window-step interval with the largest rise of rise_set (default "
       "test_1, 500)\n"
       "after_set, after_level: ... searched after after_set first reaches after_level (default test_0, 0.98)\n";
-  r.add(history_kind(
-      "phase_order",
+  // All three read the run's history and give 0 or 1.
+  MeasurementKind order(
+      "phase_order", Statistic::Scalar, measure_phase_order,
       "1 if early_set reaches early_level strictly before every late set reaches late_level, with a logged "
-      "plateau (early set learned, first late set below plateau_below); else 0",
-      parse_phase_order, measure_phase_order,
+      "plateau (early set learned, first late set below plateau_below); else 0");
+  order.parse_params = parse_phase_order;
+  order.params_doc =
       "early_set, early_level (default test_0, 0.98)\nlate_sets, late_level (default [test_1, test_2], 0.9)\n"
-      "plateau_below (default 0.6)"));
-  r.add(history_kind(
-      "transition_circuit",
-      "1 if the circuit measure is below low `lead` steps before the binding spike and >= high at its end; else 0",
-      parse_transition_circuit, measure_transition_circuit,
-      spike_doc + "lead (default 1000), low (0.5), high (0.9)\ncircuit: {kind: a checkpoint kind, its parameters}"));
-  r.add(history_kind(
-      "late_refinement",
+      "plateau_below (default 0.6)";
+  MeasurementKind transition(
+      "transition_circuit", Statistic::Scalar, measure_transition_circuit,
+      "1 if the circuit measure is below low `lead` steps before the binding spike and >= high at its end; else 0");
+  transition.parse_params = parse_transition_circuit;
+  transition.params_doc =
+      spike_doc + "lead (default 1000), low (0.5), high (0.9)\ncircuit: {kind: a checkpoint kind, its parameters}";
+  MeasurementKind refinement(
+      "late_refinement", Statistic::Scalar, measure_late_refinement,
       "1 if `set` reaches `level` after the binding spike and the '=' layer-1 score of the restricted variables "
-      "rises relative to the others' over that later window; else 0",
-      parse_late_refinement, measure_late_refinement,
-      spike_doc + "set, level: the var-restricted set and its level (default var_restricted_2, 0.9)"));
+      "rises relative to the others' over that later window; else 0");
+  refinement.parse_params = parse_late_refinement;
+  refinement.params_doc =
+      spike_doc + "set, level: the var-restricted set and its level (default var_restricted_2, 0.9)";
+  order.needs_history = transition.needs_history = refinement.needs_history = true;
+  r.add(std::move(order));
+  r.add(std::move(transition));
+  r.add(std::move(refinement));
 }
 
 }  // namespace cc::analysis

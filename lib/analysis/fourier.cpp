@@ -129,22 +129,11 @@ void register_fourier(Registry& r) {
   const std::string doc =
       "eval_seed: seed of the distractors in all_pairs_0 (default 20260531)\n"
       "active_fraction: a neuron counts if its preactivation is positive on at least this share of the grid (0.01)";
-  MeasurementKind additive("mlp_additive_r2");
-  additive.description =
-      "median R^2 of the additive fit u(n) + w(m) of active layer-2 MLP preactivations over the N x N grid";
-  additive.statistic = Statistic::Scalar;
-  additive.parse_params = [](ObjectReader o) { return parse(std::move(o), "additive"); };
-  additive.measure = measure;
-  additive.params_doc = doc;
-  MeasurementKind fourier("mlp_fourier_r2");
-  fourier.description = "median R^2 of the best single-frequency fit A cos(2πkn/N+α) + B cos(2πkm/N+β) + c";
-  fourier.statistic = Statistic::Scalar;
-  fourier.parse_params = [](ObjectReader o) { return parse(std::move(o), "fourier"); };
-  fourier.measure = measure;
-  fourier.params_doc = doc;
-  additive.reads = fourier.reads = {kMlpPreAtEquals};
-  r.add(std::move(additive));
-  r.add(std::move(fourier));
+  add_modes(r, measure, parse, doc, {kMlpPreAtEquals},
+            {{"mlp_additive_r2", Statistic::Scalar, "additive",
+              "median R^2 of the additive fit u(n) + w(m) of active layer-2 MLP preactivations over the N x N grid"},
+             {"mlp_fourier_r2", Statistic::Scalar, "fourier",
+              "median R^2 of the best single-frequency fit A cos(2πkn/N+α) + B cos(2πkm/N+β) + c"}});
 }
 
 }  // namespace cc::analysis

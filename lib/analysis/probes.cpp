@@ -84,13 +84,11 @@ Measurement measure(const MeasureInput& in) {
 }  // namespace
 
 void register_probes(Registry& r) {
-  MeasurementKind probe("linear_probe_pre_post");
-  probe.description =
+  MeasurementKind probe(
+      "linear_probe_pre_post", Statistic::Scalar, measure,
       "min(pre_max - probe acc on resid_mid, probe acc on resid_post - post_min): >= 0 iff the answer is "
-      "linearly decodable after the layer-2 MLP and not before";
-  probe.statistic = Statistic::Scalar;
+      "linearly decodable after the layer-2 MLP and not before");
   probe.parse_params = parse;
-  probe.measure = measure;
   probe.params_doc =
       "sets, size (per set, default 2000), eval_seed\npre_max (0.25), post_min (0.95)\nsteps: Adam steps (500)";
   probe.reads = {kResidMidAtEquals, kResidPostAtEquals};

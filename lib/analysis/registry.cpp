@@ -6,8 +6,29 @@
 
 namespace cc::analysis {
 
+nlohmann::json no_params(ObjectReader r) {
+  r.finish();
+  return nlohmann::json::object();
+}
+
+void add_modes(Registry& r, const MeasurementKind::CheckpointMeasure& measure,
+               const std::function<nlohmann::json(ObjectReader, const char* mode)>& parse,
+               const std::string& params_doc, const std::vector<HookRead>& reads, const std::vector<KindMode>& modes) {
+  for (const KindMode& m : modes) {
+    MeasurementKind k(m.kind, m.statistic, measure, m.description);
+    k.parse_params = [parse, mode = m.mode](ObjectReader o) { return parse(std::move(o), mode.c_str()); };
+    k.params_doc = params_doc;
+    k.reads = reads;
+    r.add(std::move(k));
+  }
+}
+
 void Registry::add(MeasurementKind kind) {
   const std::string name = kind.name;
+  // A name is what claim files write after `kind:`; a description passed in its place fails here.
+  if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
+    throw Error("measurement kind '" + name + "': a kind's name is snake_case");
+  if (kind.subject == Subject::Theory && kind.theory.empty()) throw Error("theory kind '" + name + "' names no model");
   if (!kinds_.emplace(name, std::move(kind)).second) throw Error("measurement kind '" + name + "' registered twice");
 }
 

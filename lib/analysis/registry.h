@@ -53,25 +53,61 @@ struct SweepMeasureInput {
   const nlohmann::json& params;
 };
 
-// Registered with its fields set by name (`MeasurementKind k("name"); k.measure = ...;`): a positional
-// initialiser would bind silently to the wrong field if one were reordered, so there is none.
+// The parse_params of a kind without parameters: any key under `params:` is an error.
+nlohmann::json no_params(ObjectReader r);
+
+// A kind is built from its name, statistic, measure function and description; the rest is set by
+// name (`k.params_doc = ...`). The middle two have their own types, so moving one does not compile,
+// and Registry::add refuses a name that is not snake_case, so a description in its place fails at
+// start-up. The measure function's input type fixes the subject.
 struct MeasurementKind {
-  explicit MeasurementKind(std::string kind_name) : name(std::move(kind_name)) {}
+  using CheckpointMeasure = std::function<Measurement(const MeasureInput&)>;
+  using SweepMeasure = std::function<Measurement(const SweepMeasureInput&)>;
+  using TheoryMeasure = std::function<Measurement(const TheoryMeasureInput&)>;
+  MeasurementKind(std::string kind_name, Statistic stat, CheckpointMeasure m, std::string what)
+      : name(std::move(kind_name)), description(std::move(what)), statistic(stat), measure(std::move(m)) {}
+  MeasurementKind(std::string kind_name, Statistic stat, SweepMeasure m, std::string what)
+      : name(std::move(kind_name)),
+        description(std::move(what)),
+        statistic(stat),
+        subject(Subject::Sweep),
+        measure_sweep(std::move(m)) {}
+  MeasurementKind(std::string kind_name, Statistic stat, TheoryMeasure m, std::string what)
+      : name(std::move(kind_name)),
+        description(std::move(what)),
+        statistic(stat),
+        subject(Subject::Theory),
+        measure_theory(std::move(m)) {}
+
   std::string name;
   std::string description;
-  Statistic statistic = Statistic::Scalar;
+  Statistic statistic;
   // Reads and validates the parameters (ObjectReader errors carry FILE:LINE:COL), returning
   // them normalised with defaults filled in. Must call r.finish().
-  std::function<nlohmann::json(ObjectReader r)> parse_params;
-  std::function<Measurement(const MeasureInput&)> measure;  // Subject::Checkpoint
-  std::string params_doc;  // one line per parameter, for `claimcheck explain` and claims/README.md
+  std::function<nlohmann::json(ObjectReader r)> parse_params = no_params;
+  CheckpointMeasure measure;          // Subject::Checkpoint
+  std::string params_doc = "(none)";  // one line per parameter, for `claimcheck explain` and claims/README.md
   Subject subject = Subject::Checkpoint;
-  std::function<Measurement(const SweepMeasureInput&)> measure_sweep;  // Subject::Sweep
-  bool needs_history = false;  // Subject::Checkpoint kinds that read the run's history
-  std::string theory;          // Subject::Theory: the model's name, as the claim's subject names it
-  std::function<Measurement(const TheoryMeasureInput&)> measure_theory;  // Subject::Theory
-  std::vector<HookRead> reads;  // what the kind reads through MeasureInput::activations, for any parameters
+  SweepMeasure measure_sweep;    // Subject::Sweep
+  bool needs_history = false;    // Subject::Checkpoint kinds that read the run's history
+  std::string theory;            // Subject::Theory: the model's name, as the claim's subject names it
+  TheoryMeasure measure_theory;  // Subject::Theory
+  std::vector<HookRead> reads;   // what the kind reads through MeasureInput::activations, for any parameters
 };
+
+class Registry;
+
+// Kinds that are one measurement read different ways (attention, cosine, fourier): they share the
+// measure function, the parameters and their reads, and `parse` records the mode a kind asks for.
+struct KindMode {
+  std::string kind;  // the kind's name; Registry::add rejects one that is not snake_case
+  Statistic statistic;
+  std::string mode;  // as `parse` expects it
+  std::string description;
+};
+void add_modes(Registry& r, const MeasurementKind::CheckpointMeasure& measure,
+               const std::function<nlohmann::json(ObjectReader, const char* mode)>& parse,
+               const std::string& params_doc, const std::vector<HookRead>& reads, const std::vector<KindMode>& modes);
 
 class Registry {
  public:

@@ -46,9 +46,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // Trains cfg from scratch to `steps` in memory (no files, no metrics) and returns the trainer.
 std::unique_ptr<train::Trainer> train_in_memory(train::RunConfig cfg, int64_t steps) {
   cfg.train.steps = steps;
-  train::TrainOptions opts;
-  opts.progress = false;
-  opts.log_metrics = false;
+  auto opts = train::TrainOptions::silent();
   auto trainer = std::make_unique<train::Trainer>(cfg, opts);
   trainer->run();
   return trainer;
@@ -58,11 +56,6 @@ nlohmann::json steps_param(ObjectReader r) {
   const int64_t steps = r.integer_in("steps", 500, 1, 1000000);
   r.finish();
   return {{"steps", steps}};
-}
-
-nlohmann::json no_params(ObjectReader r) {
-  r.finish();
-  return nlohmann::json::object();
 }
 
 // R1 is about this process: it runs with the process's own thread setup.
@@ -142,36 +135,24 @@ Measurement integrity(const MeasureInput& in) {
 }  // namespace
 
 void register_reproducibility(Registry& r) {
-  {
-    MeasurementKind k("train_twice_max_abs_diff");
-    k.description =
-        "max |w1 - w2| after training the checkpoint's config and seed for `steps` steps twice in one process";
-    k.statistic = Statistic::Scalar;
-    k.parse_params = steps_param;
-    k.measure = train_twice;
-    k.params_doc = "steps (default 500)";
-    r.add(std::move(k));
-  }
-  {
-    MeasurementKind k("retrain_max_abs_diff");
-    k.description = "max |w - w_ckpt| after retraining the checkpoint's config and seed from scratch to its step";
-    k.statistic = Statistic::Scalar;
-    k.parse_params = no_params;
-    k.measure = retrain;
-    k.params_doc = "(none)";
-    r.add(std::move(k));
-  }
-  {
-    MeasurementKind k("fixture_integrity");
-    k.description =
-        "problems in the fixtures tree holding the checkpoint: files missing, changed or unlisted in MANIFEST.sha256, "
-        "or differing from their run.json";
-    k.statistic = Statistic::Scalar;
-    k.parse_params = no_params;
-    k.measure = integrity;
-    k.params_doc = "(none)";
-    r.add(std::move(k));
-  }
+  MeasurementKind twice(
+      "train_twice_max_abs_diff", Statistic::Scalar, train_twice,
+      "max |w1 - w2| after training the checkpoint's config and seed for `steps` steps twice in one process");
+  twice.parse_params = steps_param;
+  twice.params_doc = "steps (default 500)";
+  r.add(std::move(twice));
+
+  // The other two take no parameters (the defaults) and give a scalar.
+  MeasurementKind retrained(
+      "retrain_max_abs_diff", Statistic::Scalar, retrain,
+      "max |w - w_ckpt| after retraining the checkpoint's config and seed from scratch to its step");
+  r.add(std::move(retrained));
+
+  MeasurementKind fixtures(
+      "fixture_integrity", Statistic::Scalar, integrity,
+      "problems in the fixtures tree holding the checkpoint: files missing, changed or unlisted in MANIFEST.sha256, "
+      "or differing from their run.json");
+  r.add(std::move(fixtures));
 }
 
 }  // namespace cc::analysis

@@ -143,26 +143,19 @@ Measurement measure_accuracy(const SweepMeasureInput& in) {
 }  // namespace
 
 void register_sweep(Registry& r) {
-  MeasurementKind threshold("sweep_threshold");
-  threshold.description =
-      "smallest grid value of the sweep's axis from which the accuracy on `set` stays >= `level` "
-      "at every larger grid value (infinity if the largest grid value fails)";
-  threshold.statistic = Statistic::Scalar;
+  MeasurementKind threshold("sweep_threshold", Statistic::Scalar, measure_threshold,
+                            "smallest grid value of the sweep's axis from which the accuracy on `set` stays >= `level` "
+                            "at every larger grid value (infinity if the largest grid value fails)");
   threshold.parse_params = parse_threshold;
   threshold.params_doc = "set: evaluation set (default test_0)\nlevel: accuracy to hold (default 0.98)";
-  threshold.subject = Subject::Sweep;
-  threshold.measure_sweep = measure_threshold;
   r.add(std::move(threshold));
-  MeasurementKind accuracy("sweep_accuracy");
-  accuracy.description =
-      "accuracy on `set` at the worst (or best) grid value in [from, to]; the whole curve in details";
-  accuracy.statistic = Statistic::Proportion;
+  MeasurementKind accuracy(
+      "sweep_accuracy", Statistic::Proportion, measure_accuracy,
+      "accuracy on `set` at the worst (or best) grid value in [from, to]; the whole curve in details");
   accuracy.parse_params = parse_accuracy;
   accuracy.params_doc =
       "set: evaluation set (default test_0)\nfrom, to: the grid values considered (default all)\n"
       "pick: worst | best (default worst)";
-  accuracy.subject = Subject::Sweep;
-  accuracy.measure_sweep = measure_accuracy;
   r.add(std::move(accuracy));
 }
 

@@ -428,32 +428,25 @@ void register_theory(Registry& r) {
       "beta: W_0's scale (default 0: ln T, so that ρ2 = Θ(1/T))\nalpha: output scale (default 1e-3)\n"
       "samples: Monte Carlo sequences per size (default 32768)\nbatches: jackknife batches (default 8)\n"
       "phi1: identity | scrambled (the control: constants carry a random variable's tag)\n";
-  MeasurementKind alignment("theory_gradient_alignment");
-  alignment.description =
-      "§7 disentangled model: share of |∇L(W_0)|² along the associative memory G* (cos²), or its "
-      "smallest increase along the size grid";
-  alignment.statistic = Statistic::Scalar;
+  MeasurementKind alignment("theory_gradient_alignment", Statistic::Scalar, measure_alignment,
+                            "§7 disentangled model: share of |∇L(W_0)|² along the associative memory G* (cos²), or its "
+                            "smallest increase along the size grid");
   alignment.parse_params = parse_alignment;
   alignment.params_doc =
       common +
       "value: share | min_increase | key_share (the part of -∇L's component along G* that the key at "
       "t* contributes) | min_key_share (its smallest value over the grid) (default share)";
-  alignment.subject = Subject::Theory;
   alignment.theory = "disentangled";
-  alignment.measure_theory = measure_alignment;
   r.add(std::move(alignment));
-  MeasurementKind step("theory_one_step");
-  step.description =
+  MeasurementKind step(
+      "theory_one_step", Statistic::Proportion, measure_one_step,
       "§7 disentangled model after one gradient step with the paper's η: share of one-variable sequences "
-      "whose '=' scores the operand's assignment highest, or the model's accuracy";
-  step.statistic = Statistic::Proportion;
+      "whose '=' scores the operand's assignment highest, or the model's accuracy");
   step.parse_params = parse_one_step;
   step.params_doc = common +
                     "value: assigned_attention | accuracy (default assigned_attention)\n"
                     "eval_size: fresh sequences judged (default 10000)";
-  step.subject = Subject::Theory;
   step.theory = "disentangled";
-  step.measure_theory = measure_one_step;
   r.add(std::move(step));
 }
 

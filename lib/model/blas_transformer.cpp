@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 
 #include "util/error.h"
@@ -60,48 +61,33 @@ void BlasTransformer::resize(int64_t B, int64_t T) {
   if (B == B_ && T == T_) return;
   B_ = B;
   T_ = T;
-  auto size = [](std::vector<float>& v, int64_t n) { v.resize(static_cast<size_t>(n)); };
   tokens_.resize(static_cast<size_t>(B * T));
-  size(x_, B * T * D_);
-  size(qkv1_, B * T * 3 * HE_);
-  size(p1_, B * H_ * T * T);
-  size(z1_, B * T * HE_);
-  size(r1_, B * D_);
-  size(q2_, B * HE_);
-  size(a2_, B * H_ * D_);
-  size(c2_, B * H_ * HE_);
-  size(p2_, B * H_ * T);
-  size(xbar_, B * H_ * D_);
-  size(zbar_, B * H_ * HE_);
-  size(z2_, B * HE_);
-  size(mid_, B * D_);
-  size(pre_, B * M_);
-  size(post_, B * M_);
-  size(r2_, B * D_);
-  size(logits_, B * Vo_);
-  // Backward scratch: allocated once per shape, not per step (fresh large blocks cost page faults
-  // and zero-fills that were measured to exceed the arithmetic).
-  size(d_logits_, B * Vo_);
-  size(d_r2_, B * D_);
-  size(d_post_, B * M_);
-  size(d_z2_, B * HE_);
-  size(d_xbar_, B * H_ * D_);
-  size(d_zbar_, B * H_ * HE_);
-  size(d_a2_, B * H_ * D_);
-  size(d_c2_, B * H_ * HE_);
-  size(d_s_, T);
-  size(d_q2_, B * HE_);
-  size(d_r1_, B * D_);
-  size(d_x_, B * T * D_);
-  size(d_z1_, B * T * HE_);
-  size(d_qkv1_, B * T * 3 * HE_);
-  size(d_p_, T * T);
-  size(d_tab_e_, V_ * 3 * HE_);
-  size(d_tab_p_, T * 3 * HE_);
-  size(d_w_all_, D_ * 3 * HE_);
-  size(d_wq2_, D_ * HE_);
-  size(d_wokv_, HE_ * HE_);
-  size(d_wv2_, D_ * HE_);
+  using Buffers = std::initializer_list<std::vector<float>*>;
+  auto size = [](Buffers buffers, int64_t n) {
+    for (std::vector<float>* v : buffers) v->resize(static_cast<size_t>(n));
+  };
+  // Each activation with the gradient of the same shape. The backward's scratch is allocated once
+  // per shape, not per step: fresh large blocks cost page faults and zero-fills that were measured to
+  // exceed the arithmetic.
+  size({&x_, &d_x_}, B * T * D_);
+  size({&qkv1_, &d_qkv1_}, B * T * 3 * HE_);
+  size({&p1_}, B * H_ * T * T);
+  size({&z1_, &d_z1_}, B * T * HE_);
+  size({&r1_, &d_r1_, &mid_, &r2_, &d_r2_}, B * D_);
+  size({&q2_, &d_q2_, &z2_, &d_z2_}, B * HE_);
+  size({&a2_, &d_a2_, &xbar_, &d_xbar_}, B * H_ * D_);
+  size({&c2_, &d_c2_, &zbar_, &d_zbar_}, B * H_ * HE_);
+  size({&p2_}, B * H_ * T);
+  size({&pre_, &post_, &d_post_}, B * M_);
+  size({&logits_, &d_logits_}, B * Vo_);
+  size({&d_s_}, T);
+  size({&d_p_}, T * T);
+  // Weight gradients.
+  size({&d_tab_e_}, V_ * 3 * HE_);
+  size({&d_tab_p_}, T * 3 * HE_);
+  size({&d_w_all_}, D_ * 3 * HE_);
+  size({&d_wq2_, &d_wv2_}, D_ * HE_);
+  size({&d_wokv_}, HE_ * HE_);
 }
 
 void BlasTransformer::prepare(const float* w, int64_t T) {

@@ -16,6 +16,15 @@ struct TrainOptions {
   bool log_metrics = true;  // evaluate every eval_every steps into metrics.jsonl
   int64_t stop_after = -1;  // stop at this step (< steps): an "interrupted" run
   std::string command;      // the command line that recreates the run (sidecars)
+
+  // A run that keeps and shows nothing: no files, no progress, no metrics log (benchmarks,
+  // tests, the reproducibility kinds' in-process runs).
+  static TrainOptions silent() {
+    TrainOptions o;
+    o.progress = false;
+    o.log_metrics = false;
+    return o;
+  }
 };
 
 }  // namespace cc::train
