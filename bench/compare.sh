@@ -16,17 +16,19 @@ if [ "${1:-}" = --openblas-own ]; then
   unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
   kernel="OpenBLAS's own choice"
 fi
-median_ms() {  # Google Benchmark JSON on stdin -> the median's real_time (ms)
-  python3 -c 'import json, sys; d = json.load(sys.stdin); print(next(b["real_time"] for b in d["benchmarks"] if b.get("aggregate_name") == "median"))'
+median_of() {  # $1 a field (real_time, GFLOP/s); Google Benchmark JSON on stdin -> the median's value
+  python3 -c 'import json, sys; d = json.load(sys.stdin); print(next(b[sys.argv[1]] for b in d["benchmarks"] if b.get("aggregate_name") == "median"))' "$1"
 }
+median_ms() { median_of real_time; }
 echo "OpenBLAS kernel: $kernel; $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores"
 echo
 echo "| batch | threads | claimcheck, libtorch engine | claimcheck, blas engine | reference (median of 30 steps) | ratio libtorch / blas |"
 echo "| --- | --- | --- | --- | --- | --- |"
-ours() {  # $1 benchmark name, $2 batch, $3 BLAS threads -> median ms
-  CLAIMCHECK_TORCH_THREADS=1 CLAIMCHECK_BLAS_THREADS=$3 "$bench" --benchmark_filter="^$1/$2/" \
-    --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_format=json 2>/dev/null | median_ms
+run_bench() {  # $1 filter, $2 BLAS threads -> Google Benchmark JSON, medians of 3
+  CLAIMCHECK_TORCH_THREADS=1 CLAIMCHECK_BLAS_THREADS=$2 "$bench" --benchmark_filter="$1" \
+    --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_format=json 2>/dev/null
 }
+ours() { run_bench "^$1/$2/" "$3" | median_ms; }  # $1 benchmark name, $2 batch, $3 BLAS threads -> median ms
 for cfg in "128 1 1" "512 2 2"; do
   read -r batch threads blas <<< "$cfg"
   lt=$(ours BM_TrainStep "$batch" "$blas")
@@ -36,3 +38,13 @@ for cfg in "128 1 1" "512 2 2"; do
   ratios=$(python3 -c "print(f'{$ref / $lt:.2f}x / {$ref / $fast:.2f}x')")
   printf '| %s | %s | %.1f ms | %.1f ms | %s ms | %s |\n' "$batch" "$threads" "$lt" "$fast" "$ref" "$ratios"
 done
+
+# The roofline, the same minutes: one core's sgemm rate on a large square product, against the
+# blas step's own FLOP count (bench/bench_train.cpp) at batch 128 on one thread.
+sgemm=$(run_bench '^BM_Sgemm/1024' 1 | median_of GFLOP/s)
+step=$(run_bench '^BM_TrainStepBlas/128/' 1 | median_of GFLOP/s)
+echo
+python3 -c "
+sgemm, step = $sgemm, $step
+print(f'Roofline: BM_Sgemm/1024 on one thread {sgemm:.0f} GFLOP/s; the batch-128 blas step {step:.0f} GFLOP/s '
+      f'of its own FLOP count: {sgemm / step:.2f}x its roofline')"
