@@ -10,6 +10,12 @@
 
 #include "util/error.h"
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CC_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define CC_VECTOR_CLONES
+#endif
+
 namespace cc::model {
 namespace {
 
@@ -125,6 +131,7 @@ void BlasTransformer::prepare(const float* w, int64_t T) {
 //   z2 = Σ_t p_t v2_t = xbar W_V + zbar (W_O1 W_V),  xbar = Σ_t p_t x_t,  zbar = Σ_t p_t z1_t.
 // Per sequence that is O(T·D + D·E) instead of the O(T·HE·2HE) of materialising k2 and v2, the
 // largest term of the libtorch training path.
+CC_VECTOR_CLONES
 void BlasTransformer::forward(const float* w, const int64_t* tokens, int64_t B, int64_t T, float* logits) {
   if (T < 1 || T > cfg_.n_ctx) throw Error("sequence length " + std::to_string(T) + " is outside [1, n_ctx]");
   for (int64_t i = 0; i < B * T; ++i)
@@ -216,6 +223,7 @@ void BlasTransformer::forward(const float* w, const int64_t* tokens, int64_t B, 
   std::memcpy(logits, logits_.data(), sizeof(float) * static_cast<size_t>(B * Vo_));
 }
 
+CC_VECTOR_CLONES
 double BlasTransformer::backward(const float* w, const int64_t* targets, float* grad) {
   const int64_t B = B_, T = T_, W3 = 3 * HE_, HD = H_ * D_, HHE = H_ * HE_;
   if (B == 0) throw Error("BlasTransformer::backward before forward");
@@ -400,6 +408,12 @@ void BlasTransformer::logits(const float* w, const int64_t* tokens, int64_t N, i
   }
 }
 
+// Built twice, for the x86-64 baseline (SSE2, 4 lanes) and for AVX2 (8 lanes), chosen when the
+// program loads (GCC's function multi-versioning), so the binary runs on any x86-64. Every operation
+// here is elementwise and correctly rounded (no FMA: AVX2 alone does not enable it, and sqrt and
+// division are exact in IEEE arithmetic at any width), so both builds give the same bits.
+// Vectorising sqrt needs -fno-math-errno (set for this file in lib/model/CMakeLists.txt).
+CC_VECTOR_CLONES
 void adamw_step(const AdamWConfig& c, int64_t step, int64_t n, float* w, const float* grad, float* exp_avg,
                 float* exp_avg_sq) {
   // torch::optim::AdamW (1.13): p *= 1 − lr·wd; m = β1 m + (1−β1) g; v = β2 v + (1−β2) g²;
