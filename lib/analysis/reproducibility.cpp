@@ -135,24 +135,18 @@ Measurement integrity(const MeasureInput& in) {
 }  // namespace
 
 void register_reproducibility(Registry& r) {
+  // R2's and R3's kinds take no parameters.
+  r.add(MeasurementKind("retrain_max_abs_diff", Statistic::Scalar, retrain,
+                        "max |w - w_ckpt| after retraining the checkpoint's config and seed from scratch to its step"));
+  r.add(MeasurementKind("fixture_integrity", Statistic::Scalar, integrity,
+                        "problems in the fixtures tree holding the checkpoint: files missing, changed or unlisted in "
+                        "MANIFEST.sha256, or differing from their run.json"));
   MeasurementKind twice(
       "train_twice_max_abs_diff", Statistic::Scalar, train_twice,
       "max |w1 - w2| after training the checkpoint's config and seed for `steps` steps twice in one process");
   twice.parse_params = steps_param;
   twice.params_doc = "steps (default 500)";
   r.add(std::move(twice));
-
-  // The other two take no parameters (the defaults) and give a scalar.
-  MeasurementKind retrained(
-      "retrain_max_abs_diff", Statistic::Scalar, retrain,
-      "max |w - w_ckpt| after retraining the checkpoint's config and seed from scratch to its step");
-  r.add(std::move(retrained));
-
-  MeasurementKind fixtures(
-      "fixture_integrity", Statistic::Scalar, integrity,
-      "problems in the fixtures tree holding the checkpoint: files missing, changed or unlisted in MANIFEST.sha256, "
-      "or differing from their run.json");
-  r.add(std::move(fixtures));
 }
 
 }  // namespace cc::analysis
