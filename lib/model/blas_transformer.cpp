@@ -27,6 +27,10 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const 
               c, static_cast<int>(ldc));
 }
 
+void resize_all(std::initializer_list<std::vector<float>*> buffers, int64_t n) {
+  for (std::vector<float>* v : buffers) v->resize(static_cast<size_t>(n));
+}
+
 // In place over x[0, n): softmax.
 void softmax(float* x, int64_t n) {
   float mx = -std::numeric_limits<float>::infinity();
@@ -63,37 +67,49 @@ BlasTransformer::BlasTransformer(const ModelConfig& cfg)
     throw Error("the blas engine knows the activations relu and gelu, not '" + cfg.activation + "'");
 }
 
+// The activations of a forward of B sequences of length T. Kept between calls and resized only when
+// the shape changes: fresh large blocks cost page faults and zero-fills that were measured to exceed
+// the arithmetic.
 void BlasTransformer::resize(int64_t B, int64_t T) {
   if (B == B_ && T == T_) return;
   B_ = B;
   T_ = T;
   tokens_.resize(static_cast<size_t>(B * T));
-  using Buffers = std::initializer_list<std::vector<float>*>;
-  auto size = [](Buffers buffers, int64_t n) {
-    for (std::vector<float>* v : buffers) v->resize(static_cast<size_t>(n));
-  };
-  // Each activation with the gradient of the same shape. The backward's scratch is allocated once
-  // per shape, not per step: fresh large blocks cost page faults and zero-fills that were measured to
-  // exceed the arithmetic.
-  size({&x_, &d_x_}, B * T * D_);
-  size({&qkv1_, &d_qkv1_}, B * T * 3 * HE_);
-  size({&p1_}, B * H_ * T * T);
-  size({&z1_, &d_z1_}, B * T * HE_);
-  size({&r1_, &d_r1_, &mid_, &r2_, &d_r2_}, B * D_);
-  size({&q2_, &d_q2_, &z2_, &d_z2_}, B * HE_);
-  size({&a2_, &d_a2_, &xbar_, &d_xbar_}, B * H_ * D_);
-  size({&c2_, &d_c2_, &zbar_, &d_zbar_}, B * H_ * HE_);
-  size({&p2_}, B * H_ * T);
-  size({&pre_, &post_, &d_post_}, B * M_);
-  size({&logits_, &d_logits_}, B * Vo_);
-  size({&d_s_}, T);
-  size({&d_p_}, T * T);
-  // Weight gradients.
-  size({&d_tab_e_}, V_ * 3 * HE_);
-  size({&d_tab_p_}, T * 3 * HE_);
-  size({&d_w_all_}, D_ * 3 * HE_);
-  size({&d_wq2_, &d_wv2_}, D_ * HE_);
-  size({&d_wokv_}, HE_ * HE_);
+  resize_all({&x_}, B * T * D_);
+  resize_all({&qkv1_}, B * T * 3 * HE_);
+  resize_all({&p1_}, B * H_ * T * T);
+  resize_all({&z1_}, B * T * HE_);
+  resize_all({&r1_, &mid_, &r2_}, B * D_);
+  resize_all({&q2_, &z2_}, B * HE_);
+  resize_all({&a2_, &xbar_}, B * H_ * D_);
+  resize_all({&c2_, &zbar_}, B * H_ * HE_);
+  resize_all({&p2_}, B * H_ * T);
+  resize_all({&pre_, &post_}, B * M_);
+  resize_all({&logits_}, B * Vo_);
+}
+
+// The backward's scratch for the last forward's shape: the gradients of the activations, the same
+// sizes, and of the weight products. Sized by the first backward after a change of shape, so a
+// forward-only user (evaluation) never allocates it.
+void BlasTransformer::resize_backward() {
+  if (B_ == grad_B_ && T_ == grad_T_) return;
+  const int64_t B = grad_B_ = B_, T = grad_T_ = T_;
+  resize_all({&d_x_}, B * T * D_);
+  resize_all({&d_qkv1_}, B * T * 3 * HE_);
+  resize_all({&d_z1_}, B * T * HE_);
+  resize_all({&d_r1_, &d_r2_}, B * D_);
+  resize_all({&d_q2_, &d_z2_}, B * HE_);
+  resize_all({&d_a2_, &d_xbar_}, B * H_ * D_);
+  resize_all({&d_c2_, &d_zbar_}, B * H_ * HE_);
+  resize_all({&d_post_}, B * M_);
+  resize_all({&d_logits_}, B * Vo_);
+  resize_all({&d_s_}, T);
+  resize_all({&d_p_}, T * T);
+  resize_all({&d_tab_e_}, V_ * 3 * HE_);
+  resize_all({&d_tab_p_}, T * 3 * HE_);
+  resize_all({&d_w_all_}, D_ * 3 * HE_);
+  resize_all({&d_wq2_, &d_wv2_}, D_ * HE_);
+  resize_all({&d_wokv_}, HE_ * HE_);
 }
 
 void BlasTransformer::prepare(const float* w, int64_t T) {
@@ -227,6 +243,7 @@ CC_VECTOR_CLONES
 double BlasTransformer::backward(const float* w, const int64_t* targets, float* grad) {
   const int64_t B = B_, T = T_, W3 = 3 * HE_, HD = H_ * D_, HHE = H_ * HE_;
   if (B == 0) throw Error("BlasTransformer::backward before forward");
+  resize_backward();
   const int iT = static_cast<int>(T), iD = static_cast<int>(D_), iHE = static_cast<int>(HE_);
   const float scale = 1.f / std::sqrt(static_cast<float>(E_));
   auto off = [&](const char* name) { return layout_.at(name).offset; };

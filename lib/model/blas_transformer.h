@@ -40,11 +40,13 @@ class BlasTransformer {
  private:
   void prepare(const float* w, int64_t T);  // the per-step weight products (tables, W_O1·W_V2)
   void resize(int64_t B, int64_t T);
+  void resize_backward();
 
   ModelConfig cfg_;
   ParamLayout layout_;
   int64_t D_, H_, E_, HE_, M_, V_, Vo_;
-  int64_t B_ = 0, T_ = 0;
+  int64_t B_ = 0, T_ = 0;            // the last forward's shape
+  int64_t grad_B_ = 0, grad_T_ = 0;  // the shape the backward's scratch is sized for
   // Weight products, recomputed by every forward.
   std::vector<float> w_all_;  // [D, 3HE]: W_Q1 | W_K1 | W_V1, heads side by side
   std::vector<float> tab_e_;  // [V, 3HE] = W_E · w_all

@@ -27,9 +27,8 @@ namespace {
 // Runs the training path (through the blas engine on the CPU: model/blas_bridge.h) over `examples`
 // in chunks; calls fn(logits [b, V], targets [b], offset).
 template <typename Fn>
-void for_each_chunk(const model::Transformer& model, const std::vector<task::Example>& examples, int batch, Fn fn) {
+void for_each_chunk(model::FastLogits& logits_of, const std::vector<task::Example>& examples, int batch, Fn fn) {
   torch::NoGradGuard no_grad;
-  model::FastLogits logits_of(model);
   for (size_t start = 0; start < examples.size(); start += static_cast<size_t>(batch)) {
     const size_t end = std::min(examples.size(), start + static_cast<size_t>(batch));
     std::vector<task::Example> chunk(examples.begin() + static_cast<std::ptrdiff_t>(start),
@@ -44,31 +43,46 @@ void for_each_chunk(const model::Transformer& model, const std::vector<task::Exa
 std::vector<uint8_t> correct_mask(const model::Transformer& model, const std::vector<task::Example>& examples,
                                   int batch) {
   std::vector<uint8_t> out(examples.size(), 0);
-  for_each_chunk(model, examples, batch, [&](const torch::Tensor& logits, const torch::Tensor& targets, size_t offset) {
-    auto ok = (logits.argmax(-1) == targets).to(torch::kUInt8).contiguous();
-    std::memcpy(out.data() + offset, ok.data_ptr<uint8_t>(), static_cast<size_t>(ok.numel()));
-  });
+  model::FastLogits logits_of(model);
+  for_each_chunk(logits_of, examples, batch,
+                 [&](const torch::Tensor& logits, const torch::Tensor& targets, size_t offset) {
+                   auto ok = (logits.argmax(-1) == targets).to(torch::kUInt8).contiguous();
+                   std::memcpy(out.data() + offset, ok.data_ptr<uint8_t>(), static_cast<size_t>(ok.numel()));
+                 });
   return out;
 }
 
-SetResult evaluate_set(const model::Transformer& model, const task::EvalSet& set, int batch) {
+namespace {
+
+// One set through `logits_of`, which evaluate() shares across its sets: the engine's buffers are
+// then allocated once per evaluation, not once per set.
+SetResult evaluate_with(model::FastLogits& logits_of, const task::EvalSet& set, int batch) {
   SetResult r;
   r.name = set.name;
   r.n = static_cast<int64_t>(set.examples.size());
   double loss_sum = 0.0;
-  for_each_chunk(model, set.examples, batch, [&](const torch::Tensor& logits, const torch::Tensor& targets, size_t) {
-    r.correct += (logits.argmax(-1) == targets).sum().item<int64_t>();
-    loss_sum += torch::nn::functional::cross_entropy(
-                    logits, targets, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-                    .item<double>();
-  });
+  for_each_chunk(
+      logits_of, set.examples, batch, [&](const torch::Tensor& logits, const torch::Tensor& targets, size_t) {
+        r.correct += (logits.argmax(-1) == targets).sum().item<int64_t>();
+        loss_sum += torch::nn::functional::cross_entropy(
+                        logits, targets, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+                        .item<double>();
+      });
   r.loss = r.n > 0 ? loss_sum / static_cast<double>(r.n) : 0.0;
   return r;
 }
 
+}  // namespace
+
+SetResult evaluate_set(const model::Transformer& model, const task::EvalSet& set, int batch) {
+  model::FastLogits logits_of(model);
+  return evaluate_with(logits_of, set, batch);
+}
+
 std::vector<SetResult> evaluate(const model::Transformer& model, const std::vector<task::EvalSet>& sets, int batch) {
+  model::FastLogits logits_of(model);
   std::vector<SetResult> out;
-  for (const auto& s : sets) out.push_back(evaluate_set(model, s, batch));
+  for (const auto& s : sets) out.push_back(evaluate_with(logits_of, s, batch));
   return out;
 }
 
