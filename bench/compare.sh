@@ -5,6 +5,9 @@
 # threads; the reference with 2 threads). Stop any training first. Prints a markdown table.
 #   bench/compare.sh                 # OpenBLAS as the environment sets it (OPENBLAS_CORETYPE, ...)
 #   bench/compare.sh --openblas-own  # both sides with OpenBLAS choosing its own kernel
+#   bench/compare.sh --all           # then the other rows of perf.md's targets: `verify claims
+#                                    # --budget fixture` timed, and ci/time-run (a 30000-step run
+#                                    # against its roofline, ~5 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bench=build/release/bench/claimcheck_bench
@@ -12,7 +15,10 @@ bench=build/release/bench/claimcheck_bench
 /usr/bin/python3 -c 'import torch' 2>/dev/null ||
   { echo "bench/compare.sh: the reference needs Debian's python3-torch (apt-get install python3-torch)" >&2; exit 1; }
 kernel="as the environment sets it (OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset})"
-if [ "${1:-}" = --openblas-own ]; then
+all=0
+if [ "${1:-}" = --all ]; then
+  all=1
+elif [ "${1:-}" = --openblas-own ]; then
   unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
   kernel="OpenBLAS's own choice"
 fi
@@ -48,3 +54,11 @@ python3 -c "
 sgemm, step = $sgemm, $step
 print(f'Roofline: BM_Sgemm/1024 on one thread {sgemm:.0f} GFLOP/s; the batch-128 blas step {step:.0f} GFLOP/s '
       f'of its own FLOP count: {sgemm / step:.2f}x its roofline')"
+[ "$all" = 1 ] || exit 0
+
+echo
+report=$(mktemp -d "${TMPDIR:-/tmp}/claimcheck-compare.XXXXXX")
+trap 'rm -rf "$report"' EXIT
+build/release/app/claimcheck verify claims --budget fixture --baseline claims/expected.json --report "$report" |
+  grep -E '^measured [0-9]+ claim' | sed 's/^/verify claims --budget fixture: /'
+ci/time-run

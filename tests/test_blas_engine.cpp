@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
+#include <cstring>
+
 #include "model/blas_bridge.h"
 #include "model/transformer.h"
 #include "task/eval_sets.h"
@@ -91,6 +94,40 @@ TEST(BlasEngineStep, AdamWMatchesTorchOptimAdamW) {
   }
   auto ours = torch::from_blob(w.data(), {1000}, torch::kFloat32);
   EXPECT_LT(max_abs(ours - p.detach()), 1e-6);
+}
+
+// adamw_step is built for the x86-64 baseline and for AVX2 and vectorised (blas_transformer.cpp): on
+// any CPU its bits must be those of the formula applied one element at a time in IEEE float. An odd
+// length leaves a scalar tail after the vector loop; a fused multiply-add anywhere would differ.
+TEST(BlasEngineStep, AdamWHasTheBitsOfTheScalarFormulaAtAnyVectorWidth) {
+  const int64_t n = 1003;
+  const model::AdamWConfig c{1e-3, 0.9, 0.98, 1e-8, 2e-2};
+  std::vector<float> w(n), g(n), m(n, 0.f), v(n, 0.f);
+  for (int64_t i = 0; i < n; ++i) w[i] = std::sin(0.37f * static_cast<float>(i));
+  std::vector<float> w_ref = w, m_ref = m, v_ref = v;
+  for (int step = 1; step <= 5; ++step) {
+    for (int64_t i = 0; i < n; ++i) g[i] = std::cos(0.11f * static_cast<float>(i * step)) * 1e-2f;
+    model::adamw_step(c, step, n, w.data(), g.data(), m.data(), v.data());
+    const float decay = static_cast<float>(1.0 - c.lr * c.weight_decay);
+    const float step_size = static_cast<float>(c.lr / (1.0 - std::pow(c.beta1, static_cast<double>(step))));
+    const float sqrt_bc2 = static_cast<float>(std::sqrt(1.0 - std::pow(c.beta2, static_cast<double>(step))));
+    for (int64_t i = 0; i < n; ++i) {
+      float t;  // one operation at a time, in the library's order
+      w_ref[i] *= decay;
+      t = static_cast<float>(c.beta1) * m_ref[i];
+      m_ref[i] = t + static_cast<float>(1.0 - c.beta1) * g[i];
+      t = static_cast<float>(1.0 - c.beta2) * g[i];
+      t = t * g[i];
+      v_ref[i] = static_cast<float>(c.beta2) * v_ref[i] + t;
+      t = std::sqrt(v_ref[i]) / sqrt_bc2;
+      t = t + static_cast<float>(c.eps);
+      t = step_size * m_ref[i] / t;
+      w_ref[i] -= t;
+    }
+  }
+  EXPECT_EQ(0, std::memcmp(w.data(), w_ref.data(), sizeof(float) * n));
+  EXPECT_EQ(0, std::memcmp(m.data(), m_ref.data(), sizeof(float) * n));
+  EXPECT_EQ(0, std::memcmp(v.data(), v_ref.data(), sizeof(float) * n));
 }
 
 // Clipping the flat gradient equals torch::nn::utils::clip_grad_norm_ over the parameter tensors.
