@@ -65,19 +65,17 @@ struct MeasurementKind {
   using SweepMeasure = std::function<Measurement(const SweepMeasureInput&)>;
   using TheoryMeasure = std::function<Measurement(const TheoryMeasureInput&)>;
   MeasurementKind(std::string kind_name, Statistic stat, CheckpointMeasure m, std::string what)
-      : name(std::move(kind_name)), description(std::move(what)), statistic(stat), measure(std::move(m)) {}
+      : MeasurementKind(std::move(kind_name), stat, Subject::Checkpoint, std::move(what)) {
+    measure = std::move(m);
+  }
   MeasurementKind(std::string kind_name, Statistic stat, SweepMeasure m, std::string what)
-      : name(std::move(kind_name)),
-        description(std::move(what)),
-        statistic(stat),
-        subject(Subject::Sweep),
-        measure_sweep(std::move(m)) {}
+      : MeasurementKind(std::move(kind_name), stat, Subject::Sweep, std::move(what)) {
+    measure_sweep = std::move(m);
+  }
   MeasurementKind(std::string kind_name, Statistic stat, TheoryMeasure m, std::string what)
-      : name(std::move(kind_name)),
-        description(std::move(what)),
-        statistic(stat),
-        subject(Subject::Theory),
-        measure_theory(std::move(m)) {}
+      : MeasurementKind(std::move(kind_name), stat, Subject::Theory, std::move(what)) {
+    measure_theory = std::move(m);
+  }
 
   std::string name;
   std::string description;
@@ -93,6 +91,10 @@ struct MeasurementKind {
   std::string theory;            // Subject::Theory: the model's name, as the claim's subject names it
   TheoryMeasure measure_theory;  // Subject::Theory
   std::vector<HookRead> reads;   // what the kind reads through MeasureInput::activations, for any parameters
+
+ private:
+  MeasurementKind(std::string kind_name, Statistic stat, Subject kind_subject, std::string what)
+      : name(std::move(kind_name)), description(std::move(what)), statistic(stat), subject(kind_subject) {}
 };
 
 class Registry;
