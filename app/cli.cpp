@@ -53,7 +53,12 @@ std::vector<uint64_t> parse_seed_list(const std::string& text) {
       size_t used = 0;
       const long long v = std::stoll(item, &used);
       if (used != item.size() || v < 0 || v > kMaxSeed || out.size() == kMaxSeedList) throw std::invalid_argument(item);
+      if (std::find(out.begin(), out.end(), static_cast<uint64_t>(v)) != out.end())
+        throw Error("--seeds '" + text.substr(0, 80) + (text.size() > 80 ? "...'" : "'") + ": seed " + item +
+                    " is listed twice (each seed is one run)");
       out.push_back(static_cast<uint64_t>(v));
+    } catch (const Error&) {
+      throw;
     } catch (const std::exception&) {
       throw Error("--seeds '" + text.substr(0, 80) + (text.size() > 80 ? "...'" : "'") +
                   ": expected a comma-separated list of at most " + std::to_string(kMaxSeedList) + " seeds in [0, " +

@@ -23,6 +23,7 @@
 #include "util/file_io.h"
 #include "util/fixture_manifest.h"
 #include "util/platform.h"
+#include "util/json_input.h"
 
 namespace cc::app {
 namespace fs = std::filesystem;
@@ -76,7 +77,7 @@ int recreate(const std::string& dir, const std::string& run, uint64_t seed, int6
   const fs::path manifest = fixture / "run.json";
   const nlohmann::json meta =
       fs::exists(manifest)
-          ? nlohmann::json::parse(read_regular_file(manifest.string(), kMaxJsonBytes, "run.json"), nullptr, false)
+          ? parse_json(read_regular_file(manifest.string(), kMaxJsonBytes, "run.json"), manifest.string(), false)
           : nlohmann::json();
   if (!fs::exists(manifest) || meta.is_discarded() || !meta.contains("recreate") || !meta["recreate"].is_string())
     throw Error(manifest.string() + ": missing, unreadable, or without a \"recreate\" command");
@@ -102,10 +103,8 @@ int recreate(const std::string& dir, const std::string& run, uint64_t seed, int6
   // The thread setup the fixture was trained with: BLAS summation order depends on it.
   const auto first = train::list_checkpoints(fixture.string());
   if (first.empty()) throw Error(fixture.string() + ": no checkpoints");
-  nlohmann::json side = nlohmann::json::parse(
-      read_regular_file(train::sidecar_path(train::checkpoint_path(fixture.string(), first.front())), kMaxJsonBytes,
-                        "sidecar"),
-      nullptr, false);
+  const std::string first_sidecar = train::sidecar_path(train::checkpoint_path(fixture.string(), first.front()));
+  nlohmann::json side = parse_json(read_regular_file(first_sidecar, kMaxJsonBytes, "sidecar"), first_sidecar, false);
   if (side.is_discarded()) throw Error(fixture.string() + ": the first checkpoint's sidecar is unreadable");
   // The kernels it was trained with: OpenBLAS's summation order depends on them (util/platform.h).
   // pin_platform re-executes this command with them when they are not this process's already.

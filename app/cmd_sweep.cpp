@@ -20,6 +20,8 @@
 #include "util/error.h"
 
 namespace cc::app {
+
+constexpr int kMaxSweepJobs = 256;
 namespace {
 
 const char* outcome_text(sweep::PointOutcome o) {
@@ -94,7 +96,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (verb != "plan" && verb != "run" && verb != "collect")
     throw po::error("unknown sweep verb '" + verb + "' (plan, run or collect)");
   if (vm.count("shard") && vm.count("point")) throw po::error("--shard and --point exclude each other");
-  if (vm.count("jobs") && jobs < 1) throw po::error("--jobs must be >= 1");
+  // Each job is a process with its own libtorch (~150 MB): more than a few per core only thrashes.
+  if (vm.count("jobs") && (jobs < 1 || jobs > kMaxSweepJobs))
+    throw po::error("--jobs must be in [1, " + std::to_string(kMaxSweepJobs) + "]");
   if (vm.count("ensemble") && ensemble < 1) throw po::error("--ensemble must be >= 1");
   if (vm.count("ensemble") && (vm.count("point") || vm.count("jobs")))
     throw po::error("--ensemble trains in this process: it excludes --point and --jobs");

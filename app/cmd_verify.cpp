@@ -230,9 +230,11 @@ int cmd_verify(const std::vector<std::string>& args) {
     report::mark_expected(rep, baseline);
     rep["baseline"] = {{"file", baseline_file}, {"platform", platform}, {"changes", report::changes_json(changes)}};
   }
-  report::write_reports(report_dir, rep);
+  // The verdicts reach the terminal first: a report that cannot be written (a full disk) must not
+  // also hide what was measured.
   std::cout << report::changes_lines(changes);  // the changed rows first
-  std::cout << report::summary_lines(rep);
+  std::cout << report::summary_lines(rep) << std::flush;
+  report::write_reports(report_dir, rep);
   const auto st = activations.stats();
   std::ostringstream timing;
   timing << "measured " << eo.jobs << " claim(s) at a time; test-set forwards: " << st.forwards << " run, " << st.hits

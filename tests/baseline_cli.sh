@@ -39,4 +39,23 @@ out=$("$CC" diff claims/expected.json "$W/report/report.json" 2>&1); rc=$?
 if [ "$rc" -eq 3 ] && grep -q "| G1new | \*\*added\*\*" <<<"$out"; then echo "ok   diff: exit 3, the added row"; else echo "FAIL diff: exit $rc"; echo "$out"; fail=1; fi
 out=$("$CC" diff claims/expected.json claims/expected.json 2>&1); rc=$?
 if [ "$rc" -eq 0 ] && grep -qx "none" <<<"$out"; then echo "ok   diff with itself: none"; else echo "FAIL diff with itself: exit $rc"; echo "$out"; fail=1; fi
+# A baseline that would hide a change is refused before anything is measured, naming the entry:
+# a huge or negative tolerance, an unknown format, a claim listed twice.
+badb() {  # NAME REGEX PYTHON-EDIT (of the dict b)
+  python3 - "$W/$1.json" "$3" <<'PY'
+import json, sys
+b = json.load(open("claims/expected.json"))
+exec(sys.argv[2])
+json.dump(b, open(sys.argv[1], "w"))
+PY
+  local out rc
+  out=$("$CC" verify "$G1" --runs claims/runs.yaml --baseline "$W/$1.json" --report "$W/report" 2>&1); rc=$?
+  if [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || ! grep -Eq "$2" <<<"$out"; then
+    echo "FAIL $1: exit $rc, looking for: $2"; echo "$out" | tail -3; fail=1
+  else echo "ok   $1: exit $rc: $(grep -Eo "$2.*" <<<"$out" | head -1 | cut -c1-120)"; fi
+}
+badb huge_tolerance "tolerance.cpu.scalar_rel = 1000000000.0: must be a number in \[0, 0.01\]" 'b["tolerance"]["cpu"]["scalar_rel"] = 1e9'
+badb negative_tolerance "tolerance.cpu.scalar_abs = -0.1: must be a number" 'b["tolerance"]["cpu"]["scalar_abs"] = -0.1'
+badb unknown_format 'unknown "format" "claimcheck-baseline/9"' 'b["format"] = "claimcheck-baseline/9"'
+badb duplicate_id 'claim "G1" is listed twice' 'b["claims"].append(next(c for c in b["claims"] if c["id"] == "G1"))'
 exit $fail

@@ -18,9 +18,19 @@ files = {
     "two_docs": g1 + "---\nid: X2\n",
     "tag": g1.replace("threshold: 0.98", "threshold: !!str 0.98", 1),
     "bigint": g1.replace("min_seeds: 3", "min_seeds: 1000000000000", 1),
+    "dup_seeds": g1.replace("seeds: all", "seeds: [2, 2, 2]", 1),
+    "empty_seeds": g1.replace("seeds: all", "seeds: []", 1),
+    # YAML's \N escape is U+0085, a C1 control character: refused like any other.
+    "yaml_next_line": g1.replace("title: 0-var test accuracy is above 98%", 'title: "\\N0-var test accuracy"', 1),
 }
 for name, text in files.items():
     open(f"{w}/{name}.yaml", "w").write(text)
+# §7 theory claims within every parameter's range, but past the work caps.
+t1a = open(sys.argv[1].replace("s4_generalization/G1.yaml", "s7_theory/T1a.yaml")).read()
+open(f"{w}/theory_batch.yaml", "w").write(t1a.replace("samples: 32768", "samples: 1048576", 1))
+open(f"{w}/theory_seeds.yaml", "w").write(t1a.replace("seeds: [0]", "seeds: [0, 1, 2, 3, 4, 5, 6, 7, 8]", 1))
+# A raw 0xFF byte in the title: not UTF-8, so nothing a report could carry.
+open(f"{w}/bad_utf8.yaml", "wb").write(g1.encode().replace(b"title: 0-var", b"title: \xff0-var", 1))
 PY
 expect() {  # FILE REGEX
   local out rc rss
@@ -39,4 +49,10 @@ expect laughs "laughs.yaml:[0-9]+:[0-9]+: the document expands to more than 1000
 expect two_docs "two_docs.yaml:27:1: a second YAML document" || fail=1
 expect tag "tag.yaml:21:14: explicit YAML tag '!!str' is not accepted" || fail=1
 expect bigint "bigint.yaml:23:14: field 'expect.min_seeds': 1000000000000 is outside \[1, 1000\]" || fail=1
+expect dup_seeds "dup_seeds.yaml:[0-9]+:[0-9]+: field 'subject.seeds': seed 2 is listed twice" || fail=1
+expect empty_seeds "empty_seeds.yaml:[0-9]+:[0-9]+: field 'subject.seeds': an empty list" || fail=1
+expect bad_utf8 "bad_utf8.yaml:[0-9]+:[0-9]+: this value is not valid UTF-8 \(byte 1 is 0xFF\)" || fail=1
+expect yaml_next_line "yaml_next_line.yaml:[0-9]+:[0-9]+: this value (is not valid UTF-8|holds a control character)" || fail=1
+expect theory_batch "theory_batch.yaml:[0-9]+:[0-9]+: field 'measure.samples': one batch is [0-9.e+]+ token slots" || fail=1
+expect theory_seeds "theory_seeds.yaml:[0-9]+:[0-9]+: field 'subject.seeds': at most 8 Monte Carlo seeds" || fail=1
 exit $fail

@@ -78,4 +78,59 @@ fresh
 rm "$W/f/MANIFEST.sha256"
 check manifest_deleted "MANIFEST.sha256: missing" verify "$SRC/claims/s4_generalization/G1.yaml" --seeds 1
 check manifest_deleted.fixtures_verify "MANIFEST.sha256: missing" fverify
+# Deletions are errors, never "not available": a checkpoint, a seed's folder, a sweep summary
+# (these turned D2a FAIL -> PASS, 26 claims INCONCLUSIVE and G6 SKIPPED, each with exit 0).
+fresh
+rm "$W/f/default/seed2/step030000.safetensors"
+check deleted_checkpoint.verify_D2a "seed2/step030000.safetensors: missing \(listed in" verify "$SRC/claims/s6_dynamics/D2a.yaml"
+fresh
+rm -r "$W/f/default/seed1"
+check deleted_seed.verify_G1 "default/seed1/[a-z0-9.]+: missing \(listed in" verify "$SRC/claims/s4_generalization/G1.yaml"
+fresh
+rm "$W/f/sweeps/pair_fraction/summary.jsonl"
+check deleted_summary.verify_G6 "pair_fraction/summary.jsonl: missing \(listed in" verify "$SRC/claims/s4_sweeps/G6.yaml"
+
+# Consistent re-hashing (MANIFEST.sha256, run.json and sidecars rewritten to match) is caught where
+# a second record exists: the sweep's own manifest.json, the folder a checkpoint stands in, finite
+# weights. rehash FILE...: rewrites each file's MANIFEST.sha256 line and its run.json entry.
+rehash() {
+  python3 - "$W/f" "$@" <<'PY'
+import hashlib, json, os, sys
+root, files = sys.argv[1], sys.argv[2:]
+h = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+lines = open(f"{root}/MANIFEST.sha256").read().splitlines()
+for f in files:
+    run = os.path.join(os.path.dirname(f), "run.json")
+    if os.path.exists(run) and os.path.basename(f) != "run.json":
+        r = json.load(open(run)); r["sha256"][os.path.basename(f)] = h(f)
+        os.remove(run); json.dump(r, open(run, "w"), indent=2); files.append(run)
+for f in files:
+    rel = os.path.relpath(f, root)
+    lines = [f"{h(f)}  {rel}" if l.split("  ", 1)[1] == rel else l for l in lines]
+os.remove(f"{root}/MANIFEST.sha256")
+open(f"{root}/MANIFEST.sha256", "w").write("\n".join(lines) + "\n")
+PY
+}
+fresh
+S=$W/f/sweeps/pair_fraction/summary.jsonl
+own "$S" && sed -i '1s/"correct":[0-9]*/"correct":3000/' "$S" && rehash "$S"
+check rehashed_summary.verify_G6 "summary.jsonl: sha256 [0-9a-f]+ differs from the summary_sha256" verify "$SRC/claims/s4_sweeps/G6.yaml"
+fresh
+D=$W/f/default
+for f in step030000.safetensors step030000.json; do rm "$D/seed0/$f"; cp "$D/seed2/$f" "$D/seed0/$f"; done
+rehash "$D/seed0/step030000.safetensors" "$D/seed0/step030000.json"
+check other_seeds_checkpoint.verify_G1 "seed0/step030000.safetensors: its sidecar says seed 2, but it stands in the folder of seed 0" verify "$SRC/claims/s4_generalization/G1.yaml" --seeds 0
+fresh
+own "$D/seed0/step030000.safetensors" && own "$D/seed0/step030000.json"
+python3 - "$D/seed0/step030000.safetensors" "$D/seed0/step030000.json" <<'PY'
+import hashlib, json, struct, sys
+w, side = sys.argv[1], sys.argv[2]
+b = bytearray(open(w, "rb").read())
+n = struct.unpack("<Q", b[:8])[0]
+b[8 + n:8 + n + 4] = struct.pack("<f", float("nan"))   # the first weight of the first tensor
+open(w, "wb").write(b)
+s = json.load(open(side)); s["sha256"] = hashlib.sha256(b).hexdigest(); json.dump(s, open(side, "w"), indent=2)
+PY
+rehash "$D/seed0/step030000.safetensors" "$D/seed0/step030000.json"
+check nan_weights.verify_G1 "step030000.safetensors: tensor '[a-z_.A-Z0-9]+' holds 1 non-finite value" verify "$SRC/claims/s4_generalization/G1.yaml" --seeds 0
 exit $fail

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "util/error.h"
+#include "util/json_input.h"
 #include "util/safetensors.h"
 
 using namespace cc;
@@ -121,4 +122,21 @@ TEST(Safetensors, NumbersMustBeIntegersInRange) {
             std::string::npos);
   EXPECT_NE(header_error(R"({"a":[1,2]})").find("not an object"), std::string::npos);
   EXPECT_EQ(header_error(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 8), "");
+}
+
+// JSON read from files is parsed with a nesting limit: 15 MB of brackets would otherwise build one
+// heap node per bracket (1.3 GB), inside every size cap.
+TEST(JsonInput, NestingPastTheLimitIsAnErrorNamingTheInput) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  try {
+    parse_json(deep, "nested.json");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("nested.json: JSON nested more than 64 levels deep"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(parse_json(deep, "nested.json", /*allow_exceptions=*/false), Error);
+  const std::string ok = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_TRUE(parse_json(ok, "ok.json").is_array());
+  EXPECT_TRUE(parse_json("{\"a\": [1, 2", "cut.json", false).is_discarded());
 }

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,36 @@ namespace {
 using theory::Batch;
 using theory::Model;
 using theory::Sizes;
+
+// The work of one Monte Carlo seed, in one-hot token slots: sequences × T × (N + V + 3), summed over
+// the sizes (the gradient's samples plus `eval_size` test sequences). Capped so that no claim within
+// the ranges runs for minutes or past the memory bound: one batch (samples / batches sequences of
+// the largest size) at most kMaxBatchSlots, measured at ~250 MB of RSS for T1a's 4.85e6 (libtorch
+// itself ~100 MB), and one seed at most kMaxSeedSlots (~25 s here at T1a-grid's rate of 6.7e7 in 4 s).
+constexpr double kMaxBatchSlots = 5e6;
+constexpr double kMaxSeedSlots = 4e8;
+
+void check_work(ObjectReader& r, const nlohmann::json& p, int64_t eval_size) {
+  double per_sequence = 0, largest = 0;  // summed and largest T × (N + V + 3) over the sizes
+  for (const auto& s : p["sizes"]) {
+    const double slots = static_cast<double>(s[2].get<int64_t>() * (s[0].get<int64_t>() + s[1].get<int64_t>() + 3));
+    per_sequence += slots;
+    largest = std::max(largest, slots);
+  }
+  const double samples = static_cast<double>(p["samples"].get<int64_t>());
+  const double batch = samples / static_cast<double>(p["batches"].get<int64_t>()) * largest;
+  const double seed = (samples + static_cast<double>(eval_size)) * per_sequence;
+  std::ostringstream why;
+  if (batch > kMaxBatchSlots)
+    why << "one batch is " << batch
+        << " token slots (samples / batches × T × (N + V + 3) at the largest size); at most " << kMaxBatchSlots
+        << ": raise batches or lower samples";
+  else if (seed > kMaxSeedSlots)
+    why << "one seed is " << seed
+        << " token slots ((samples + eval_size) × T × (N + V + 3), summed over sizes); at most " << kMaxSeedSlots
+        << ": fewer samples or sizes";
+  if (!why.str().empty()) r.fail("samples", why.str());
+}
 
 nlohmann::json parse_common(ObjectReader& r) {
   nlohmann::json p;
@@ -57,6 +88,7 @@ nlohmann::json parse_common(ObjectReader& r) {
   p["samples"] = r.integer_in("samples", 32768, 256, 1 << 20);
   p["batches"] = r.integer_in("batches", 8, 2, 64);
   p["phi1"] = r.one_of("phi1", {"identity", "scrambled"}, "identity");
+  check_work(r, p, 0);
   return p;
 }
 
@@ -317,6 +349,7 @@ nlohmann::json parse_one_step(ObjectReader r) {
   nlohmann::json p = parse_common(r);
   p["value"] = r.one_of("value", {"assigned_attention", "accuracy"}, "assigned_attention");
   p["eval_size"] = r.integer_in("eval_size", 10000, 100, 1 << 20);
+  check_work(r, p, p["eval_size"].get<int64_t>());
   r.finish();
   return p;
 }

@@ -78,11 +78,16 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
   std::lock_guard<std::recursive_mutex> lock(mu_);
   for (const auto& dir : dirs(spec, seed)) {
     const std::string path = train::checkpoint_path(dir, step);
+    // A committed folder is checked whole before it is read or passed over: every file in it as
+    // fixtures/MANIFEST.sha256 lists it, and nothing unlisted beside them. A listed file that was
+    // deleted (or the whole folder) is an error here, never a checkpoint that "is not available".
+    if (guard_.covers(dir) && guard_.lists_under(dir)) guard_.require_dir(dir);
     if (fs::exists(path)) {
-      // Before anything of a committed folder is read (checkpoint, sidecar, metrics log): every file
-      // in it as fixtures/MANIFEST.sha256 lists it, and nothing unlisted beside them.
       if (guard_.covers(dir)) guard_.require_dir(dir);
       auto ck = load(path, spec);
+      if (ck->config.seed != seed)  // a checkpoint copied into another seed's folder
+        throw Error(path + ": its sidecar says seed " + std::to_string(ck->config.seed) +
+                    ", but it stands in the folder of seed " + std::to_string(seed));
       // The latest checkpoint read stands for the run (a negative control's step 0 must not hide it).
       auto& entry = provenance_[spec.name + "/seed" + std::to_string(seed)];
       if (entry.is_null() || entry.value("step", int64_t{-1}) <= step)

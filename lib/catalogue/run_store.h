@@ -48,6 +48,11 @@ class RunStore {
     std::lock_guard<std::recursive_mutex> lock(mu_);
     guard_.require_file(fixture_file);
   }
+  // Whether fixtures/MANIFEST.sha256 lists the file (then a missing one is an error, not "absent").
+  bool committed(const std::string& fixture_file) {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    return guard_.covers(fixture_file) && guard_.lists(fixture_file);
+  }
   // What runs.yaml says is committed but fixtures/ lacks: every seed of every run and of every
   // committed variant sweep (in its own folder or an equal-config run's), the summary of every
   // committed grid sweep. One line per missing folder or file.

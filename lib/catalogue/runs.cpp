@@ -1,5 +1,6 @@
 #include "catalogue/runs.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -80,6 +81,8 @@ Runs Runs::load(const std::string& path) {
     check_name(name, "run name", spec.where);
     for (int64_t s : r.integers("seeds", {0})) {
       if (s < 0 || s > (int64_t{1} << 32)) r.fail("seeds", "seeds must be in [0, 2^32]");
+      if (std::find(spec.seeds.begin(), spec.seeds.end(), static_cast<uint64_t>(s)) != spec.seeds.end())
+        r.fail("seeds", "seed " + std::to_string(s) + " is listed twice");
       spec.seeds.push_back(static_cast<uint64_t>(s));
     }
     if (spec.seeds.empty()) r.fail("seeds", "needs at least one seed");

@@ -8,6 +8,7 @@
 #include "util/error.h"
 #include "util/file_io.h"
 #include "util/json_number.h"
+#include "util/json_input.h"
 
 namespace cc::catalogue {
 
@@ -66,7 +67,7 @@ std::vector<PointResult> read_summary(const std::string& path) {
     ++n;
     if (line.empty()) continue;
     try {
-      out.push_back(PointResult::from_json(nlohmann::json::parse(line)));
+      out.push_back(PointResult::from_json(parse_json(line, "summary line")));
     } catch (const std::exception& e) {
       throw Error(SourcePos{path, n, 0}, e.what());
     }

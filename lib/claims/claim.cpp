@@ -152,15 +152,20 @@ const catalogue::RunSpec* read_subject(ObjectReader subject, const catalogue::Ru
     if (subject.string("seeds") != "all") subject.fail("seeds", "expected 'all' or a list of seeds");
     if (c.subject.is_theory()) subject.fail("seeds", "a theory claim lists its Monte Carlo seeds");
   } else {
+    // An empty list would silently mean every seed, and a repeated seed would count twice towards
+    // min_seeds and the mean: both are errors, not readings.
+    if (subject.has("seeds") && subject.raw("seeds").is_array() && subject.raw("seeds").empty())
+      subject.fail("seeds", "an empty list; omit the key (or write 'all') to use every seed of the " + owner);
     for (int64_t s : subject.integers("seeds", {})) {
-      if (c.subject.is_theory()) {
-        if (s < 0) subject.fail("seeds", "a seed is a non-negative integer");
-        if (std::find(c.seeds.begin(), c.seeds.end(), static_cast<uint64_t>(s)) != c.seeds.end())
-          subject.fail("seeds", "seed " + std::to_string(s) + " is listed twice");
-        c.seeds.push_back(static_cast<uint64_t>(s));
-        continue;
-      }
-      if (std::find(allowed_seeds->begin(), allowed_seeds->end(), static_cast<uint64_t>(s)) == allowed_seeds->end())
+      if (s < 0) subject.fail("seeds", "a seed is a non-negative integer");
+      // A theory claim's seeds are Monte Carlo repetitions, each a full computation (the kinds cap
+      // one seed's work): eight bound the claim's.
+      if (c.subject.is_theory() && c.seeds.size() == 8)
+        subject.fail("seeds", "at most 8 Monte Carlo seeds (each repeats the whole computation)");
+      if (std::find(c.seeds.begin(), c.seeds.end(), static_cast<uint64_t>(s)) != c.seeds.end())
+        subject.fail("seeds", "seed " + std::to_string(s) + " is listed twice");
+      if (!c.subject.is_theory() &&
+          std::find(allowed_seeds->begin(), allowed_seeds->end(), static_cast<uint64_t>(s)) == allowed_seeds->end())
         subject.fail("seeds", "seed " + std::to_string(s) + " is not a seed of " + owner);
       c.seeds.push_back(static_cast<uint64_t>(s));
     }

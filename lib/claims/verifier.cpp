@@ -13,6 +13,9 @@
 #include "catalogue/sweep_results.h"
 #include "train/metrics_log.h"
 #include "util/error.h"
+#include "util/file_io.h"
+#include "util/json_input.h"
+#include "util/sha256.h"
 
 namespace cc::claims {
 
@@ -175,11 +178,32 @@ std::vector<catalogue::PointResult> load_sweep_points(const catalogue::SweepSpec
                                                       std::string& why) {
   const std::string path = catalogue::summary_path(store.options().fixtures_dir + "/sweeps/" + sweep.name);
   if (!std::filesystem::exists(path)) {
+    if (store.committed(path))
+      throw Error(path + ": missing (listed in " + store.options().fixtures_dir + "/MANIFEST.sha256)");
     why = "sweep '" + sweep.name + "' has no collected results (" + path + "): run `claimcheck sweep run " +
           sweep.name + "`, then `claimcheck sweep collect " + sweep.name + "`";
     return {};
   }
   store.require_intact(path);  // a committed summary: as fixtures/MANIFEST.sha256 lists it
+  // The sweep's own manifest.json records the summary's sha256 when it was collected: a summary
+  // replaced (and the fixture manifest re-hashed to match) disagrees with it.
+  const std::string sweep_manifest = catalogue::manifest_path(std::filesystem::path(path).parent_path().string());
+  if (std::filesystem::exists(sweep_manifest)) {
+    store.require_intact(sweep_manifest);
+    nlohmann::json m;
+    try {
+      m = parse_json(read_regular_file(sweep_manifest, kMaxJsonBytes, "sweep manifest"), sweep_manifest);
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(sweep_manifest + ": not valid JSON: " + e.what());
+    }
+    const std::string recorded = m.contains("summary_sha256") && m["summary_sha256"].is_string()
+                                     ? m["summary_sha256"].get<std::string>()
+                                     : std::string();
+    const std::string actual = sha256_file(path);
+    if (recorded != actual)
+      throw Error(path + ": sha256 " + actual + " differs from the summary_sha256 that " + sweep_manifest +
+                  " recorded when it was collected (" + (recorded.empty() ? "none" : recorded) + ")");
+  }
   auto points = catalogue::read_summary(path);
   for (const auto& p : points) {
     if (p.index >= sweep.points.size() || sweep.points[p.index].config_hash != p.config_hash ||

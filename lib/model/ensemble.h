@@ -3,7 +3,7 @@
 // its TransformerLens name, and the training path runs as batched matmuls. On a CPU this saves
 // per-op overhead; on a GPU it is the main win, since one small model cannot fill the device.
 // Member k computes exactly what Transformer::forward_last computes for its own weights (up to
-// the summation order of bmm vs mm: tests check 1e-5).
+// the summation order of bmm vs mm: tests/test_sweep_ensemble.cpp bounds how far that moves training).
 #include <torch/types.h>
 
 #include <string>

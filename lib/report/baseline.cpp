@@ -10,6 +10,7 @@
 
 #include "util/error.h"
 #include "util/file_io.h"
+#include "util/json_input.h"
 
 namespace cc::report {
 namespace {
@@ -123,7 +124,7 @@ nlohmann::json baseline_from_report(const nlohmann::json& report, const nlohmann
     }
     claims.push_back(e);
   }
-  return {{"format", "claimcheck-baseline/1"},
+  return {{"format", kBaselineFormat},
           {"command", command},
           {"about",
            "Expected outcomes of every claim on the committed fixtures. `claimcheck verify --baseline` fails "
@@ -270,15 +271,45 @@ nlohmann::json default_tolerance() {
 }
 
 nlohmann::json read_outcomes(const std::string& path) {
-  nlohmann::json j =
-      nlohmann::json::parse(read_regular_file(path, kMaxJsonBytes, "report or baseline"), nullptr, false);
+  nlohmann::json j = parse_json(read_regular_file(path, kMaxJsonBytes, "report or baseline"), path, false);
   if (j.is_discarded()) throw Error(path + ": not valid JSON");
   if (!j.is_object() || !j.contains("claims") || !j["claims"].is_array())
     throw Error(path + ": has no \"claims\" list (expected a report.json or a baseline file)");
-  for (const auto& c : j["claims"])
+  // A baseline decides whether CI is green: every field it is read for is checked, so that a typo
+  // cannot hide a moved value (a huge or negative tolerance, a claim listed twice, a verdict
+  // nobody writes).
+  if (j.contains("format")) {
+    const auto& f = j["format"];
+    if (!f.is_string() || (f != kBaselineFormat && f != kReportFormat))
+      throw Error(path + ": unknown \"format\" " + f.dump() + " (this claimcheck reads " + kBaselineFormat + " and " +
+                  kReportFormat + ")");
+  }
+  static const std::set<std::string> kVerdicts = {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"};
+  std::set<std::string> ids;
+  for (const auto& c : j["claims"]) {
     if (!c.is_object() || !c.contains("id") || !c["id"].is_string() || !c.contains("verdict") ||
         !c["verdict"].is_string())
       throw Error(path + ": a claim entry without a string \"id\" and \"verdict\"");
+    if (!ids.insert(c["id"].get<std::string>()).second)
+      throw Error(path + ": claim \"" + c["id"].get<std::string>() + "\" is listed twice");
+    if (!kVerdicts.count(c["verdict"].get<std::string>()))
+      throw Error(path + ": claim \"" + c["id"].get<std::string>() + "\" has an unknown verdict \"" +
+                  c["verdict"].get<std::string>() + "\"");
+  }
+  if (j.contains("tolerance")) {
+    const auto& all = j["tolerance"];
+    if (!all.is_object()) throw Error(path + ": \"tolerance\" must be an object of devices");
+    for (const auto& [device, one] : all.items()) {
+      if (!one.is_object()) throw Error(path + ": tolerance." + device + " must be an object");
+      for (const auto& [key, v] : one.items()) {
+        const double cap = key == "scalar_rel" ? kMaxToleranceRel : key == "scalar_abs" ? kMaxToleranceAbs : -1;
+        if (cap < 0) throw Error(path + ": tolerance." + device + "." + key + ": unknown key (scalar_rel, scalar_abs)");
+        if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= cap))
+          throw Error(path + ": tolerance." + device + "." + key + " = " + v.dump() + ": must be a number in [0, " +
+                      nlohmann::json(cap).dump() + "] (a larger one would hide a moved value)");
+      }
+    }
+  }
   return j;
 }
 

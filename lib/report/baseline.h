@@ -71,6 +71,15 @@ void mark_expected(nlohmann::json& report, const nlohmann::json& baseline);
 nlohmann::json default_tolerance();
 
 // Reads a report.json or baseline file; throws cc::Error naming the file.
+// Checks what a baseline is read for: a known "format" if any, unique ids, known verdicts, and each
+// tolerance a number in [0, kMaxTolerance*]. Throws cc::Error naming the file and the entry.
 nlohmann::json read_outcomes(const std::string& path);
+
+constexpr const char* kBaselineFormat = "claimcheck-baseline/1";
+constexpr const char* kReportFormat = "claimcheck-report/1";
+// The largest tolerance a baseline may set: 1 % relative and 1e-3 absolute, ten times past the
+// loosest default (cuda, 1e-4 relative); beyond it a moved measurement would no longer show.
+constexpr double kMaxToleranceRel = 1e-2;
+constexpr double kMaxToleranceAbs = 1e-3;
 
 }  // namespace cc::report

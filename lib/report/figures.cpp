@@ -222,14 +222,23 @@ std::string gnuplot_script(const nlohmann::json& spec, const std::string& png_pa
 nlohmann::json render_figure(const std::string& dir, const std::string& rel, const nlohmann::json& spec) {
   nlohmann::json entry = {{"caption", text(spec, "title")}, {"paper_figure", text(spec, "paper_figure")}};
   try {
-    fs::create_directories(fs::path(dir + "/" + rel).parent_path());
-    const std::string script = gnuplot_script(spec, dir + "/" + rel);
-    FILE* gp = ::popen("gnuplot 2>&1", "w");
+    const std::string png = dir + "/" + rel, part = png + ".part";
+    fs::create_directories(fs::path(png).parent_path());
+    // gnuplot draws into PNG.part, renamed once complete: a full disk or a killed gnuplot leaves no
+    // truncated figure under the name the report links. Its own output never reaches the user's
+    // terminal (nor PNG bytes, whatever the path): a failure is reported in the figure's entry.
+    const std::string script = gnuplot_script(spec, part);
+    FILE* gp = ::popen("gnuplot >/dev/null 2>&1", "w");
     if (!gp) throw Error("cannot start gnuplot");
     std::fwrite(script.data(), 1, script.size(), gp);
     const int rc = ::pclose(gp);
-    if (rc != 0 || !fs::exists(dir + "/" + rel) || fs::file_size(dir + "/" + rel) == 0)
-      throw Error("gnuplot failed (exit status " + std::to_string(rc) + "; is gnuplot-nox installed?)");
+    std::error_code ec;
+    if (rc != 0 || !fs::exists(part) || fs::file_size(part, ec) == 0) {
+      fs::remove(part, ec);
+      throw Error("gnuplot failed (exit status " + std::to_string(rc) +
+                  "; is gnuplot-nox installed, is the disk full?)");
+    }
+    fs::rename(part, png);
     entry["file"] = rel;
   } catch (const std::exception& e) {
     entry["error"] = e.what();

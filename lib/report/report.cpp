@@ -86,6 +86,31 @@ bool is_proportion(const nlohmann::json& claim) {
 
 }  // namespace
 
+namespace {
+
+// Strings (values and keys) that are not valid UTF-8 get U+FFFD in place of the bad bytes; numbers,
+// infinities included, are left as they are.
+void replace_invalid_utf8(nlohmann::json& j) {
+  const auto fixed = [](const std::string& s) {
+    return nlohmann::json::parse(nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+        .get<std::string>();
+  };
+  if (j.is_string()) {
+    j = fixed(j.get_ref<const std::string&>());
+  } else if (j.is_array()) {
+    for (auto& x : j) replace_invalid_utf8(x);
+  } else if (j.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto& [k, v] : j.items()) {
+      replace_invalid_utf8(v);
+      out[fixed(k)] = std::move(v);
+    }
+    j = std::move(out);
+  }
+}
+
+}  // namespace
+
 nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, const ReportContext& ctx) {
   nlohmann::json j;
   j["title"] = ctx.title;
@@ -125,6 +150,10 @@ nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, cons
   if (ctx.store) j["provenance"] = ctx.store->provenance();
   if (!ctx.robustness.is_null()) j["robustness"] = ctx.robustness;
   if (!ctx.attribution.is_null()) j["attribution"] = ctx.attribution;
+  // Every string is UTF-8 from here on: a byte that is not (from a file read past its loader's
+  // checks, or an error message quoting one) becomes U+FFFD instead of aborting the report after
+  // every claim was measured.
+  replace_invalid_utf8(j);
   return j;
 }
 
@@ -367,6 +396,12 @@ std::string summary_lines(const nlohmann::json& rep) {
 }
 
 void check_report_dir(const std::string& dir) {
+  // The path reaches gnuplot's `set output '...'`, where a control character cannot stand (it would
+  // end the command): the figures would go elsewhere than the report links. No folder needs one.
+  for (const char ch : dir)
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
+      throw Error(
+          "--report: the path holds a control character (a newline, tab or escape); choose a plain folder name");
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw Error("--report " + dir + ": cannot create the report directory (" + ec.message() + ")");
@@ -380,6 +415,12 @@ void check_report_dir(const std::string& dir) {
 
 void write_reports(const std::string& dir, nlohmann::json rep) {
   check_report_dir(dir);
+  // A report folder used before keeps no figure of that run: figures/ holds this report's only.
+  std::error_code ec;
+  if (fs::is_directory(dir + "/figures"))
+    for (const auto& e : fs::directory_iterator(dir + "/figures", ec))
+      if (e.is_regular_file() && (e.path().extension() == ".png" || e.path().extension() == ".part"))
+        fs::remove(e.path(), ec);
   render_figures(dir, rep);
   if (rep.contains("attribution")) render_attribution_figures(dir, rep["attribution"]);
   write_file_atomic(dir + "/report.json", rep.dump(2) + "\n");

@@ -14,6 +14,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/file_io.h"
+#include "util/json_input.h"
 
 namespace cc::sweep {
 namespace fs = std::filesystem;
@@ -42,7 +43,7 @@ bool lock_is_held_elsewhere(const std::string& dir) {
 }
 
 nlohmann::json read_json(const std::string& path) {
-  nlohmann::json j = nlohmann::json::parse(read_regular_file(path, kMaxJsonBytes, "JSON file"), nullptr, false);
+  nlohmann::json j = parse_json(read_regular_file(path, kMaxJsonBytes, "JSON file"), path, false);
   if (j.is_discarded()) throw Error(path + ": not valid JSON");
   return j;
 }

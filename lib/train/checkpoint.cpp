@@ -15,6 +15,7 @@
 #include "util/json_number.h"
 #include "util/provenance.h"
 #include "util/safetensors.h"
+#include "util/json_input.h"
 #include "util/sha256.h"
 
 namespace cc::train {
@@ -34,6 +35,12 @@ torch::Tensor from_st(const std::string& path, const std::string& name, const St
   if (t.dtype != "F32") throw Error(path + ": tensor '" + name + "' has dtype " + t.dtype + ", expected F32");
   auto out = torch::empty(t.shape, torch::kFloat32);
   std::memcpy(out.data_ptr(), t.bytes.data(), t.bytes.size());
+  // A NaN or inf weight makes every measurement on the model meaningless (an all-NaN model still
+  // "scores" an accuracy, and a claim that it stays low would pass): refused here, named.
+  if (!torch::isfinite(out).all().item<bool>()) {
+    const int64_t bad = (~torch::isfinite(out)).sum().item<int64_t>();
+    throw Error(path + ": tensor '" + name + "' holds " + std::to_string(bad) + " non-finite value(s) (NaN or inf)");
+  }
   return out;
 }
 
@@ -99,7 +106,7 @@ Checkpoint load_checkpoint(const std::string& weights_path, const torch::Device&
   if (!std::filesystem::exists(side_path))
     throw Error(weights_path + ": missing sidecar " + side_path + " (config, seed, sha256)");
   try {
-    ck.sidecar = nlohmann::json::parse(read_regular_file(side_path, kMaxJsonBytes, "sidecar"));
+    ck.sidecar = parse_json(read_regular_file(side_path, kMaxJsonBytes, "sidecar"), side_path);
   } catch (const nlohmann::json::exception& e) {
     throw Error(side_path + ": sidecar is not valid JSON: " + e.what());
   }
@@ -208,7 +215,7 @@ int64_t find_resume_point(const std::string& dir, const RunConfig& cfg, bool res
   // Never mix runs: whatever is in dir must come from this exact config.
   const std::string first = checkpoint_path(dir, steps.front());
   nlohmann::json side =
-      nlohmann::json::parse(read_regular_file(sidecar_path(first), kMaxJsonBytes, "sidecar"), nullptr, false);
+      parse_json(read_regular_file(sidecar_path(first), kMaxJsonBytes, "sidecar"), sidecar_path(first), false);
   if (side.is_discarded() || side.value("config_hash", "") != cfg.weights_hash())
     throw Error(dir + ": holds checkpoints of a different run config (config_hash " +
                 (side.is_discarded() ? std::string("unreadable") : side.value("config_hash", "missing")) + " vs " +

@@ -11,6 +11,7 @@
 #include "util/error.h"
 #include "util/file_io.h"
 #include "util/json_number.h"
+#include "util/json_input.h"
 
 namespace cc::train {
 
@@ -90,7 +91,7 @@ std::vector<nlohmann::json> MetricsLog::parse(const std::string& text, const std
     if (line.empty()) continue;
     nlohmann::json rec;
     try {
-      rec = nlohmann::json::parse(line);
+      rec = parse_json(line, at.str() + ": metrics record");
     } catch (const nlohmann::json::exception& e) {
       throw Error(at, std::string("metrics record is not valid JSON: ") + e.what());
     }

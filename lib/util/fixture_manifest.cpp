@@ -9,6 +9,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/file_io.h"
+#include "util/json_input.h"
 #include "util/sha256.h"
 
 namespace cc {
@@ -65,8 +66,8 @@ ManifestCheck check_fixture_run(const std::string& run_dir) {
   ++out.runs;
   nlohmann::json run;
   try {
-    run = nlohmann::json::parse(read_regular_file(manifest.string(), kMaxJsonBytes, "run.json"), nullptr,
-                                /*allow_exceptions=*/false);
+    run = parse_json(read_regular_file(manifest.string(), kMaxJsonBytes, "run.json"), manifest.string(),
+                     /*allow_exceptions=*/false);
   } catch (const Error& e) {
     out.problems.push_back(e.what());
     return out;
@@ -189,6 +190,24 @@ const std::map<std::string, std::string>& FixtureGuard::manifest() {
     loaded_ = true;
   }
   return manifest_;
+}
+
+// Without a manifest nothing is committed (a checkout without fixtures); reading a fixture file
+// still needs one (require_file).
+bool FixtureGuard::lists(const std::string& path) {
+  const std::string rel = relative(path);
+  if (rel.empty() || !fs::exists(fs::path(root_) / kManifestName)) return false;
+  return manifest().count(rel) > 0;
+}
+
+bool FixtureGuard::lists_under(const std::string& dir) {
+  const std::string rel = relative(dir);
+  if (rel.empty() || !fs::exists(fs::path(root_) / kManifestName)) return false;
+  const std::string prefix = rel + "/";
+  const auto& m = manifest();
+  for (auto it = m.lower_bound(prefix); it != m.end() && it->first.rfind(prefix, 0) == 0; ++it)
+    if (it->first.find('/', prefix.size()) == std::string::npos) return true;
+  return false;
 }
 
 void FixtureGuard::require_file(const std::string& path) {

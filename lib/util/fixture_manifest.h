@@ -46,6 +46,10 @@ class FixtureGuard {
   const std::string& root() const { return root_; }
   // Whether `path` lies under the fixtures root (only those are checked).
   bool covers(const std::string& path) const;
+  // Whether the manifest lists `path`, or (lists_under) any file directly in folder `dir`: a
+  // committed file that is missing is then an error, never a fixture that was not committed.
+  bool lists(const std::string& path);
+  bool lists_under(const std::string& dir);
   // Every listed file in `dir` matches, no unlisted file is there, and something is listed.
   void require_dir(const std::string& dir);
   void require_file(const std::string& path);

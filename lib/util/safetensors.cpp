@@ -9,6 +9,7 @@
 
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/json_input.h"
 #include "util/file_io.h"
 #include "util/json_number.h"
 
@@ -81,7 +82,8 @@ StFile parse_safetensors(std::string_view data, const std::string& path) {
 
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(data.begin() + 8, data.begin() + 8 + static_cast<std::ptrdiff_t>(n));
+    header =
+        parse_json(std::string(data.begin() + 8, data.begin() + 8 + static_cast<std::ptrdiff_t>(n)), path + ": header");
   } catch (const nlohmann::json::exception& e) {
     throw bad(std::string("header is not valid JSON: ") + e.what());
   }

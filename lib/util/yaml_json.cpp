@@ -72,7 +72,36 @@ void check_tag(const YAML::Node& node, const std::string& file) {
 // and start another, an escape sequence could rewrite a terminal, a bidirectional override could
 // make a reviewer read other text than the program does. Refused here for every string; newline and
 // tab stay for prose fields (ObjectReader::prose), which never reach a figure.
+// Length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong forms, no surrogates,
+// nothing past U+10FFFF), or 0. Reports, JUnit and report.json are UTF-8: a stray 0xFF read here
+// would only fail when the report is written, after every claim was measured.
+size_t utf8_length(const std::string& s, size_t i) {
+  const auto b = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  const unsigned c = b(i);
+  const auto cont = [&](size_t k) { return (b(k) & 0xC0u) == 0x80u; };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(i + 1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    const unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    return b(i + 1) >= lo && b(i + 1) <= hi && cont(i + 2) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    return b(i + 1) >= lo && b(i + 1) <= hi && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  }
+  return 0;
+}
+
 void check_characters(const std::string& s, const SourcePos& at, const char* what) {
+  for (size_t i = 0, n = 0; i < s.size(); i += n) {
+    n = utf8_length(s, i);
+    if (n == 0) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "0x%02X", static_cast<unsigned char>(s[i]));
+      throw Error(at, std::string(what) + " is not valid UTF-8 (byte " + std::to_string(i + 1) + " is " + buf +
+                          "): claim and runs files are UTF-8 text");
+    }
+  }
   for (size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
     std::string name;
