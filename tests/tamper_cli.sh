@@ -90,6 +90,11 @@ fresh
 rm "$W/f/sweeps/pair_fraction/summary.jsonl"
 check deleted_summary.verify_G6 "pair_fraction/summary.jsonl: missing \(listed in" verify "$SRC/claims/s4_sweeps/G6.yaml"
 
+# A symlink loop in place of run.json is listed as a problem, not an "internal error" abort.
+fresh
+rm "$W/f/default/seed0/run.json" && ln -s run.json "$W/f/default/seed0/run.json"
+check symlink_loop.fixtures_verify "default/seed0/run.json: not a regular file" fverify
+
 # Consistent re-hashing (MANIFEST.sha256, run.json and sidecars rewritten to match) is caught where
 # a second record exists: the sweep's own manifest.json, the folder a checkpoint stands in, finite
 # weights. rehash FILE...: rewrites each file's MANIFEST.sha256 line and its run.json entry.

@@ -6,6 +6,7 @@
 #include "catalogue/layout.h"
 #include "train/trainer.h"
 #include "util/error.h"
+#include "util/file_io.h"
 
 namespace cc::catalogue {
 namespace fs = std::filesystem;
@@ -82,7 +83,7 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
     // fixtures/MANIFEST.sha256 lists it, and nothing unlisted beside them. A listed file that was
     // deleted (or the whole folder) is an error here, never a checkpoint that "is not available".
     if (guard_.covers(dir) && guard_.lists_under(dir)) guard_.require_dir(dir);
-    if (fs::exists(path)) {
+    if (path_present(path)) {
       if (guard_.covers(dir)) guard_.require_dir(dir);
       auto ck = load(path, spec);
       if (ck->config.seed != seed)  // a checkpoint copied into another seed's folder
@@ -133,7 +134,7 @@ std::vector<std::string> RunStore::missing_fixtures() const {
     for (uint64_t seed : spec.seeds) {
       const auto ds = dirs(spec, seed);
       const bool found = std::any_of(ds.begin(), ds.end(), [&](const std::string& d) {
-        return d.rfind(root, 0) == 0 && fs::exists(d + "/run.json");
+        return d.rfind(root, 0) == 0 && path_present(d + "/run.json");
       });
       if (!found)
         out.push_back(fixture_dir(spec, seed) + ": missing (runs.yaml commits run '" + name + "' seed " +
@@ -143,7 +144,7 @@ std::vector<std::string> RunStore::missing_fixtures() const {
   for (const auto& sweep : runs_.sweeps()) {
     if (!sweep.committed || !sweep.variants.empty()) continue;
     const std::string summary = root + "sweeps/" + sweep.name + "/summary.jsonl";
-    if (!fs::exists(summary)) out.push_back(summary + ": missing (runs.yaml commits sweep '" + sweep.name + "')");
+    if (!path_present(summary)) out.push_back(summary + ": missing (runs.yaml commits sweep '" + sweep.name + "')");
   }
   return out;
 }

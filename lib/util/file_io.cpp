@@ -7,10 +7,17 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "util/error.h"
 
 namespace cc {
+
+bool path_present(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(std::filesystem::symlink_status(path, ec));
+}
+
 namespace {
 
 // Closes the descriptor on every path out.

@@ -19,6 +19,11 @@ constexpr size_t kMaxCheckpointBytes = 64 << 20;  // safetensors (the model: 0.9
 // The whole file; cc::Error naming `path` and the problem ("what" names the kind of file).
 std::string read_regular_file(const std::string& path, size_t max_bytes, const std::string& what);
 
+// Whether anything stands at `path`, a symlink counted as itself: never throws, so a symlink loop
+// (whose std::filesystem::exists throws "too many levels of symbolic links") is "present" and then
+// refused by the reader as not a regular file, instead of ending the process.
+bool path_present(const std::string& path);
+
 // Throws unless `path` is a regular file (a FIFO, device, directory or missing path is an Error).
 void require_regular_file(const std::string& path, const std::string& what);
 

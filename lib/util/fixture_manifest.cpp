@@ -59,7 +59,7 @@ std::vector<std::string> tree_files(const std::string& root, std::vector<std::st
 ManifestCheck check_fixture_run(const std::string& run_dir) {
   ManifestCheck out;
   const fs::path manifest = fs::path(run_dir) / "run.json";
-  if (!fs::exists(manifest)) {
+  if (!path_present(manifest.string())) {
     out.problems.push_back(manifest.string() + ": missing (every fixture run lists its files' sha256 there)");
     return out;
   }
@@ -81,7 +81,7 @@ ManifestCheck check_fixture_run(const std::string& run_dir) {
     const fs::path f = fs::path(run_dir) / name;
     if (!want.is_string() || !safe_relative(name)) {
       out.problems.push_back(manifest.string() + ": entry '" + name + "' is not a file name with a sha256 string");
-    } else if (!fs::exists(f)) {
+    } else if (!path_present(f.string())) {
       out.problems.push_back(f.string() + ": missing (listed in run.json)");
     } else {
       try {
