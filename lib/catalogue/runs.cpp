@@ -78,7 +78,7 @@ Runs Runs::load(const std::string& path) {
     RunSpec spec;
     spec.name = name;
     spec.where = doc.at("/runs/" + name);
-    check_name(name, "run name", spec.where);
+    check_name(name, "run name", doc.key_at("/runs", name));
     for (int64_t s : r.integers("seeds", {0})) {
       if (s < 0 || s > (int64_t{1} << 32)) r.fail("seeds", "seeds must be in [0, 2^32]");
       if (std::find(spec.seeds.begin(), spec.seeds.end(), static_cast<uint64_t>(s)) != spec.seeds.end())

@@ -50,7 +50,7 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const BaseConfig& run_con
     SweepSpec s;
     s.name = name;
     s.where = doc.at(at);
-    check_name(name, "sweep name", s.where);
+    check_name(name, "sweep name", doc.key_at("/sweeps", name));
     if (run_config(name, 0)) r.fail("", "a sweep and a run may not share the name '" + name + "'");
     s.base = r.string("base");
     if (!run_config(s.base, 0)) r.fail("base", "unknown run '" + s.base + "'");
@@ -113,7 +113,7 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const BaseConfig& run_con
         if (all_variants.empty()) r.fail("variants", "needs at least one variant");
         for (const auto& [vname, overrides] : all_variants.items()) {
           const std::string vpath = at + "/variants/" + vname;
-          check_name(vname, "variant name", doc.at(vpath));
+          check_name(vname, "variant name", doc.key_at(at + "/variants", vname));
           if (!overrides.is_object()) vr.fail(vname, "expected {config key: value, ...} ({} for the base itself)");
           ObjectReader ov = vr.object(vname);
           for (const auto& [key, value] : overrides.items()) {

@@ -181,6 +181,7 @@ nlohmann::json convert(const YAML::Node& node, const std::string& pointer, YamlD
         if (key.size() > 256)
           throw Error(pos_of(doc.file, kv.first.Mark()), "a mapping key longer than 256 characters");
         check_tag(kv.first, doc.file);
+        doc.key_marks[child] = pos_of(doc.file, kv.first.Mark());
         obj[key] = convert(kv.second, child, doc, budget, depth + 1);
         // Point errors about a key at the key itself when the value has no better mark.
         if (!kv.second.IsDefined() || kv.second.IsNull()) doc.marks[child] = pos_of(doc.file, kv.first.Mark());
@@ -246,6 +247,11 @@ SourcePos YamlDoc::at(const std::string& pointer) const {
     if (p.empty()) return SourcePos{file, 0, 0};
     p = p.substr(0, p.rfind('/'));
   }
+}
+
+SourcePos YamlDoc::key_at(const std::string& parent, const std::string& key) const {
+  const auto it = key_marks.find(parent + "/" + escape_pointer_token(key));
+  return it != key_marks.end() ? it->second : at(parent);
 }
 
 YamlDoc load_yaml_file(const std::string& path) {

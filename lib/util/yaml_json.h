@@ -17,10 +17,14 @@ namespace cc {
 struct YamlDoc {
   std::string file;
   nlohmann::json value;
-  std::map<std::string, SourcePos> marks;  // JSON pointer -> position of that node
+  std::map<std::string, SourcePos> marks;      // JSON pointer -> position of that node
+  std::map<std::string, SourcePos> key_marks;  // JSON pointer -> position of the key that names it
 
   // Position of the node at `pointer`, or of its closest ancestor that has one.
   SourcePos at(const std::string& pointer) const;
+  // Position of the key `key` of the mapping at `parent` (a name's own line, where an error about the
+  // name belongs), else at(parent). The key is escaped as a JSON pointer token here.
+  SourcePos key_at(const std::string& parent, const std::string& key) const;
 };
 
 // Throws cc::Error("FILE:LINE:COL: YAML syntax error: ...") on parse errors and on what
