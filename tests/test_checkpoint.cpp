@@ -218,3 +218,19 @@ TEST(Platform, KnowsWhatAKernelNeeds) {
   EXPECT_FALSE(cc::cpu_supports({"NoSuchKernel", "avx2"}, why));
   EXPECT_NE(why.find("NoSuchKernel"), std::string::npos);
 }
+
+// The report's unstated-choice table says whether a run uses PyTorch's default, reading the value:
+// the default run's eps is 1e-6, which the label once called "PyTorch default".
+TEST(UnstatedChoices, LabelsReadTheValueTheyDescribe) {
+  train::RunConfig c;
+  auto note = [&c](const std::string& key) {
+    for (const auto& u : train::unstated_choices(c))
+      if (u.key == key) return u.note;
+    return std::string("(no row)");
+  };
+  EXPECT_NE(note("train.eps").find("(used here)"), std::string::npos) << note("train.eps");
+  c.train.eps = 1e-6;
+  EXPECT_NE(note("train.eps").find("(not used here)"), std::string::npos) << note("train.eps");
+  c.train.beta2 = 0.98;
+  EXPECT_NE(note("train.beta1, train.beta2").find("(not used here)"), std::string::npos);
+}

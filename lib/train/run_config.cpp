@@ -130,8 +130,11 @@ std::vector<UnstatedChoice> unstated_choices(const RunConfig& c) {
   return {
       {"train.batch_size", std::to_string(c.train.batch_size), "not stated in the paper"},
       {"train.beta1, train.beta2", num(c.train.beta1) + ", " + num(c.train.beta2),
-       "AdamW betas not stated (PyTorch's defaults: 0.9, 0.999)"},
-      {"train.eps", num(c.train.eps), "not stated; PyTorch default"},
+       std::string("AdamW betas not stated; PyTorch's defaults are 0.9, 0.999") +
+           (c.train.beta1 == 0.9 && c.train.beta2 == 0.999 ? " (used here)" : " (not used here)")},
+      {"train.eps", num(c.train.eps),
+       std::string("not stated; PyTorch's default is 1e-08") +
+           (c.train.eps == 1e-8 ? " (used here)" : " (not used here)")},
       {"train.warmup_steps", c.train.warmup_steps ? std::to_string(c.train.warmup_steps) : "0 (none)",
        "learning-rate warmup not stated (TransformerLens's trainer: none unless set)"},
       {"train.max_grad_norm", c.train.max_grad_norm > 0 ? num(c.train.max_grad_norm) : "0 (no clipping)",
