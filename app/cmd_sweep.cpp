@@ -215,15 +215,27 @@ int cmd_sweep(const std::vector<std::string>& args) {
       return kExitFailure;
     }
   }
-  // Points another process holds (a second worker, an array task): this shard is not finished, and
-  // exiting 0 would let a dependent collect job start on an unfinished sweep.
-  std::string elsewhere;
-  for (const auto* p : todo)
-    if (sweep::point_state(o, *s, *p).kind == sweep::PointState::Running) elsewhere += " " + std::to_string(p->index);
+  // Exit 0 only when every point of this shard is done (or stopped where --stop-after asked): a
+  // dependent collect job must not start on an unfinished sweep. A point another process holds (a
+  // second worker, an array task) is busy; one left partial by a process that died while this one
+  // waited on it is unfinished, and this command resumes it when rerun.
+  std::string elsewhere, unfinished;
+  for (const auto* p : todo) {
+    const auto st = sweep::point_state(o, *s, *p);
+    if (st.kind == sweep::PointState::Running)
+      elsewhere += " " + std::to_string(p->index);
+    else if (st.kind != sweep::PointState::Done && o.stop_after < 0)
+      unfinished += " " + std::to_string(p->index) + " (" + st.describe() + ")";
+  }
   if (!elsewhere.empty()) {
     std::cerr << "claimcheck sweep run: point(s)" << elsewhere
               << " are being trained by another process; rerun this command (or `sweep plan`) once they finish\n";
     return sweep::kExitBusy;
+  }
+  if (!unfinished.empty()) {
+    std::cerr << "claimcheck sweep run: point(s)" << unfinished
+              << " are not done: the process that held them stopped first; rerun this command to resume them\n";
+    return kExitFailure;
   }
   return kExitOk;
 }
