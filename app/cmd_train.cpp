@@ -11,6 +11,8 @@
 
 namespace cc::app {
 
+constexpr size_t kMaxEnsembleMembers = 32;
+
 namespace {
 
 void print_eval(const std::vector<train::SetResult>& results) {
@@ -85,6 +87,11 @@ int cmd_train(const std::vector<std::string>& args) {
     throw po::error(e.what());  // a bad flag value: usage error (exit 2), like the other train flags
   }
   if (seeds.empty()) throw po::error("--seeds is empty");
+  // A stacked model holds every member's weights, moments and activations at once (~35 MB a member
+  // of the default run: 128 members reached 4.7 GB); separate runs hold one at a time.
+  if (vm.count("ensemble") && seeds.size() > kMaxEnsembleMembers)
+    throw po::error("--ensemble trains at most " + std::to_string(kMaxEnsembleMembers) + " seeds as one model (" +
+                    std::to_string(seeds.size()) + " given); split them over several commands");
   for (uint64_t seed : seeds) {
     cfgs.push_back(cfg);
     cfgs.back().seed = seed;

@@ -18,6 +18,7 @@ files = {
     "two_docs": g1 + "---\nid: X2\n",
     "tag": g1.replace("threshold: 0.98", "threshold: !!str 0.98", 1),
     "bigint": g1.replace("min_seeds: 3", "min_seeds: 1000000000000", 1),
+    "big_size": g1.replace("size: 10000", "size: 10000000", 1),
     "dup_seeds": g1.replace("seeds: all", "seeds: [2, 2, 2]", 1),
     "empty_seeds": g1.replace("seeds: all", "seeds: []", 1),
     # YAML's \N escape is U+0085, a C1 control character: refused like any other.
@@ -49,6 +50,7 @@ expect laughs "laughs.yaml:[0-9]+:[0-9]+: the document expands to more than 1000
 expect two_docs "two_docs.yaml:27:1: a second YAML document" || fail=1
 expect tag "tag.yaml:21:14: explicit YAML tag '!!str' is not accepted" || fail=1
 expect bigint "bigint.yaml:23:14: field 'expect.min_seeds': 1000000000000 is outside \[1, 1000\]" || fail=1
+expect big_size "big_size.yaml:[0-9]+:[0-9]+: field 'measure.size': must be in \[1, 1000000\]" || fail=1
 expect dup_seeds "dup_seeds.yaml:[0-9]+:[0-9]+: field 'subject.seeds': seed 2 is listed twice" || fail=1
 expect empty_seeds "empty_seeds.yaml:[0-9]+:[0-9]+: field 'subject.seeds': an empty list" || fail=1
 expect bad_utf8 "bad_utf8.yaml:[0-9]+:[0-9]+: this value is not valid UTF-8 \(byte 1 is 0xFF\)" || fail=1

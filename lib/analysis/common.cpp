@@ -57,9 +57,17 @@ std::vector<std::string> read_sets(ObjectReader& r, const std::vector<std::strin
   return sets;
 }
 
+// Sequences per set for the kinds that keep activations (attention, cosines, probes). A claim's own
+// working set grows ~20 KB a sequence beyond the activation store (M5, two sets and their twins: 0.3 GB
+// at 2000, 1.1 GB at 20000 with --activation-memory 0); the cap keeps it near 1 GB, ten times the
+// committed claims' 2000.
+constexpr int64_t kMaxActivationSetSize = 20000;
+
 int read_size(ObjectReader& r, int fallback) {
   const int64_t size = r.integer("size", fallback);
-  if (size < 1 || size > 1000000) r.fail("size", "must be in [1, 1000000]");
+  if (size < 1 || size > kMaxActivationSetSize)
+    r.fail("size", "must be in [1, " + std::to_string(kMaxActivationSetSize) +
+                       "] (each sequence's activations are kept while the claim is measured)");
   return static_cast<int>(size);
 }
 
