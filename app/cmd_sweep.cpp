@@ -219,14 +219,10 @@ int cmd_sweep(const std::vector<std::string>& args) {
   // dependent collect job must not start on an unfinished sweep. A point another process holds (a
   // second worker, an array task) is busy; one left partial by a process that died while this one
   // waited on it is unfinished, and this command resumes it when rerun.
+  const auto left = sweep::left_behind(o, *s, todo);
   std::string elsewhere, unfinished;
-  for (const auto* p : todo) {
-    const auto st = sweep::point_state(o, *s, *p);
-    if (st.kind == sweep::PointState::Running)
-      elsewhere += " " + std::to_string(p->index);
-    else if (st.kind != sweep::PointState::Done && o.stop_after < 0)
-      unfinished += " " + std::to_string(p->index) + " (" + st.describe() + ")";
-  }
+  for (size_t i : left.busy) elsewhere += " " + std::to_string(i);
+  for (const auto& u : left.unfinished) unfinished += " " + u;
   if (!elsewhere.empty()) {
     std::cerr << "claimcheck sweep run: point(s)" << elsewhere
               << " are being trained by another process; rerun this command (or `sweep plan`) once they finish\n";

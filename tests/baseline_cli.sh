@@ -58,4 +58,19 @@ badb huge_tolerance "tolerance.cpu.scalar_rel = 1000000000.0: must be a number i
 badb negative_tolerance "tolerance.cpu.scalar_abs = -0.1: must be a number" 'b["tolerance"]["cpu"]["scalar_abs"] = -0.1'
 badb unknown_format 'unknown "format" "claimcheck-baseline/9"' 'b["format"] = "claimcheck-baseline/9"'
 badb duplicate_id 'claim "G1" is listed twice' 'b["claims"].append(next(c for c in b["claims"] if c["id"] == "G1"))'
+# A full disk at report time (files limited to 1 KB; SIGXFSZ ignored, so writes fail with EFBIG): the
+# verdict line is still printed, the exit is non-zero, and no partial figure is left behind.
+out=$(bash -c 'trap "" XFSZ; ulimit -f 1; exec "$0" verify claims/s5_mechanisms/M8a.yaml --runs claims/runs.yaml --report "$1"' "$CC" "$W/full" 2>&1); rc=$?
+partial=$(find "$W/full" -name '*.part' 2>/dev/null | wc -l)
+if [ "$rc" -ne 0 ] && grep -Eq "^(PASS|FAIL|INCONCLUSIVE|INVALID) +M8a " <<<"$out" && [ "$partial" -eq 0 ]; then
+  echo "ok   disk full: exit $rc, the verdict printed, no partial figure: $(tail -1 <<<"$out" | cut -c1-100)"
+else echo "FAIL disk full: exit $rc, $partial partial file(s):"; echo "$out" | tail -4; fail=1; fi
+
+# A report folder used again keeps no figure of the earlier report.
+"$CC" verify claims/s5_mechanisms/M8a.yaml --runs claims/runs.yaml --report "$W/again" >/dev/null 2>&1
+before=$(ls "$W/again/figures" 2>/dev/null | grep -c '^M8a-' || true)
+"$CC" verify "$G1" --runs claims/runs.yaml --report "$W/again" >/dev/null 2>&1
+after=$(ls "$W/again/figures" 2>/dev/null | grep -c '^M8a-' || true)
+if [ "$before" -gt 0 ] && [ "$after" -eq 0 ]; then echo "ok   stale figures: $before M8a figure(s) removed by the next report"
+else echo "FAIL stale figures: $before before, $after after"; fail=1; fi
 exit $fail

@@ -23,13 +23,6 @@ out=$("$CC" sweep run tiny_sweep --config "$RUNS" --cache "$W/c" --jobs 2 --stop
 if [ "$rc" -eq 75 ] && grep -q "point(s) 0 are being trained by another process" <<<"$out"; then
   echo "ok   sweep run: exit 75: $(tail -1 <<<"$out")"
 else echo "FAIL sweep run: exit $rc:"; echo "$out" | tail -5; fail=1; fi
-# The holder dies while this worker trains the other points: point 0 is left unfinished, and the
-# worker must say so and exit non-zero, not 0 (a collect job would start on an unfinished sweep).
-rm -rf "$W/c2" && mkdir -p "$W/c2/tiny_sweep-$hash/${seed/=/}"
-flock "$W/c2/tiny_sweep-$hash/${seed/=/}/.lock" sleep 2 &
-for _ in $(seq 50); do flock -n "$W/c2/tiny_sweep-$hash/${seed/=/}/.lock" true 2>/dev/null || break; sleep 0.1; done
-out=$("$CC" sweep run tiny_sweep --config "$RUNS" --cache "$W/c2" --jobs 1 2>&1); rc=$?
-if [ "$rc" -eq 1 ] && grep -q "point(s) 0 (missing) are not done: the process that held them stopped first" <<<"$out"; then
-  echo "ok   holder died: exit 1: $(tail -1 <<<"$out")"
-else echo "FAIL holder died: exit $rc:"; echo "$out" | tail -5; fail=1; fi
+# A point left unfinished by a holder that died while this worker waited is checked without timing
+# in SweepEnsemble.LeftBehindNamesBusyAndUnfinishedPoints (the end-of-run check itself).
 exit $fail

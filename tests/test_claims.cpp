@@ -147,7 +147,7 @@ TEST(ClaimFile, MalformedFilesNameFileLineColumnAndProblem) {
       // 15 duplicate key
       {kValid + "tier: cpu\n", "claim.yaml:10:1: duplicate key 'tier'"},
       // 16 measurement parameter out of range
-      {replace(kValid, "size: 100}", "size: 0}"), "claim.yaml:6:46: field 'measure.size': must be in [1, 10000000]"},
+      {replace(kValid, "size: 100}", "size: 0}"), "claim.yaml:6:46: field 'measure.size': must be in [1, 1000000]"},
       // 17 unknown measurement parameter
       {replace(kValid, "size: 100}", "size: 100, sets: x}"), "field 'measure.sets': unknown field"},
       // 18 control checkpoint invalid

@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+
 #include "model/transformer.h"
 #include "task/eval_sets.h"
 #include "train/evaluate.h"
+#include "util/error.h"
 
 using namespace cc;
 
@@ -107,4 +110,55 @@ TEST(Model, ResidualStreamDecomposes) {
   EXPECT_TRUE(
       torch::allclose(c["blocks.1.hook_resid_post"], c["blocks.1.hook_resid_mid"] + c["blocks.1.hook_mlp_out"]));
   EXPECT_TRUE(torch::allclose(c["blocks.1.mlp.hook_pre"], c["blocks.1.hook_resid_mid"].matmul(m.W_in()), 1e-5, 1e-5));
+}
+
+// Other shapes from the same code: n_layers blocks, an MLP where mlp_layers says. Nanda et al.
+// (2023)'s one-layer model (4 heads of 32, its MLP in block 0) and a three-block model with an MLP in
+// every block: TransformerLens names, and the training path equal to the cached path's last position.
+TEST(Model, OtherShapesKeepNamesAndTheTwoPathsAgree) {
+  for (const auto& [layers, mlps] : std::vector<std::pair<int, std::vector<int>>>{{1, {0}}, {3, {0, 1, 2}}, {3, {}}}) {
+    model::ModelConfig c = default_model();
+    c.n_layers = layers;
+    c.mlp_layers = mlps;
+    c.n_heads = 4;
+    c.d_head = 32;
+    model::Transformer m(c);
+    m.init(3);
+    std::vector<std::string> names;
+    for (const auto& [name, t] : m.named_parameters()) names.push_back(name);
+    EXPECT_EQ(names.front(), "embed.W_E");
+    EXPECT_EQ(names.back(), "unembed.W_U");
+    EXPECT_EQ(names.size(), 3u + 4u * layers + 2u * mlps.size());
+    for (int l = 0; l < layers; ++l) {
+      const std::string b = "blocks." + std::to_string(l) + ".";
+      EXPECT_EQ(m.param(b + "attn.W_Q").sizes().vec(), (std::vector<int64_t>{4, 128, 32}));
+      EXPECT_EQ(c.has_mlp(l), std::count(names.begin(), names.end(), b + "mlp.W_in") == 1) << b;
+    }
+    torch::NoGradGuard no_grad;
+    model::ActivationCache cache;
+    const auto tokens = some_tokens(16);
+    auto full = m.run_with_cache(tokens, cache);
+    EXPECT_TRUE(torch::allclose(m.forward_last(tokens), full.select(1, -1), 1e-5, 1e-5)) << layers << " layers";
+    for (int l : mlps)
+      EXPECT_EQ(cache["blocks." + std::to_string(l) + ".mlp.hook_pre"].sizes().vec(),
+                (std::vector<int64_t>{16, 16, 512}));
+    if (mlps.empty()) EXPECT_THROW(m.W_in(), Error);
+  }
+}
+
+// The new fields are in a config's JSON (and hash) only when not the paper's defaults, so that every
+// committed run keeps its config_hash; a shape with other blocks must say which have an MLP.
+TEST(Model, LayerFieldsAreWrittenOnlyWhenNotTheDefaults) {
+  const auto d = default_model().to_json();
+  EXPECT_FALSE(d.contains("n_layers"));
+  EXPECT_FALSE(d.contains("mlp_layers"));
+  EXPECT_EQ(default_model().to_json(true)["mlp_layers"], nlohmann::json::array({1}));
+  auto one = default_model();
+  one.n_layers = 1;
+  one.mlp_layers = {0};
+  EXPECT_EQ(one.to_json()["mlp_layers"], nlohmann::json::array({0}));
+  EXPECT_EQ(model::ModelConfig::from_json(one.to_json(), task::TaskConfig{}).mlp_layers, std::vector<int>{0});
+  EXPECT_THROW(model::ModelConfig::from_json({{"n_layers", 1}}, task::TaskConfig{}), Error);
+  EXPECT_THROW(model::ModelConfig::from_json({{"n_layers", 2}, {"mlp_layers", {2}}}, task::TaskConfig{}), Error);
+  EXPECT_THROW(model::ModelConfig::from_json({{"n_layers", 2}, {"mlp_layers", {1, 0}}}, task::TaskConfig{}), Error);
 }

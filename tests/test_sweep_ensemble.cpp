@@ -136,3 +136,24 @@ TEST(SweepEnsemble, LockedPointsAreLeftToTheirOwnerAndBlasIsRefused) {
   EXPECT_EQ(out[1], sweep::PointOutcome::Stopped);
   EXPECT_THROW(sweep::run_ensemble(o, f.sweep("on_blas"), f.all("on_blas"), "test"), Error);
 }
+
+// What `sweep run` checks before it exits: a point another process holds is busy (exit 75), one that
+// is neither done nor held was left unfinished by a process that stopped first (exit 1, it used to be
+// 0), and with --stop-after a point stopped early counts as finished.
+TEST(SweepEnsemble, LeftBehindNamesBusyAndUnfinishedPoints) {
+  auto f = load(fresh_dir("left"));
+  const auto& s = f.sweep("grid");
+  auto group = f.all("grid");
+  group.resize(3);
+  auto stopped = f.opts;
+  stopped.stop_after = 10;
+  ASSERT_EQ(sweep::run_point(stopped, s, *group[0]), sweep::PointOutcome::Stopped);  // partial at step 10
+  sweep::PointLock other(sweep::point_dir(f.opts, s, *group[1]));                    // another process's point
+  ASSERT_TRUE(other.held());
+  const auto left = sweep::left_behind(f.opts, s, group);
+  EXPECT_EQ(left.busy, std::vector<size_t>{1});
+  ASSERT_EQ(left.unfinished.size(), 2u);
+  EXPECT_EQ(left.unfinished[0], "0 (partial at step 10)");
+  EXPECT_EQ(left.unfinished[1].rfind("2 (", 0), 0u) << left.unfinished[1];
+  EXPECT_TRUE(sweep::left_behind(stopped, s, group).unfinished.empty());
+}

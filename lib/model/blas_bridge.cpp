@@ -37,7 +37,8 @@ void load_flat_parameters(Transformer& model, const float* flat) {
 
 FastLogits::FastLogits(const Transformer& model) : model_(model) {
 #ifdef CLAIMCHECK_BLAS_ENGINE
-  if (!model.device().is_cpu()) return;
+  // The engine is written for the paper's shape only; any other runs Transformer::forward_last.
+  if (!model.device().is_cpu() || !model.config().is_two_layer_mlp_last()) return;
   engine_ = std::make_unique<BlasTransformer>(model.config());
   w_ = flat_parameters(model);
 #endif

@@ -63,6 +63,9 @@ BlasTransformer::BlasTransformer(const ModelConfig& cfg)
       M_(cfg.d_mlp),
       V_(cfg.d_vocab),
       Vo_(cfg.d_vocab_out) {
+  if (!cfg.is_two_layer_mlp_last())
+    throw Error("the blas engine computes the paper's shape only (2 blocks, an MLP in block 1); this model has " +
+                std::to_string(cfg.n_layers) + " block(s): use train.engine libtorch");
   if (cfg.activation != "relu" && cfg.activation != "gelu")
     throw Error("the blas engine knows the activations relu and gelu, not '" + cfg.activation + "'");
 }

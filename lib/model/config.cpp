@@ -1,5 +1,6 @@
 #include "model/config.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace cc::model {
@@ -10,6 +11,12 @@ void ModelConfig::derive(const task::TaskConfig& task) {
   d_vocab_out = output_vocab == "numbers" ? task.modulus : d_vocab;
   n_ctx = task::kSeqLen;
 }
+
+bool ModelConfig::has_mlp(int layer) const {
+  return std::find(mlp_layers.begin(), mlp_layers.end(), layer) != mlp_layers.end();
+}
+
+int ModelConfig::last_mlp_layer() const { return mlp_layers.empty() ? -1 : mlp_layers.back(); }
 
 double ModelConfig::effective_init_std() const {
   return init_std > 0 ? init_std : 0.8 / std::sqrt(static_cast<double>(d_model));
@@ -24,6 +31,18 @@ ModelConfig ModelConfig::from_yaml(ObjectReader r, const task::TaskConfig& task)
   c.activation = r.one_of("activation", {"relu", "gelu"}, c.activation);
   c.output_vocab = r.one_of("output_vocab", {"full", "numbers"}, c.output_vocab);
   c.init_std = r.number("init_std", c.init_std);
+  c.n_layers = static_cast<int>(r.integer_in("n_layers", c.n_layers, 1, 16));
+  if (r.has("mlp_layers")) {
+    c.mlp_layers.clear();
+    for (int64_t l : r.integers("mlp_layers", {})) {
+      if (l < 0 || l >= c.n_layers) r.fail("mlp_layers", "block " + std::to_string(l) + " is not in [0, n_layers - 1]");
+      if (!c.mlp_layers.empty() && l <= c.mlp_layers.back())
+        r.fail("mlp_layers", "blocks are listed once each, in ascending order");
+      c.mlp_layers.push_back(static_cast<int>(l));
+    }
+  } else if (c.n_layers != 2) {
+    r.fail("n_layers", "with n_layers other than 2, say which blocks have an MLP (mlp_layers: [..])");
+  }
   for (const char* key : {"d_model", "d_head", "n_heads", "d_mlp"})
     if (r.has(key) && r.raw(key).get<int64_t>() <= 0) r.fail(key, "must be a positive integer");
   r.finish();
@@ -38,10 +57,15 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j, const task::TaskConf
   return from_yaml(ObjectReader(doc, ""), task);
 }
 
-nlohmann::json ModelConfig::to_json() const {
-  return {{"d_model", d_model},  {"d_head", d_head},         {"n_heads", n_heads},
-          {"d_mlp", d_mlp},      {"activation", activation}, {"output_vocab", output_vocab},
-          {"init_std", init_std}};
+nlohmann::json ModelConfig::to_json(bool every_field) const {
+  nlohmann::json j = {{"d_model", d_model},  {"d_head", d_head},         {"n_heads", n_heads},
+                      {"d_mlp", d_mlp},      {"activation", activation}, {"output_vocab", output_vocab},
+                      {"init_std", init_std}};
+  if (every_field || !is_two_layer_mlp_last()) {  // else left out: the hashes of earlier runs stay
+    j["n_layers"] = n_layers;
+    j["mlp_layers"] = mlp_layers;
+  }
+  return j;
 }
 
 }  // namespace cc::model

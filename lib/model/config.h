@@ -1,9 +1,12 @@
 #pragma once
-// Architecture (§3): 2 layers, 1 head, d_model = d_head = 128, d_mlp = 512, no biases,
-// no normalisation, no layer-1 MLP, learned absolute positions, causal attention.
+// The transformer's shape. Defaults are the paper's (§3): 2 layers, 1 head, d_model = d_head = 128,
+// d_mlp = 512, no biases, no normalisation, an MLP in block 1 only (the paper removes layer 1's),
+// learned absolute positions, causal attention. n_layers and mlp_layers let one model serve other
+// shapes (a one-layer model with its MLP in block 0, as in Nanda et al. 2023).
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "task/config.h"
 #include "util/yaml_json.h"
@@ -18,6 +21,10 @@ struct ModelConfig {
   std::string activation = "relu";    // unstated (TransformerLens' default would be gelu)
   std::string output_vocab = "full";  // unstated: "full" (TransformerLens' d_vocab_out default) or "numbers"
   double init_std = -1.0;             // unstated; < 0 means TransformerLens' gpt2 init: 0.8 / sqrt(d_model)
+  // Blocks and which of them have an MLP (0-based, ascending). Written into a config's JSON, and so
+  // into its hash, only when not these defaults: every run trained before they existed keeps its hash.
+  int n_layers = 2;
+  std::vector<int> mlp_layers = {1};
   // Derived from the task, not read from YAML:
   int d_vocab = 74;
   int d_vocab_out = 74;
@@ -25,9 +32,15 @@ struct ModelConfig {
 
   static ModelConfig from_yaml(ObjectReader r, const task::TaskConfig& task);
   static ModelConfig from_json(const nlohmann::json& j, const task::TaskConfig& task);
-  nlohmann::json to_json() const;
+  // every_field: also n_layers and mlp_layers at their defaults (for checking a key against the schema).
+  nlohmann::json to_json(bool every_field = false) const;
   void derive(const task::TaskConfig& task);
   double effective_init_std() const;
+  bool has_mlp(int layer) const;
+  int last_mlp_layer() const;  // -1 when no block has one
+  // The paper's shape (2 layers, an MLP in block 1 only): the shape the blas engine, the stacked
+  // ensemble and forward_last's rearranged path are written for.
+  bool is_two_layer_mlp_last() const { return n_layers == 2 && mlp_layers == std::vector<int>{1}; }
 };
 
 }  // namespace cc::model

@@ -9,6 +9,8 @@ namespace cc::model {
 
 Ensemble::Ensemble(const ModelConfig& cfg, int64_t members) : cfg_(cfg), members_(members) {
   if (members < 1) throw Error("an ensemble needs at least one member");
+  if (!cfg.is_two_layer_mlp_last())  // forward_last below is the paper's two-block shape
+    throw Error("the stacked ensemble trains the paper's shape only (2 blocks, an MLP in block 1)");
   const Transformer shape(cfg);  // the single model defines names, order and shapes
   for (const auto& [name, t] : shape.named_parameters()) {
     std::vector<int64_t> s = {members};

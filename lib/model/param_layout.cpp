@@ -12,18 +12,21 @@ ParamLayout::ParamLayout(const ModelConfig& cfg) {
     entries.push_back({name, std::move(shape), total, size});
     total += size;
   };
-  // TransformerLens' state-dict order. Block 0 has no MLP (the paper removes it); no biases.
+  // TransformerLens' state-dict order, block by block; a block has an MLP only where the config says
+  // (the paper's: block 1 only). No biases.
   add("embed.W_E", {cfg.d_vocab, D});
   add("pos_embed.W_pos", {cfg.n_ctx, D});
-  for (int l = 0; l < 2; ++l) {
-    const std::string b = "blocks." + std::to_string(l) + ".attn.";
-    add(b + "W_Q", {H, D, E});
-    add(b + "W_K", {H, D, E});
-    add(b + "W_V", {H, D, E});
-    add(b + "W_O", {H, E, D});
+  for (int l = 0; l < cfg.n_layers; ++l) {
+    const std::string b = "blocks." + std::to_string(l) + ".";
+    add(b + "attn.W_Q", {H, D, E});
+    add(b + "attn.W_K", {H, D, E});
+    add(b + "attn.W_V", {H, D, E});
+    add(b + "attn.W_O", {H, E, D});
+    if (cfg.has_mlp(l)) {
+      add(b + "mlp.W_in", {D, M});
+      add(b + "mlp.W_out", {M, D});
+    }
   }
-  add("blocks.1.mlp.W_in", {D, M});
-  add("blocks.1.mlp.W_out", {M, D});
   add("unembed.W_U", {D, cfg.d_vocab_out});
 }
 

@@ -57,6 +57,14 @@ torch::Tensor Transformer::block(int layer, const std::string& name) const {
   return param("blocks." + std::to_string(layer) + "." + name);
 }
 
+int Transformer::mlp_layer(int layer) const {
+  const int l = layer < 0 ? cfg_.last_mlp_layer() : layer;
+  if (l < 0 || !cfg_.has_mlp(l))
+    throw Error("block " + std::to_string(layer < 0 ? 0 : layer) +
+                " of this model has no MLP (mlp_layers in the model config)");
+  return l;
+}
+
 void Transformer::load(const std::map<std::string, torch::Tensor>& values) {
   torch::NoGradGuard no_grad;
   for (auto& kv : params_) {
@@ -103,7 +111,7 @@ torch::Tensor Transformer::run_with_cache(const torch::Tensor& tokens, Activatio
   cache.put("hook_pos_embed", pos);
 
   torch::Tensor resid = embed + pos;  // blocks.0.hook_resid_pre
-  for (int layer = 0; layer < kLayers; ++layer) {
+  for (int layer = 0; layer < cfg_.n_layers; ++layer) {
     const std::string b = "blocks." + std::to_string(layer) + ".";
     cache.put(b + "hook_resid_pre", resid);
     auto q = resid.matmul(flat_in(layer, "W_Q")).view({B, T, H, E});
@@ -119,14 +127,14 @@ torch::Tensor Transformer::run_with_cache(const torch::Tensor& tokens, Activatio
     cache.put(b + "attn.hook_z", att.z);
     cache.put(b + "hook_attn_out", attn_out);
     resid = resid + attn_out;
-    if (layer == 0) {  // the paper removes the layer-1 MLP
+    if (!cfg_.has_mlp(layer)) {  // the paper removes the layer-1 MLP
       cache.put(b + "hook_resid_post", resid);
       continue;
     }
     cache.put(b + "hook_resid_mid", resid);
-    auto pre = resid.matmul(W_in());  // [B, T, d_mlp]
+    auto pre = resid.matmul(W_in(layer));  // [B, T, d_mlp]
     auto post = mlp_activation(pre);
-    auto mlp_out = post.matmul(W_out());
+    auto mlp_out = post.matmul(W_out(layer));
     cache.put(b + "mlp.hook_pre", pre);
     cache.put(b + "mlp.hook_post", post);
     cache.put(b + "hook_mlp_out", mlp_out);
@@ -144,6 +152,10 @@ torch::Tensor Transformer::run_with_cache(const torch::Tensor& tokens, Activatio
 //  * the attention part of layer-2 k, v is z1·(W_O1·W_K2 | W_O1·W_V2): the layer-1 output
 //    z1·W_O1 itself is only needed at the last position.
 torch::Tensor Transformer::forward_last(const torch::Tensor& tokens) const {
+  return cfg_.is_two_layer_mlp_last() ? forward_last_two_layer(tokens) : forward_last_general(tokens);
+}
+
+torch::Tensor Transformer::forward_last_two_layer(const torch::Tensor& tokens) const {
   const int64_t B = tokens.size(0), T = tokens.size(1), H = cfg_.n_heads, E = cfg_.d_head, HE = H * E;
   if (T > cfg_.n_ctx) throw Error("sequence length " + std::to_string(T) + " exceeds n_ctx");
   auto ids = tokens.to(device(), torch::kLong);
@@ -171,6 +183,30 @@ torch::Tensor Transformer::forward_last(const torch::Tensor& tokens) const {
   auto mid = resid1 + z2.matmul(flat_out(1));  // blocks.1.hook_resid_mid[:, -1]
   auto resid2 = mid + mlp_activation(mid.matmul(W_in())).matmul(W_out());
   return resid2.matmul(W_U());  // [B, d_vocab_out]
+}
+
+// Any other shape: the blocks before the last at every position, as run_with_cache computes them;
+// the last block's query, its MLP and the unembedding at the last position only.
+torch::Tensor Transformer::forward_last_general(const torch::Tensor& tokens) const {
+  const int64_t B = tokens.size(0), T = tokens.size(1), D = cfg_.d_model, H = cfg_.n_heads, E = cfg_.d_head;
+  if (T > cfg_.n_ctx) throw Error("sequence length " + std::to_string(T) + " exceeds n_ctx");
+  auto ids = tokens.to(device(), torch::kLong);
+  auto resid = W_E().index_select(0, ids.reshape({-1})).view({B, T, D}) + W_pos().slice(0, 0, T).unsqueeze(0);
+  const int last = cfg_.n_layers - 1;
+  for (int layer = 0; layer < last; ++layer) {  // [B, T, D] throughout
+    auto q = resid.matmul(flat_in(layer, "W_Q")).view({B, T, H, E});
+    auto k = resid.matmul(flat_in(layer, "W_K")).view({B, T, H, E});
+    auto v = resid.matmul(flat_in(layer, "W_V")).view({B, T, H, E});
+    resid = resid + causal_attention(q, k, v).z.reshape({B, T, H * E}).matmul(flat_out(layer));
+    if (cfg_.has_mlp(layer)) resid = resid + mlp_activation(resid.matmul(W_in(layer))).matmul(W_out(layer));
+  }
+  auto k = resid.matmul(flat_in(last, "W_K")).view({B, T, H, E});
+  auto v = resid.matmul(flat_in(last, "W_V")).view({B, T, H, E});
+  auto x = resid.select(1, T - 1);                          // [B, D]
+  auto q = x.matmul(flat_in(last, "W_Q")).view({B, H, E});  // the last query only
+  auto mid = x + last_query_attention(q, k, v).reshape({B, H * E}).matmul(flat_out(last));
+  if (cfg_.has_mlp(last)) mid = mid + mlp_activation(mid.matmul(W_in(last))).matmul(W_out(last));
+  return mid.matmul(W_U());  // [B, d_vocab_out]
 }
 
 }  // namespace cc::model

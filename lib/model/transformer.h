@@ -4,9 +4,10 @@
 //   embed.W_E [d_vocab, d_model]            pos_embed.W_pos [n_ctx, d_model]
 //   blocks.L.attn.W_Q/W_K/W_V [n_heads, d_model, d_head]
 //   blocks.L.attn.W_O [n_heads, d_head, d_model]
-//   blocks.1.mlp.W_in [d_model, d_mlp]      blocks.1.mlp.W_out [d_mlp, d_model]
+//   blocks.L.mlp.W_in [d_model, d_mlp]      blocks.L.mlp.W_out [d_mlp, d_model]  (blocks with an MLP)
 //   unembed.W_U [d_model, d_vocab_out]
-// Block 0 is attention-only (the paper removes the layer-1 MLP); there are no biases.
+// The paper's shape by default: 2 blocks, block 0 attention-only (the paper removes the layer-1 MLP);
+// ModelConfig::n_layers and mlp_layers give others. There are no biases.
 #include <torch/types.h>
 
 #include <map>
@@ -24,8 +25,8 @@ namespace cc::model {
 //   blocks.L.attn.hook_q / hook_k / hook_v / hook_z [B, T, n_heads, d_head]
 //   blocks.L.attn.hook_attn_scores / hook_pattern   [B, n_heads, T, T] (scores masked: -inf)
 //   blocks.L.hook_attn_out                          [B, T, d_model]
-//   blocks.1.hook_resid_mid, blocks.1.hook_mlp_out  [B, T, d_model]
-//   blocks.1.mlp.hook_pre / hook_post               [B, T, d_mlp]
+//   blocks.L.hook_resid_mid, blocks.L.hook_mlp_out  [B, T, d_model]  (blocks with an MLP)
+//   blocks.L.mlp.hook_pre / hook_post               [B, T, d_mlp]
 class ActivationCache {
  public:
   void put(const std::string& name, torch::Tensor t) { acts_[name] = std::move(t); }
@@ -39,8 +40,6 @@ class ActivationCache {
 
 class Transformer {
  public:
-  static constexpr int kLayers = 2;
-
   explicit Transformer(const ModelConfig& cfg);  // zero weights; call init() or load()
 
   // Normal(0, init_std) for every weight, drawn on the CPU from `seed` (so the init does not
@@ -48,9 +47,9 @@ class Transformer {
   void init(uint64_t seed);
 
   // Training path: computes only what the loss at '=' needs. tokens [B, T] int64 -> logits
-  // [B, d_vocab_out] at the last position. Layer 2's query, its MLP and the unembedding run
-  // at the last position only; layer 1 and layer 2's keys/values need every position (and
-  // are computed from small tables: see transformer.cpp).
+  // [B, d_vocab_out] at the last position. The last block's query, its MLP and the unembedding run
+  // at the last position only; the blocks before it and the last block's keys/values need every
+  // position (for the paper's shape, computed from small tables: see transformer.cpp).
   torch::Tensor forward_last(const torch::Tensor& tokens) const;
 
   // Analysis path: every position, every activation recorded. -> logits [B, T, d_vocab_out].
@@ -73,8 +72,9 @@ class Transformer {
   torch::Tensor W_K(int layer, int head = 0) const { return block(layer, "attn.W_K")[head]; }
   torch::Tensor W_V(int layer, int head = 0) const { return block(layer, "attn.W_V")[head]; }
   torch::Tensor W_O(int layer, int head = 0) const { return block(layer, "attn.W_O")[head]; }  // [d_head, d_model]
-  torch::Tensor W_in() const { return param("blocks.1.mlp.W_in"); }
-  torch::Tensor W_out() const { return param("blocks.1.mlp.W_out"); }
+  // The MLP of block `layer`; by default the last block that has one (the paper's block 1).
+  torch::Tensor W_in(int layer = -1) const { return block(mlp_layer(layer), "mlp.W_in"); }
+  torch::Tensor W_out(int layer = -1) const { return block(mlp_layer(layer), "mlp.W_out"); }
   torch::Tensor W_U() const { return param("unembed.W_U"); }
   torch::Tensor mlp_activation(const torch::Tensor& pre) const;
 
@@ -82,8 +82,11 @@ class Transformer {
 
  private:
   torch::Tensor block(int layer, const std::string& name) const;
-  torch::Tensor flat_in(int layer, const char* w) const;  // W_Q/W_K/W_V as [d_model, n_heads*d_head]
-  torch::Tensor flat_out(int layer) const;                // W_O as [n_heads*d_head, d_model]
+  int mlp_layer(int layer) const;  // `layer`, or the last block with an MLP for -1; cc::Error if it has none
+  torch::Tensor forward_last_two_layer(const torch::Tensor& tokens) const;  // the paper's shape
+  torch::Tensor forward_last_general(const torch::Tensor& tokens) const;    // any other
+  torch::Tensor flat_in(int layer, const char* w) const;                    // W_Q/W_K/W_V as [d_model, n_heads*d_head]
+  torch::Tensor flat_out(int layer) const;                                  // W_O as [n_heads*d_head, d_model]
 
   ModelConfig cfg_;
   std::vector<std::pair<std::string, torch::Tensor>> params_;

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "util/error.h"
@@ -219,6 +221,22 @@ std::string gnuplot_script(const nlohmann::json& spec, const std::string& png_pa
   return gp.str();
 }
 
+namespace {
+
+// A PNG that ends in its IEND chunk: gnuplot may exit 0 after a write failed (a full disk), leaving
+// a truncated file that no viewer shows.
+bool complete_png(const std::string& path) {
+  static const unsigned char kIend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in || in.tellg() < 20) return false;
+  in.seekg(-12, std::ios::end);
+  unsigned char tail[12];
+  in.read(reinterpret_cast<char*>(tail), 12);
+  return in && std::memcmp(tail, kIend, 12) == 0;
+}
+
+}  // namespace
+
 nlohmann::json render_figure(const std::string& dir, const std::string& rel, const nlohmann::json& spec) {
   nlohmann::json entry = {{"caption", text(spec, "title")}, {"paper_figure", text(spec, "paper_figure")}};
   try {
@@ -233,7 +251,7 @@ nlohmann::json render_figure(const std::string& dir, const std::string& rel, con
     std::fwrite(script.data(), 1, script.size(), gp);
     const int rc = ::pclose(gp);
     std::error_code ec;
-    if (rc != 0 || !fs::exists(part) || fs::file_size(part, ec) == 0) {
+    if (rc != 0 || !complete_png(part)) {
       fs::remove(part, ec);
       throw Error("gnuplot failed (exit status " + std::to_string(rc) +
                   "; is gnuplot-nox installed, is the disk full?)");

@@ -54,6 +54,19 @@ PointState point_state(const SweepOptions& o, const catalogue::SweepSpec& s, con
   return st;
 }
 
+ShardLeft left_behind(const SweepOptions& o, const catalogue::SweepSpec& s,
+                      const std::vector<const catalogue::SweepPoint*>& todo) {
+  ShardLeft left;
+  for (const auto* p : todo) {
+    const PointState st = point_state(o, s, *p);
+    if (st.kind == PointState::Running)
+      left.busy.push_back(p->index);
+    else if (st.kind != PointState::Done && o.stop_after < 0)
+      left.unfinished.push_back(std::to_string(p->index) + " (" + st.describe() + ")");
+  }
+  return left;
+}
+
 std::string point_command(const SweepOptions& o, const catalogue::SweepSpec& s, const catalogue::SweepPoint& p) {
   return "claimcheck sweep run " + s.name + " --point " + std::to_string(p.index) + " --config " + o.runs_path +
          " --cache " + o.cache_dir;

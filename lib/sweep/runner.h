@@ -45,6 +45,16 @@ constexpr int kExitBusy = 75;
 // point bitwise the same whichever scheduler runs it), then writes final_eval.json.
 PointOutcome run_point(const SweepOptions& o, const catalogue::SweepSpec& s, const catalogue::SweepPoint& p);
 
+// What a `sweep run` over `todo` leaves behind: points another process still holds (busy, by index)
+// and points neither done nor held (unfinished, "INDEX (state)": the process that held them stopped
+// first). With o.stop_after >= 0 a point stopped early counts as finished.
+struct ShardLeft {
+  std::vector<size_t> busy;
+  std::vector<std::string> unfinished;
+};
+ShardLeft left_behind(const SweepOptions& o, const catalogue::SweepSpec& s,
+                      const std::vector<const catalogue::SweepPoint*>& todo);
+
 // Runs `points` in child processes, at most `jobs` at once; `child_args(p)` is each child's
 // claimcheck argument list, its output goes to the point's log.txt. `report` gets one line per
 // event. Returns the number of points whose process failed; a child that exits kExitBusy is reported

@@ -104,7 +104,7 @@ nlohmann::json RunConfig::to_json(bool every_field) const {
   return {{"name", name},
           {"seed", seed},
           {"task", task.to_json()},
-          {"model", model.to_json()},
+          {"model", model.to_json(every_field)},
           {"train", train.to_json(every_field)}};
 }
 

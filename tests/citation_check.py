@@ -1,0 +1,32 @@
+"""CITATION.cff parses as YAML, carries the keys the Citation File Format 1.2.0 requires, names the
+paper claimcheck verifies, and states the version CMakeLists.txt builds; LICENSE is the MIT text.
+usage: citation_check.py SOURCE_DIR"""
+import re
+import sys
+
+try:
+    import yaml
+except ImportError:
+    print("SKIP: python3-yaml is not installed")
+    sys.exit(77)
+
+src = sys.argv[1]
+cff = yaml.safe_load(open(f"{src}/CITATION.cff", encoding="utf-8"))
+problems = []
+for key in ("cff-version", "message", "title", "authors"):
+    if key not in cff:
+        problems.append(f"CITATION.cff: no '{key}' (CFF 1.2.0 requires it)")
+if cff.get("cff-version") != "1.2.0":
+    problems.append(f"CITATION.cff: cff-version {cff.get('cff-version')!r}, expected '1.2.0'")
+version = re.search(r"project\(claimcheck VERSION ([0-9.]+)", open(f"{src}/CMakeLists.txt").read()).group(1)
+if str(cff.get("version")) != version:
+    problems.append(f"CITATION.cff: version {cff.get('version')!r}, CMakeLists.txt builds {version}")
+ids = [i.get("value", "") for r in cff.get("references", []) for i in r.get("identifiers", [])]
+if not any("2605.31497" in v for v in ids):
+    problems.append("CITATION.cff: no reference with the paper's arXiv id 2605.31497")
+if "MIT License" not in open(f"{src}/LICENSE").read():
+    problems.append("LICENSE: not the MIT text")
+for p in problems:
+    print("FAIL", p)
+print(f"{0 if problems else 1} passed, {len(problems)} failed")
+sys.exit(1 if problems else 0)
