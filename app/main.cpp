@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "train/runtime.h"
 #include "util/error.h"
 #include "util/platform.h"
 
@@ -22,9 +23,21 @@ const std::vector<cc::app::Subcommand>& subcommands() {
   return subs;
 }
 
+// `claimcheck --version`: what a bug report or a provenance note needs to name this binary.
+void version(std::ostream& os) {
+  const nlohmann::json rt = cc::train::runtime_info();
+  os << "claimcheck " << rt["claimcheck"].get<std::string>() << "\n"
+     << "commit " << rt["build_commit"].get<std::string>() << " (built), " << rt["git_commit"].get<std::string>()
+     << " (source tree now)\n"
+     << "build type " << CLAIMCHECK_BUILD_TYPE << "\n"
+     << "libtorch " << rt["libtorch"].get<std::string>() << "\n"
+     << rt["blas"].get<std::string>() << " (kernel " << rt["blas_kernel"].dump() << ")\n";
+}
+
 void usage(std::ostream& os) {
   os << "usage: claimcheck <command> [options]   (claimcheck <command> --help for its options)\n\ncommands:\n";
   for (const auto& s : subcommands()) os << "  " << s.name << std::string(10 - s.name.size(), ' ') << s.summary << "\n";
+  os << "\n  --version version, commit, build type, libtorch and BLAS of this binary\n";
 }
 
 }  // namespace
@@ -44,6 +57,10 @@ int main(int argc, char** argv) {
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     usage(std::cout);
+    return cc::app::kExitOk;
+  }
+  if (name == "--version" || name == "version") {
+    version(std::cout);
     return cc::app::kExitOk;
   }
   const std::vector<std::string> args(argv + 2, argv + argc);
