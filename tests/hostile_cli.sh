@@ -45,16 +45,19 @@ expect() {  # FILE REGEX
 }
 command -v /usr/bin/time >/dev/null || { echo "SKIP: GNU time (package 'time') is not installed"; exit 77; }
 fail=0
-expect long_id "long_id.yaml: [0-9]+ bytes; a claim or run file is at most" || fail=1
-expect laughs "laughs.yaml:[0-9]+:[0-9]+: the document expands to more than 100000 values" || fail=1
-expect two_docs "two_docs.yaml:27:1: a second YAML document" || fail=1
-expect tag "tag.yaml:21:14: explicit YAML tag '!!str' is not accepted" || fail=1
-expect bigint "bigint.yaml:23:14: field 'expect.min_seeds': 1000000000000 is outside \[1, 1000\]" || fail=1
-expect big_size "big_size.yaml:[0-9]+:[0-9]+: field 'measure.size': must be in \[1, 1000000\]" || fail=1
-expect dup_seeds "dup_seeds.yaml:[0-9]+:[0-9]+: field 'subject.seeds': seed 2 is listed twice" || fail=1
-expect empty_seeds "empty_seeds.yaml:[0-9]+:[0-9]+: field 'subject.seeds': an empty list" || fail=1
-expect bad_utf8 "bad_utf8.yaml:[0-9]+:[0-9]+: this value is not valid UTF-8 \(byte 1 is 0xFF\)" || fail=1
-expect yaml_next_line "yaml_next_line.yaml:[0-9]+:[0-9]+: this value (is not valid UTF-8|holds a control character)" || fail=1
-expect theory_batch "theory_batch.yaml:[0-9]+:[0-9]+: field 'measure.samples': one batch is [0-9.e+]+ token slots" || fail=1
-expect theory_seeds "theory_seeds.yaml:[0-9]+:[0-9]+: field 'subject.seeds': at most 8 Monte Carlo seeds" || fail=1
+# One case a line: FILE (under $W, without .yaml), a tab, the message it must produce.
+while IFS=$'\t' read -r name regex; do expect "$name" "$regex" || fail=1; done <<'CASES'
+long_id	long_id.yaml: [0-9]+ bytes; a claim or run file is at most
+laughs	laughs.yaml:[0-9]+:[0-9]+: the document expands to more than 100000 values
+two_docs	two_docs.yaml:27:1: a second YAML document
+tag	tag.yaml:21:14: explicit YAML tag '!!str' is not accepted
+bigint	bigint.yaml:23:14: field 'expect.min_seeds': 1000000000000 is outside \[1, 1000\]
+big_size	big_size.yaml:[0-9]+:[0-9]+: field 'measure.size': must be in \[1, 1000000\]
+dup_seeds	dup_seeds.yaml:[0-9]+:[0-9]+: field 'subject.seeds': seed 2 is listed twice
+empty_seeds	empty_seeds.yaml:[0-9]+:[0-9]+: field 'subject.seeds': an empty list
+bad_utf8	bad_utf8.yaml:[0-9]+:[0-9]+: this value is not valid UTF-8 \(byte 1 is 0xFF\)
+yaml_next_line	yaml_next_line.yaml:[0-9]+:[0-9]+: this value (is not valid UTF-8|holds a control character)
+theory_batch	theory_batch.yaml:[0-9]+:[0-9]+: field 'measure.samples': one batch is [0-9.e+]+ token slots
+theory_seeds	theory_seeds.yaml:[0-9]+:[0-9]+: field 'subject.seeds': at most 8 Monte Carlo seeds
+CASES
 exit $fail
