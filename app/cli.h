@@ -49,6 +49,7 @@ int cmd_eval(const std::vector<std::string>& args);
 int cmd_verify(const std::vector<std::string>& args);
 int cmd_list(const std::vector<std::string>& args);
 int cmd_explain(const std::vector<std::string>& args);
+int cmd_kinds(const std::vector<std::string>& args);
 int cmd_fixtures(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
 

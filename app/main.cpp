@@ -15,6 +15,7 @@ const std::vector<cc::app::Subcommand>& subcommands() {
       {"verify", "run claim files and write the report (REPORT.md, report.json, junit.xml)", cc::app::cmd_verify},
       {"list", "the claims, their tier, and whether their checkpoints are present", cc::app::cmd_list},
       {"explain", "what a claim measures, its rule and the paper's words", cc::app::cmd_explain},
+      {"kinds", "every measurement kind a claim may name, with its parameters (--json)", cc::app::cmd_kinds},
       {"fixtures", "verify: sha256 of every fixture file; recreate: retrain one and compare", cc::app::cmd_fixtures},
       {"sweep", "plan, run (local cores, a shard of a Slurm array) and collect a sweep of runs", cc::app::cmd_sweep},
       {"diff", "the claims whose verdict or value changed between two reports (markdown; exit 3 if any)",

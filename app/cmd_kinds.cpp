@@ -1,0 +1,57 @@
+// claimcheck kinds [--json]: every measurement kind a claim's `measure.kind` may name, what it
+// measures, what it reads (a run's checkpoint, a sweep's summary, a theory model) and its parameters.
+#include <iostream>
+
+#include "analysis/registry.h"
+#include "cli.h"
+
+namespace cc::app {
+namespace {
+
+std::string subject_name(const analysis::MeasurementKind& k) {
+  switch (k.subject) {
+    case analysis::Subject::Sweep:
+      return "sweep";
+    case analysis::Subject::Theory:
+      return "theory:" + k.theory;
+    default:
+      return "run";
+  }
+}
+
+}  // namespace
+
+int cmd_kinds(const std::vector<std::string>& args) {
+  po::options_description desc("kinds options");
+  bool json = false;
+  desc.add_options()("json", po::bool_switch(&json), "one JSON array, an object per kind, instead of text");
+  po::positional_options_description pos;
+  po::variables_map vm;
+  if (!parse("kinds", "[--json]", desc, pos, args, vm)) return kExitOk;
+  const auto& registry = analysis::builtin_registry();
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& name : registry.names()) {
+    const auto& k = *registry.find(name);
+    const std::string statistic = k.statistic == analysis::Statistic::Proportion ? "proportion" : "scalar";
+    if (json) {
+      out.push_back({{"kind", k.name},
+                     {"subject", subject_name(k)},
+                     {"statistic", statistic},
+                     {"description", k.description},
+                     {"params", k.params_doc}});
+      continue;
+    }
+    std::cout << k.name << "  (" << subject_name(k) << ", " << statistic << ")\n  " << k.description << "\n";
+    const std::string& doc = k.params_doc;
+    for (size_t at = 0; at <= doc.size();) {  // each parameter line, indented
+      const size_t nl = doc.find('\n', at);
+      std::cout << "    " << doc.substr(at, nl == std::string::npos ? std::string::npos : nl - at) << "\n";
+      if (nl == std::string::npos) break;
+      at = nl + 1;
+    }
+  }
+  if (json) std::cout << out.dump(2) << "\n";
+  return kExitOk;
+}
+
+}  // namespace cc::app
