@@ -266,6 +266,8 @@ int cmd_list(const std::vector<std::string>& args) {
   po::options_description desc("list options");
   Common common;
   add_common(desc, common);
+  bool json = false;
+  desc.add_options()("json", po::bool_switch(&json), "one JSON array, an object per claim file, instead of the table");
   po::positional_options_description pos;
   pos.add("paths", -1);
   po::variables_map vm;
@@ -276,19 +278,29 @@ int cmd_list(const std::vector<std::string>& args) {
   so.cache_dir = common.cache;
   catalogue::RunStore store(runs, so);
   int bad = 0;
-  std::printf("%-10s %-8s %-9s %-22s %s\n", "id", "tier", "run", "inputs", "title");
+  nlohmann::json rows = nlohmann::json::array();
+  // One claim: a table row, or an object of the --json array.
+  auto row = [&](const std::string& file, const std::string& id, const std::string& tier, const std::string& subject,
+                 const std::string& inputs, const std::string& title) {
+    if (json)
+      rows.push_back(
+          {{"file", file}, {"id", id}, {"tier", tier}, {"subject", subject}, {"inputs", inputs}, {"title", title}});
+    else
+      std::printf("%-10s %-8s %-9s %-22s %s\n", id.c_str(), tier.c_str(), subject.c_str(), inputs.c_str(),
+                  title.c_str());
+  };
+  if (!json) row("", "id", "tier", "run", "inputs", "title");
   for (const auto& f : claims::find_claim_files(common.paths)) {
     try {
       const auto c = claims::load_claim(f, analysis::builtin_registry(), runs);
       if (c.subject.is_sweep()) {  // its input is the collected summary, not checkpoints
         const bool have = fs::exists(catalogue::summary_path(common.fixtures + "/sweeps/" + c.subject.name));
-        std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), catalogue::tier_name(c.tier).c_str(),
-                    c.subject.name.c_str(), have ? "summary collected" : "summary missing", c.title.c_str());
+        row(f, c.id, catalogue::tier_name(c.tier), c.subject.name, have ? "summary collected" : "summary missing",
+            c.title);
         continue;
       }
       if (c.subject.is_theory()) {  // computed from the kind's own model: nothing to load
-        std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), catalogue::tier_name(c.tier).c_str(), "theory",
-                    "none (computed)", c.title.c_str());
+        row(f, c.id, catalogue::tier_name(c.tier), "theory", "none (computed)", c.title);
         continue;
       }
       const auto& spec = *runs.find(c.subject.name);
@@ -304,13 +316,16 @@ int cmd_list(const std::vector<std::string>& args) {
         }
       }
       const std::string inputs = std::to_string(present) + "/" + std::to_string(needed) + " checkpoints";
-      std::printf("%-10s %-8s %-9s %-22s %s\n", c.id.c_str(), catalogue::tier_name(c.tier).c_str(),
-                  c.subject.name.c_str(), inputs.c_str(), c.title.c_str());
+      row(f, c.id, catalogue::tier_name(c.tier), c.subject.name, inputs, c.title);
     } catch (const Error& e) {
       ++bad;
-      std::printf("%-10s %s\n", "ERROR", e.what());
+      if (json)
+        rows.push_back({{"file", f}, {"error", e.what()}});
+      else
+        std::printf("%-10s %s\n", "ERROR", e.what());
     }
   }
+  if (json) std::cout << rows.dump(2) << "\n";
   return bad ? kExitFailure : kExitOk;
 }
 
