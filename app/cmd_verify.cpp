@@ -333,8 +333,10 @@ int cmd_explain(const std::vector<std::string>& args) {
   po::options_description desc("explain options");
   Common common;
   std::string id;
+  bool json = false;
   add_common(desc, common);
   desc.add_options()("id", po::value(&id)->required(), "claim id, e.g. G1");
+  desc.add_options()("json", po::bool_switch(&json), "the same as one JSON object");
   po::positional_options_description pos;
   pos.add("id", 1);
   po::variables_map vm;
@@ -348,6 +350,32 @@ int cmd_explain(const std::vector<std::string>& args) {
       continue;  // `claimcheck list` reports broken files
     }
     if (c.id != id) continue;
+    const std::string control = c.control_params ? "must FAIL with parameters " + c.control_params->dump()
+                                : c.control      ? "must FAIL at checkpoint " + c.control->text()
+                                                 : "none (" + c.control_none_reason + ")";
+    if (json) {
+      nlohmann::json j = {
+          {"id", c.id},
+          {"title", c.title},
+          {"file", f},
+          {"paper",
+           {{"arxiv", c.paper.arxiv},
+            {"section", c.paper.section},
+            {"figure", c.paper.figure},
+            {"quote", c.paper.quote}}},
+          {"reported",
+           {{"text", c.reported_text}, {"value", c.reported ? nlohmann::json(*c.reported) : nlohmann::json()}}},
+          {"measure", {{"kind", c.kind}, {"description", c.measurement->description}, {"params", c.params}}},
+          {"subject", c.subject.describe()},
+          {"checkpoint", c.stage.text()},
+          {"seeds", c.seeds.empty() ? nlohmann::json("all") : nlohmann::json(c.seeds)},
+          {"rule", c.rule.describe()},
+          {"negative_control", control},
+          {"tier", catalogue::tier_name(c.tier)},
+          {"notes", c.notes}};
+      std::cout << j.dump(2) << "\n";
+      return kExitOk;
+    }
     std::cout << c.id << ": " << c.title << "\n  file: " << f << "\n  paper: arXiv " << c.paper.arxiv << " §"
               << c.paper.section << (c.paper.figure.empty() ? "" : ", " + c.paper.figure) << "\n  quote: \""
               << c.paper.quote << "\"\n  reported: " << c.reported_text
@@ -357,11 +385,7 @@ int cmd_explain(const std::vector<std::string>& args) {
               << (c.seeds.empty() ? std::string("all") : std::to_string(c.seeds.size()))
               << "\n  rule: " << c.rule.describe()
               << (c.measurement->statistic == analysis::Statistic::Proportion ? " (Wilson 95% interval)" : "")
-              << "\n  negative control: "
-              << (c.control_params ? "must FAIL with parameters " + c.control_params->dump()
-                  : c.control      ? "must FAIL at checkpoint " + c.control->text()
-                                   : "none (" + c.control_none_reason + ")")
-              << "\n  tier: " << catalogue::tier_name(c.tier) << "\n";
+              << "\n  negative control: " << control << "\n  tier: " << catalogue::tier_name(c.tier) << "\n";
     if (!c.notes.empty()) std::cout << "  notes: " << c.notes << "\n";
     return kExitOk;
   }
