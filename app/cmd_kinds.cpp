@@ -1,6 +1,7 @@
 // claimcheck kinds [--json]: every measurement kind a claim's `measure.kind` may name, what it
 // measures, what it reads (a run's checkpoint, a sweep's summary, a theory model) and its parameters.
 #include <iostream>
+#include <sstream>
 
 #include "analysis/registry.h"
 #include "cli.h"
@@ -42,13 +43,8 @@ int cmd_kinds(const std::vector<std::string>& args) {
       continue;
     }
     std::cout << k.name << "  (" << subject_name(k) << ", " << statistic << ")\n  " << k.description << "\n";
-    const std::string& doc = k.params_doc;
-    for (size_t at = 0; at <= doc.size();) {  // each parameter line, indented
-      const size_t nl = doc.find('\n', at);
-      std::cout << "    " << doc.substr(at, nl == std::string::npos ? std::string::npos : nl - at) << "\n";
-      if (nl == std::string::npos) break;
-      at = nl + 1;
-    }
+    std::istringstream doc(k.params_doc);  // one parameter a line, indented
+    for (std::string line; std::getline(doc, line);) std::cout << "    " << line << "\n";
   }
   if (json) std::cout << out.dump(2) << "\n";
   return kExitOk;

@@ -88,7 +88,6 @@ nlohmann::json parse_common(ObjectReader& r) {
   p["samples"] = r.integer_in("samples", 32768, 256, 1 << 20);
   p["batches"] = r.integer_in("batches", 8, 2, 64);
   p["phi1"] = r.one_of("phi1", {"identity", "scrambled"}, "identity");
-  check_work(r, p, 0);
   return p;
 }
 
@@ -238,6 +237,7 @@ nlohmann::json parse_alignment(ObjectReader r) {
   nlohmann::json p = parse_common(r);
   p["value"] = r.one_of("value", {"share", "min_increase", "key_share", "min_key_share"}, "share");
   if (p["value"] == "min_increase" && p["sizes"].size() < 2) r.fail("value", "min_increase needs at least two sizes");
+  check_work(r, p, 0);
   r.finish();
   return p;
 }

@@ -36,6 +36,18 @@ void check_key(const std::string& key, const nlohmann::json& base, const SourceP
   }
 }
 
+std::vector<uint64_t> read_seeds(ObjectReader& r) {
+  std::vector<uint64_t> seeds;
+  for (int64_t s : r.integers("seeds", {0})) {
+    if (s < 0 || s > (int64_t{1} << 32)) r.fail("seeds", "seeds must be in [0, 2^32]");
+    if (std::find(seeds.begin(), seeds.end(), static_cast<uint64_t>(s)) != seeds.end())
+      r.fail("seeds", "seed " + std::to_string(s) + " is listed twice");
+    seeds.push_back(static_cast<uint64_t>(s));
+  }
+  if (seeds.empty()) r.fail("seeds", "needs at least one seed");
+  return seeds;
+}
+
 train::RunConfig config_from(const nlohmann::json& j, const std::string& file, std::map<std::string, SourcePos> marks) {
   YamlDoc doc;
   doc.file = file;

@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "train/run_config.h"
 #include "util/yaml_json.h"
@@ -19,6 +21,9 @@ void mark_value(std::map<std::string, SourcePos>& marks, const std::string& key,
 
 // Checks that `key` names a field of `base` (a config as RunConfig::to_json(true)); fails at `where`.
 void check_key(const std::string& key, const nlohmann::json& base, const SourcePos& where);
+
+// A run's or a sweep's `seeds:` (default [0]): each in [0, 2^32] and listed once, at least one.
+std::vector<uint64_t> read_seeds(ObjectReader& r);
 
 // A run config built from `j`, with errors placed at the positions in `marks` (JSON pointer of the
 // config -> where that value was written in `file`).

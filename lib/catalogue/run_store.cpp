@@ -79,12 +79,13 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
   std::lock_guard<std::recursive_mutex> lock(mu_);
   for (const auto& dir : dirs(spec, seed)) {
     const std::string path = train::checkpoint_path(dir, step);
-    // A committed folder is checked whole before it is read or passed over: every file in it as
-    // fixtures/MANIFEST.sha256 lists it, and nothing unlisted beside them. A listed file that was
-    // deleted (or the whole folder) is an error here, never a checkpoint that "is not available".
-    if (guard_.covers(dir) && guard_.lists_under(dir)) guard_.require_dir(dir);
-    if (path_present(path)) {
-      if (guard_.covers(dir)) guard_.require_dir(dir);
+    // A folder under fixtures/ is checked whole before it is read, or passed over while the manifest
+    // lists files in it: every file as fixtures/MANIFEST.sha256 lists it, and nothing unlisted beside
+    // them. A listed file that was deleted (or the whole folder) is an error here, never a checkpoint
+    // that "is not available".
+    const bool present = path_present(path);
+    if (guard_.covers(dir) && (present || guard_.lists_under(dir))) guard_.require_dir(dir);
+    if (present) {
       auto ck = load(path, spec);
       if (ck->config.seed != seed)  // a checkpoint copied into another seed's folder
         throw Error(path + ": its sidecar says seed " + std::to_string(ck->config.seed) +

@@ -1,6 +1,5 @@
 #include "catalogue/runs.h"
 
-#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -79,13 +78,7 @@ Runs Runs::load(const std::string& path) {
     spec.name = name;
     spec.where = doc.at("/runs/" + name);
     check_name(name, "run name", doc.key_at("/runs", name));
-    for (int64_t s : r.integers("seeds", {0})) {
-      if (s < 0 || s > (int64_t{1} << 32)) r.fail("seeds", "seeds must be in [0, 2^32]");
-      if (std::find(spec.seeds.begin(), spec.seeds.end(), static_cast<uint64_t>(s)) != spec.seeds.end())
-        r.fail("seeds", "seed " + std::to_string(s) + " is listed twice");
-      spec.seeds.push_back(static_cast<uint64_t>(s));
-    }
-    if (spec.seeds.empty()) r.fail("seeds", "needs at least one seed");
+    spec.seeds = read_seeds(r);
     spec.tier = parse_tier(r.one_of("tier", {"cpu", "gpu"}, "cpu"));
     if (r.has("base")) {
       const std::string base_name = r.string("base");

@@ -1,6 +1,5 @@
 #include "catalogue/sweeps.h"
 
-#include <algorithm>
 #include <set>
 
 #include "catalogue/config_keys.h"
@@ -54,13 +53,7 @@ std::vector<SweepSpec> load_sweeps(const YamlDoc& doc, const BaseConfig& run_con
     if (run_config(name, 0)) r.fail("", "a sweep and a run may not share the name '" + name + "'");
     s.base = r.string("base");
     if (!run_config(s.base, 0)) r.fail("base", "unknown run '" + s.base + "'");
-    for (int64_t seed : r.integers("seeds", {0})) {
-      if (seed < 0 || seed > (int64_t{1} << 32)) r.fail("seeds", "seeds must be in [0, 2^32]");
-      if (std::find(s.seeds.begin(), s.seeds.end(), static_cast<uint64_t>(seed)) != s.seeds.end())
-        r.fail("seeds", "seed " + std::to_string(seed) + " is listed twice");
-      s.seeds.push_back(static_cast<uint64_t>(seed));
-    }
-    if (s.seeds.empty()) r.fail("seeds", "needs at least one seed");
+    s.seeds = read_seeds(r);
     // Every field, so that a key written only when set (train.engine, train.warmup_steps) is known.
     const nlohmann::json base_json = run_config(s.base, s.seeds.front())->to_json(true);
 

@@ -84,10 +84,6 @@ bool is_proportion(const nlohmann::json& claim) {
   return claim.contains("measured_is_proportion") && claim["measured_is_proportion"].get<bool>();
 }
 
-}  // namespace
-
-namespace {
-
 // Strings (values and keys) that are not valid UTF-8 get U+FFFD in place of the bad bytes; numbers,
 // infinities included, are left as they are.
 void replace_invalid_utf8(nlohmann::json& j) {
