@@ -49,8 +49,32 @@ std::string find_runs_file(const std::string& given, const std::vector<std::stri
 
 struct Common {
   std::vector<std::string> paths = {"claims"};
-  std::string runs_file, fixtures = "fixtures", cache = "cache";
+  std::string runs_file, fixtures, cache = "cache";
 };
+
+// --fixtures, else the fixtures/ folder in the runs file's folder (a paper's folder: papers/NAME/) or
+// beside it (claims/runs.yaml and fixtures/ at the top), else "fixtures".
+std::string fixtures_dir(const Common& c) {
+  if (!c.fixtures.empty()) return c.fixtures;
+  const fs::path dir = fs::path(find_runs_file(c.runs_file, c.paths)).parent_path();
+  for (const fs::path& f : {dir / "fixtures", dir.parent_path() / "fixtures"})
+    if (fs::is_directory(f)) return fs::relative(f).string();
+  return "fixtures";
+}
+
+// The paper the claims are about, for the report's header: `paper:` of the paper.yaml beside the runs
+// file ({title, authors, arxiv}); null when there is none.
+nlohmann::json paper_header(const Common& c) {
+  const fs::path file = fs::path(find_runs_file(c.runs_file, c.paths)).parent_path() / "paper.yaml";
+  if (!fs::exists(file)) return nullptr;
+  const YamlDoc doc = load_yaml_file(file.string());
+  if (!doc.value.contains("paper")) return nullptr;
+  ObjectReader r(doc, "/paper");
+  nlohmann::json p = {{"title", r.string("title")}, {"arxiv", r.string("arxiv")}};
+  if (r.has("authors")) p["authors"] = r.string("authors");
+  r.finish();
+  return p;
+}
 
 void add_common(po::options_description& desc, Common& c) {
   // One option a line, as boost::program_options reads best; clang-format 14 would join them.
@@ -58,7 +82,8 @@ void add_common(po::options_description& desc, Common& c) {
   desc.add_options()
       ("paths", po::value(&c.paths)->multitoken(), "claim files or directories (default: claims)")
       ("runs", po::value(&c.runs_file), "runs file (default: the runs.yaml above the claims)")
-      ("fixtures", po::value(&c.fixtures), "committed fixtures directory (default: fixtures)")
+      ("fixtures", po::value(&c.fixtures),
+       "committed fixtures directory (default: the fixtures/ in or beside the runs file's folder)")
       ("cache", po::value(&c.cache), "cache of trained runs (default: cache)");
   // clang-format on
 }
@@ -125,7 +150,7 @@ int cmd_verify(const std::vector<std::string>& args) {
   catalogue::StoreOptions so;
   so.budget = catalogue::parse_tier(budget);
   so.device = train::parse_device(device);
-  so.fixtures_dir = common.fixtures;
+  so.fixtures_dir = fixtures_dir(common);
   so.cache_dir = common.cache;
   so.progress = vm.count("progress") > 0;
   claims::VerifyOptions eo;
@@ -184,6 +209,7 @@ int cmd_verify(const std::vector<std::string>& args) {
   ctx.runtime["device"] = device;
   ctx.runs = &runs;
   ctx.store = &store;
+  ctx.paper = paper_header(common);
   // The paper's facts the robustness rule and the attribution read: claims/paper.yaml beside runs.yaml.
   auto paper_facts = [&] {
     const std::string runs_path = find_runs_file(common.runs_file, common.paths);
@@ -274,7 +300,7 @@ int cmd_list(const std::vector<std::string>& args) {
   if (!parse("list", "[CLAIM FILES|DIRS] [options]", desc, pos, args, vm)) return kExitOk;
   const catalogue::Runs runs = catalogue::Runs::load(find_runs_file(common.runs_file, common.paths));
   catalogue::StoreOptions so;
-  so.fixtures_dir = common.fixtures;
+  so.fixtures_dir = fixtures_dir(common);
   so.cache_dir = common.cache;
   catalogue::RunStore store(runs, so);
   int bad = 0;

@@ -1,6 +1,18 @@
 #include "analysis/kinds.h"
 
+#include <vector>
+
 namespace cc::analysis {
+namespace {
+
+std::vector<std::function<void(Registry&)>>& module_kinds() {
+  static std::vector<std::function<void(Registry&)>> adders;
+  return adders;
+}
+
+}  // namespace
+
+void add_module_kinds(std::function<void(Registry&)> add) { module_kinds().push_back(std::move(add)); }
 
 const Registry& builtin_registry() {
   static const Registry registry = [] {
@@ -15,6 +27,7 @@ const Registry& builtin_registry() {
     register_sweep(r);
     register_theory(r);
     register_dynamics(r);
+    for (const auto& add : module_kinds()) add(r);
     return r;
   }();
   return registry;

@@ -1,9 +1,14 @@
-// Layer-2 MLP neurons over the 59 x 59 grid of 0-var inputs (n, m) (§5.1, Figure 11).
-// Preactivations are blocks.1.mlp.hook_pre at '=' on all_pairs_0 (one sequence per pair).
-// Only active neurons count: positive preactivation on >= 1 % of the grid.
-//   mlp_additive_r2 (M8a): R^2 of the additive fit u(n) + w(m) (row and column means)
-//   mlp_fourier_r2  (M8b): R^2 of A cos(2πkn/N + α) + B cos(2πkm/N + β) + c, the best k in 1..(N-1)/2,
-//                          fitted by least squares (cos and sin of each operand: 5 linear terms)
+// MLP neurons over the N x N grid of operand pairs (n, m) ("Assign and Add" §5.1, Figure 11).
+// Preactivations are the last MLP's hook_pre at the answer position: for the built-in task,
+// blocks.1.mlp.hook_pre at '=' on all_pairs_0 (one sequence per pair); for another paper's task, the
+// operand grid its family gives (train/family.h: Nanda et al.'s "a b =", M8b's positive control).
+// Only active neurons count: positive preactivation on >= 1 % of the grid (neuron_grid.h).
+//   mlp_additive_r2  (M8a): R^2 of the additive fit u(n) + w(m) (row and column means)
+//   mlp_fourier_r2   (M8b): R^2 of A cos(2πkn/N + α) + B cos(2πkm/N + β) + c, the best k in 1..(N-1)/2,
+//                           fitted by least squares (cos and sin of each operand: 5 linear terms)
+//   mlp_fourier2d_r2      : the same with the four products cos/sin(2πkn/N)·cos/sin(2πkm/N) (9 terms),
+//                           the degree-2 single-frequency form of Nanda et al. (2023)
+// `hook: post` fits the activations after the activation function instead.
 // The value is the median R^2 over active neurons; details hold the fraction with R^2 >= 0.9, the
 // R^2 weighted by each neuron's output norm |W_out[i]|·mean|post_i|, and the histogram of best k.
 #include <torch/torch.h>
@@ -12,7 +17,11 @@
 #include <cmath>
 
 #include "analysis/common.h"
+#include "analysis/fourier_fit.h"
 #include "analysis/kinds.h"
+#include "analysis/neuron_grid.h"
+#include "train/family.h"
+#include "util/error.h"
 
 namespace cc::analysis {
 namespace {
@@ -26,63 +35,38 @@ nlohmann::json parse(ObjectReader r, const char* form) {
   const double active = r.number("active_fraction", 0.01);
   if (!(active >= 0 && active < 1)) r.fail("active_fraction", "must be in [0, 1)");
   p["active_fraction"] = active;
+  // Written only when not the default, so the claims that predate it keep their parameters.
+  if (r.one_of("hook", {"pre", "post"}, "pre") == "post") p["hook"] = "post";
   r.finish();
   return p;
 }
 
-// R^2 of predictions for each column of Y [G, M].
-torch::Tensor r_squared(const torch::Tensor& Y, const torch::Tensor& pred) {
-  auto ss_res = (Y - pred).pow(2).sum(0);
-  auto ss_tot = (Y - Y.mean(0, true)).pow(2).sum(0).clamp_min(1e-12);
-  return 1 - ss_res / ss_tot;
-}
+}  // namespace
 
-Measurement measure(const MeasureInput& in) {
-  torch::NoGradGuard no_grad;
-  const auto& p = in.params;
-  const int N = in.checkpoint.config.task.modulus;
-  const auto acts = activations(in.activations, in.checkpoint, {"all_pairs_0"}, 0, p["eval_seed"].get<uint64_t>(),
-                                {kMlpPreAtEquals});  // (x, y) row-major
-  std::vector<torch::Tensor> parts;
-  acts.for_each([&](const model::ActivationCache& c, const std::vector<task::Example>&) {
-    parts.push_back(c[kMlpPreAtEquals.key()].to(torch::kCPU, torch::kDouble));
-  });
-  auto Y = torch::cat(parts, 0);  // [N*N, d_mlp], row g = n*N + m
-  auto active = (Y > 0).to(torch::kDouble).mean(0) >= p["active_fraction"].get<double>();
+GridNeuronFit grid_neuron_fit(torch::Tensor Y, int N, const std::string& form, double active_fraction,
+                              const model::Transformer& model) {
+  auto active = (Y > 0).to(torch::kDouble).mean(0) >= active_fraction;
   auto idx = active.nonzero().flatten();
-  Measurement out;
+  GridNeuronFit result;
+  Measurement& out = result.measurement;
   out.n = idx.numel();
   out.details["active_neurons"] = out.n;
   if (out.n == 0) {
     out.value = 0;
-    return out;
+    return result;
   }
   Y = Y.index_select(1, idx);
-  torch::Tensor r2, best_k;
-  if (p["form"] == "additive") {
-    auto grid = Y.view({N, N, -1});
-    auto pred = grid.mean(1, true) + grid.mean(0, true) - grid.mean(std::vector<int64_t>{0, 1}, true);
-    r2 = r_squared(Y, pred.reshape({N * N, -1}));
-  } else {
-    auto n = torch::arange(N, torch::kDouble).repeat_interleave(N), m = torch::arange(N, torch::kDouble).repeat(N);
-    r2 = torch::full({Y.size(1)}, -1e30, torch::kDouble);
-    best_k = torch::zeros({Y.size(1)}, torch::kLong);
-    for (int k = 1; k <= (N - 1) / 2; ++k) {
-      const double w = 2 * M_PI * k / N;
-      auto X = torch::stack({(w * n).cos(), (w * n).sin(), (w * m).cos(), (w * m).sin(), torch::ones_like(n)}, 1);
-      auto coef = torch::linalg_solve(X.t().matmul(X), X.t().matmul(Y));  // normal equations, 5 x 5
-      auto rk = r_squared(Y, X.matmul(coef));
-      auto better = rk > r2;
-      r2 = torch::where(better, rk, r2);
-      best_k = torch::where(better, torch::full_like(best_k, k), best_k);
-    }
+  const bool additive = form == "additive";
+  const GridFit fit = additive ? additive_fit(Y, N) : single_frequency_fit(Y, N, form == "fourier_2d");
+  const torch::Tensor& r2 = fit.r2;
+  if (!additive) {
     std::vector<int64_t> hist(static_cast<size_t>((N - 1) / 2 + 1), 0);
-    for (int64_t i = 0; i < best_k.numel(); ++i) hist[static_cast<size_t>(best_k[i].item<int64_t>())]++;
+    for (int64_t i = 0; i < fit.best_k.numel(); ++i) hist[static_cast<size_t>(fit.best_k[i].item<int64_t>())]++;
     out.details["key_frequency_histogram"] = hist;  // index k = number of neurons whose best k is k
   }
   // Each neuron's weight in the output: |W_out[i]| times its mean activation on the grid.
-  auto post = in.checkpoint.model->mlp_activation(Y).mean(0);
-  auto wout = in.checkpoint.model->W_out().detach().to(torch::kCPU, torch::kDouble).index_select(0, idx).norm(2, 1);
+  auto post = model.mlp_activation(Y).mean(0);
+  auto wout = model.W_out().detach().to(torch::kCPU, torch::kDouble).index_select(0, idx).norm(2, 1);
   auto weight = post * wout;
   out.value = r2.median().item<double>();
   out.details["fraction_r2_at_least_0.9"] = (r2 >= 0.9).to(torch::kDouble).mean().item<double>();
@@ -92,6 +76,51 @@ Measurement measure(const MeasureInput& in) {
     out.details["unthresholded"][k] = out.details[k];
   if (out.details.contains("key_frequency_histogram"))
     out.details["unthresholded"]["key_frequency_histogram (index = k)"] = out.details["key_frequency_histogram"];
+  result.r2 = r2;
+  return result;
+}
+
+namespace {
+
+torch::Tensor builtin_grid(const MeasureInput& in, int& N) {
+  N = in.checkpoint.config.task.modulus;
+  const auto acts = activations(in.activations, in.checkpoint, {"all_pairs_0"}, 0,
+                                in.params["eval_seed"].get<uint64_t>(), {kMlpPreAtEquals});  // (x, y) row-major
+  std::vector<torch::Tensor> parts;
+  acts.for_each([&](const model::ActivationCache& c, const std::vector<task::Example>&) {
+    parts.push_back(c[kMlpPreAtEquals.key()].to(torch::kCPU, torch::kDouble));
+  });
+  return torch::cat(parts, 0);
+}
+
+torch::Tensor family_grid(const train::Checkpoint& ck, int& N) {
+  const train::TaskFamily* family = train::find_family(ck.config.family);
+  if (!family || !family->operand_grid)
+    throw Error(ck.path + ": task family '" + ck.config.family + "' gives no operand grid for this kind");
+  const auto tokens = family->operand_grid(ck.config, N);  // [N*N, T]
+  const std::string hook = "blocks." + std::to_string(ck.model->config().last_mlp_layer()) + ".mlp.hook_pre";
+  std::vector<torch::Tensor> parts;
+  for (int64_t start = 0; start < tokens.size(0); start += 2000) {  // chunks: bounded memory
+    model::ActivationCache cache;
+    ck.model->run_with_cache(tokens.slice(0, start, std::min<int64_t>(start + 2000, tokens.size(0))), cache);
+    parts.push_back(cache[hook].select(1, -1).to(torch::kCPU, torch::kDouble));
+  }
+  return torch::cat(parts, 0);
+}
+
+Measurement measure(const MeasureInput& in) {
+  torch::NoGradGuard no_grad;
+  const auto& p = in.params;
+  int N = 0;
+  // [N*N, d_mlp] preactivations at the answer position, row g = n*N + m: the built-in task's
+  // all_pairs_0, or the operand grid another paper's task family gives (train/family.h).
+  auto Y = in.checkpoint.config.family.empty() ? builtin_grid(in, N) : family_grid(in.checkpoint, N);
+  if (p.value("hook", "pre") == "post") Y = in.checkpoint.model->mlp_activation(Y);
+  GridNeuronFit fit =
+      grid_neuron_fit(Y, N, p["form"].get<std::string>(), p["active_fraction"].get<double>(), *in.checkpoint.model);
+  Measurement& out = fit.measurement;
+  if (out.n == 0) return out;
+  const torch::Tensor& r2 = fit.r2;
   // Figure 11: the R^2 distribution over active neurons (and, for the Fourier form, the key frequencies).
   const bool fourier = p["form"] != "additive";
   std::vector<double> r2v(static_cast<size_t>(r2.numel()));
@@ -128,12 +157,16 @@ Measurement measure(const MeasureInput& in) {
 void register_fourier(Registry& r) {
   const std::string doc =
       "eval_seed: seed of the distractors in all_pairs_0 (default 20260531)\n"
-      "active_fraction: a neuron counts if its preactivation is positive on at least this share of the grid (0.01)";
+      "active_fraction: a neuron counts if its preactivation is positive on at least this share of the grid (0.01)\n"
+      "hook: pre (preactivations, default) | post (after the activation function)";
   add_modes(r, measure, parse, doc, {kMlpPreAtEquals},
             {{"mlp_additive_r2", Statistic::Scalar, "additive",
               "median R^2 of the additive fit u(n) + w(m) of active layer-2 MLP preactivations over the N x N grid"},
              {"mlp_fourier_r2", Statistic::Scalar, "fourier",
-              "median R^2 of the best single-frequency fit A cos(2πkn/N+α) + B cos(2πkm/N+β) + c"}});
+              "median R^2 of the best single-frequency fit A cos(2πkn/N+α) + B cos(2πkm/N+β) + c"},
+             {"mlp_fourier2d_r2", Statistic::Scalar, "fourier_2d",
+              "median R^2 of the best single-frequency degree-2 fit: mlp_fourier_r2's terms and the products "
+              "cos/sin(2πkn/N)·cos/sin(2πkm/N) (the terms of cos and sin of 2πk(n+m)/N)"}});
 }
 
 }  // namespace cc::analysis

@@ -122,7 +122,10 @@ class Registry {
   std::map<std::string, MeasurementKind> kinds_;
 };
 
-// The registry with every built-in kind.
+// The registry with every built-in kind and every module's (add_module_kinds), built at its first use.
 const Registry& builtin_registry();
+// A paper module's kinds (papers/NAME/module): `add` is called on the registry when it is built, so a
+// module registers before the first builtin_registry() call (app/paper_modules.cpp, at start-up).
+void add_module_kinds(std::function<void(Registry&)> add);
 
 }  // namespace cc::analysis

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "catalogue/layout.h"
+#include "train/family.h"
 #include "train/trainer.h"
 #include "util/error.h"
 #include "util/file_io.h"
@@ -158,7 +159,15 @@ void RunStore::train_into(const RunSpec& spec, uint64_t seed, const std::string&
   t.stop_after = stop_after;
   t.command = "claimcheck train --config " + runs_.path() + " --run " + spec.name + " --seed " + std::to_string(seed) +
               (stop_after >= 0 ? " --stop-after " + std::to_string(stop_after) : std::string()) + " --out " + dir;
-  train::Trainer(spec.for_seed(seed), t).run();
+  const train::RunConfig cfg = spec.for_seed(seed);
+  if (!cfg.family.empty()) {  // another paper's task: its module trains it (train/family.h)
+    const train::TaskFamily* family = train::find_family(cfg.family);
+    if (!family || !family->train)
+      throw Error("run '" + spec.name + "': task family '" + cfg.family + "' cannot train");
+    family->train(cfg, dir, stop_after, t.command);
+    return;
+  }
+  train::Trainer(cfg, t).run();
 }
 
 }  // namespace cc::catalogue

@@ -40,6 +40,7 @@ PaperFacts PaperFacts::load(const std::string& path) {
   f.alpha = at.number("alpha");
   if (!(f.alpha > 0 && f.alpha < 1)) at.fail("alpha", "must be in (0, 1)");
   at.finish();
+  top.object_or_empty("paper");  // the paper itself: the report header reads it (read_paper_header)
   top.finish();
   return f;
 }

@@ -110,6 +110,7 @@ void replace_invalid_utf8(nlohmann::json& j) {
 nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, const ReportContext& ctx) {
   nlohmann::json j;
   j["title"] = ctx.title;
+  if (ctx.paper.is_object()) j["paper"] = ctx.paper;
   j["generated"] = utc_now_iso8601();
   j["command"] = ctx.command;
   j["budget"] = ctx.budget;
@@ -156,7 +157,9 @@ nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, cons
 std::string report_markdown(const nlohmann::json& rep) {
   std::ostringstream md;
   md << "# " << rep["title"].get<std::string>() << "\n\n";
-  md << "Paper: *Assign and Add: A Mechanistic Study of Compositional Arithmetic* (arXiv 2605.31497v1). ";
+  if (rep.contains("paper"))
+    md << "Paper: *" << rep["paper"].value("title", "") << "*" << (rep["paper"].contains("authors") ? ", " : "")
+       << rep["paper"].value("authors", "") << " (arXiv " << rep["paper"].value("arxiv", "") << "). ";
   md << "Generated " << rep["generated"].get<std::string>() << " by `" << rep["command"].get<std::string>()
      << "` (budget `" << rep["budget"].get<std::string>() << "`, " << fmt(rep["wall_s"].get<double>(), 3) << " s).\n\n";
 

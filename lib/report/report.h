@@ -12,6 +12,7 @@ namespace cc::report {
 
 struct ReportContext {
   std::string title = "claimcheck reproducibility report";
+  nlohmann::json paper;  // {title, authors, arxiv} from paper.yaml beside runs.yaml; null: not given
   std::string command;
   std::string budget;
   double wall_s = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "train/family.h"
 #include "util/sha256.h"
 
 namespace cc::train {
@@ -81,6 +82,20 @@ RunConfig RunConfig::from_yaml(ObjectReader r) {
   c.name = r.string("name", c.name);
   const int64_t seed = r.integer_in("seed", 0, 0, int64_t{1} << 62);
   c.seed = static_cast<uint64_t>(seed);
+  // Another paper's task: its family reads the rest (train/family.h).
+  if (r.has("task") && r.raw("task").is_object() && r.raw("task").contains("family")) {
+    ObjectReader task = r.object("task");
+    c.family = task.string("family");
+    const TaskFamily* family = find_family(c.family);
+    if (!family) {
+      std::string known;
+      for (const auto& n : family_names()) known += (known.empty() ? "" : ", ") + n;
+      task.fail("family", "unknown task family '" + c.family +
+                              "' (registered: " + (known.empty() ? std::string("none") : known) + ")");
+    }
+    family->read(r, c);
+    return c;
+  }
   c.task = task::TaskConfig::from_yaml(r.object_or_empty("task"));
   c.model = model::ModelConfig::from_yaml(r.object_or_empty("model"), c.task);
   c.train = TrainConfig::from_yaml(r.object_or_empty("train"));
@@ -101,6 +116,12 @@ RunConfig RunConfig::from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json RunConfig::to_json(bool every_field) const {
+  if (!family.empty()) {
+    nlohmann::json j = family_config;
+    j["name"] = name;
+    j["seed"] = seed;
+    return j;
+  }
   return {{"name", name},
           {"seed", seed},
           {"task", task.to_json()},
@@ -112,11 +133,15 @@ std::string RunConfig::weights_hash() const {
   nlohmann::json j = to_json();
   j.erase("name");
   for (const char* k : {"eval_every", "eval_size", "eval_seed", "checkpoint_steps", "checkpoint_every", "resume_every"})
-    j["train"].erase(k);
+    if (j.contains("train")) j["train"].erase(k);
   return sha256_hex(j.dump()).substr(0, 16);
 }
 
 std::vector<UnstatedChoice> unstated_choices(const RunConfig& c) {
+  if (!c.family.empty()) {
+    const TaskFamily* family = find_family(c.family);
+    return family && family->unstated ? family->unstated(c) : std::vector<UnstatedChoice>{};
+  }
   auto num = [](double v) {
     std::ostringstream s;
     s << v;

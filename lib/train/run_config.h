@@ -53,6 +53,11 @@ struct RunConfig {
   task::TaskConfig task;
   model::ModelConfig model;
   TrainConfig train;
+  // A run of another paper's task (train/family.h): `task.family` names it, and family_config holds
+  // the family's JSON of the run ({task, model, train}, as its sidecars carry it). Empty: the built-in
+  // task above. For a family run, `task` is unused; model and train.steps/cadence come from the family.
+  std::string family;
+  nlohmann::json family_config;
 
   static RunConfig from_yaml(ObjectReader r);  // {name?, seed?, task?, model?, train?}
   static RunConfig from_file(const std::string& path);

@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   if (!cc::pin_platform(cc::reference_platform(), why))
     std::cerr << "grokking: note: running on this CPU's own kernels (" << why << ")\n";
   std::string runs, run, out;
-  int64_t seed = 0, stop_after = 0;
+  int64_t seed = 0, stop_after = -1;
   po::options_description desc("grokking train");
   desc.add_options()("help", "this help")("runs", po::value(&runs)->required(), "runs.yaml of the paper")(
       "run", po::value(&run)->required(), "run name in runs.yaml")("seed", po::value(&seed)->required(),

@@ -64,8 +64,6 @@ RunConfig RunConfig::from_yaml(ObjectReader r, const std::string& name, uint64_t
   c.model.d_vocab_out = c.task.modulus;
   c.model.n_ctx = kSeqLen;
   c.train = OptimConfig::from_yaml(r.object("train"));
-  if (r.has("seeds")) r.raw("seeds");  // read by run_seeds
-  if (r.has("description")) r.prose("description");
   r.finish();
   return c;
 }
@@ -99,7 +97,7 @@ ObjectReader run_entry(const YamlDoc& doc, const std::string& name) {
 
 RunConfig read_run(const std::string& runs_yaml, const std::string& name, uint64_t seed) {
   const YamlDoc doc = load_yaml_file(runs_yaml);
-  return RunConfig::from_yaml(run_entry(doc, name), name, seed);
+  return RunConfig::from_yaml(run_entry(doc, name).object("config"), name, seed);
 }
 
 std::vector<int64_t> run_seeds(const std::string& runs_yaml, const std::string& name) {

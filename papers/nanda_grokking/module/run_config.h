@@ -34,13 +34,14 @@ struct RunConfig {
   model::ModelConfig model;
   OptimConfig train;
 
-  // A runs.yaml entry {task, model, train}; `seed` from the caller (runs list several).
+  // A runs.yaml entry's config {task, model, train}; `seed` from the caller (runs list several).
   static RunConfig from_yaml(ObjectReader r, const std::string& name, uint64_t seed);
   static RunConfig from_json(const nlohmann::json& j);  // a sidecar's "config"
   nlohmann::json to_json() const;
 };
 
-// The entry `name` of a runs.yaml file (cc::Error naming FILE:LINE for a bad one) and its seeds.
+// The entry `name` of a runs.yaml file (runs: NAME: {seeds, tier, config}) (cc::Error naming FILE:LINE for a bad one)
+// and its seeds.
 RunConfig read_run(const std::string& runs_yaml, const std::string& name, uint64_t seed);
 std::vector<int64_t> run_seeds(const std::string& runs_yaml, const std::string& name);
 

@@ -151,7 +151,7 @@ TrainResult train(const RunConfig& cfg, const std::string& dir, bool resume, con
             << std::flush;
   };
 
-  const int64_t last = stop_after > 0 ? std::min(stop_after, cfg.train.steps) : cfg.train.steps;
+  const int64_t last = stop_after >= 0 ? std::min(stop_after, cfg.train.steps) : cfg.train.steps;
   int64_t previous_resume = result.start_step;
   for (int64_t step = result.start_step;; ++step) {
     // `step` steps have been taken: log, keep a checkpoint, leave a resume point.

@@ -19,8 +19,9 @@ struct TrainResult {
 };
 
 // Trains `cfg` into `dir`, resuming from its latest resume point when `resume` (a folder that holds
-// another config's checkpoints is a cc::Error). `stop_after` > 0 stops at that step (tests).
+// another config's checkpoints is a cc::Error). `stop_after` >= 0 stops at that step (0: the
+// initialisation only; a resume point is left at any later stop).
 TrainResult train(const RunConfig& cfg, const std::string& dir, bool resume, const std::string& command,
-                  int64_t stop_after = 0);
+                  int64_t stop_after = -1);
 
 }  // namespace cc::grokking

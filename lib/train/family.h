@@ -1,0 +1,41 @@
+#pragma once
+// Task families: a paper whose task is not the engine's built-in one (task/) plugs its runs in here.
+// A run config whose `task:` names a `family:` is read, hashed, trained and listed by that family's
+// functions; the engine keeps only what it needs to load and measure such a run: the transformer's
+// shape (RunConfig::model), the last step and the checkpoint cadence (RunConfig::train), and the
+// family's own JSON of the whole run (RunConfig::family_config, written whole into every sidecar).
+// A paper module registers its family once, before any run config is read (app/paper_modules.cpp).
+#include <nlohmann/json.hpp>
+#include <torch/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "util/yaml_json.h"
+
+namespace cc::train {
+
+struct RunConfig;
+struct UnstatedChoice;
+
+struct TaskFamily {
+  std::string name;  // the value of task.family, e.g. "modular_addition"
+  // Reads {task, model, train} (and any other key of a run entry) into `cfg`: model, train.steps and
+  // train's checkpoint cadence, family_config. Errors name FILE:LINE:COL through `r`.
+  std::function<void(ObjectReader r, RunConfig& cfg)> read;
+  // Trains `cfg` into `dir` (resuming from its resume point), to `stop_after` when >= 0.
+  std::function<void(const RunConfig& cfg, const std::string& dir, int64_t stop_after, const std::string& command)>
+      train;
+  // The choices the family's paper leaves open, with this config's values (the report lists them).
+  std::function<std::vector<UnstatedChoice>(const RunConfig& cfg)> unstated;
+  // Every ordered pair of operands (n, m) once, as the model's input tokens [N*N, T], row g = n * N + m,
+  // with N set: the grid the engine's Fourier kinds (analysis/neuron_grid.h) fit over. Empty: none.
+  std::function<torch::Tensor(const RunConfig& cfg, int& modulus)> operand_grid;
+};
+
+void register_family(TaskFamily family);  // cc::Error for a second family of the same name
+const TaskFamily* find_family(const std::string& name);
+std::vector<std::string> family_names();
+
+}  // namespace cc::train

@@ -1,0 +1,74 @@
+#include "family.h"
+
+#include <torch/torch.h>
+
+#include <sstream>
+
+#include "analysis/registry.h"
+#include "kinds.h"
+#include "run_config.h"
+#include "train/family.h"
+#include "train/run_config.h"
+#include "trainer.h"
+
+namespace cc::grokking {
+namespace {
+
+// The engine's view of a run: the transformer's shape, the last step and the checkpoint cadence; the
+// whole run as this module's JSON.
+void read(ObjectReader r, train::RunConfig& c) {
+  const RunConfig g = RunConfig::from_yaml(r, c.name, c.seed);
+  c.model = g.model;
+  c.train.steps = g.train.steps;
+  c.train.eval_every = g.train.eval_every;
+  c.train.checkpoint_every = g.train.checkpoint_every;
+  c.train.resume_every = g.train.resume_every;
+  c.train.checkpoint_steps.clear();
+  c.family_config = g.to_json();
+  c.family_config.erase("name");
+  c.family_config.erase("seed");
+}
+
+std::vector<train::UnstatedChoice> unstated(const train::RunConfig& c) {
+  const RunConfig g = RunConfig::from_json(c.to_json());
+  auto num = [](double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+  };
+  return {
+      {"task.split_seed", std::to_string(g.task.split_seed),
+       "which pairs are trained on is not stated (the authors' code seeds the split with the run's seed)"},
+      {"model.init_std", num(g.model.init_std),
+       "not stated; 1/sqrt(d_model) as the authors' code, whose W_U uses 1/sqrt(d_vocab) (0.0937 here)"},
+      {"model biases", "none", "the authors' code has MLP biases (initialised to 0); the issue's setup states none"},
+      {"train.eps", num(g.train.eps), "not stated; PyTorch's default, as the authors' code"},
+      {"train.warmup_steps", std::to_string(g.train.warmup_steps),
+       "not stated; the authors' code: lr x min(step/10, 1)"},
+      {"train.steps", std::to_string(g.train.steps), "stated 40000 epochs; stopped after cleanup (assumptions.md)"},
+      {"loss", "float64 cross-entropy over the p residues", "the authors' code (cross_entropy_high_precision)"},
+  };
+}
+
+torch::Tensor operand_grid(const train::RunConfig& c, int& modulus) {
+  const RunConfig g = RunConfig::from_json(c.to_json());
+  modulus = g.task.modulus;
+  return all_pairs(g.task).tokens;  // [p², 3], row a * p + b
+}
+
+}  // namespace
+
+void register_module() {
+  train::TaskFamily f;
+  f.name = "modular_addition";
+  f.read = read;
+  f.train = [](const train::RunConfig& c, const std::string& dir, int64_t stop_after, const std::string& command) {
+    train(RunConfig::from_json(c.to_json()), dir, /*resume=*/true, command, stop_after);
+  };
+  f.unstated = unstated;
+  f.operand_grid = operand_grid;
+  train::register_family(std::move(f));
+  analysis::add_module_kinds(register_kinds);
+}
+
+}  // namespace cc::grokking

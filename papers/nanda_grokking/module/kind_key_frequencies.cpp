@@ -1,0 +1,103 @@
+// key_frequency_loss: whether the logits are made of the key frequencies (Nanda et al. 2023, §5.1).
+// Key frequencies: those that are the best single frequency (degree-2 fit, analysis/fourier_fit.h) of
+// the post-ReLU activations of at least `min_share` of the active MLP neurons (assumptions.md, 7).
+// For each answer c, the logits over the p² grid are projected onto the constant and the unit vectors
+// cos(w_k(a+b)), sin(w_k(a+b)) of the key frequencies (orthogonal over the full grid):
+//   restricted_loss      cross-entropy of the projection on `split` (default test)
+//   excluded_loss_ratio  cross-entropy of the logits minus their cos/sin parts, over the full model's,
+//                        on `split` (default train)
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/fourier_fit.h"
+#include "kinds.h"
+
+namespace cc::grokking {
+namespace {
+
+nlohmann::json parse(ObjectReader r, const char* mode) {
+  nlohmann::json p;
+  p["mode"] = mode;
+  p["split"] = r.one_of("split", {"train", "test"}, std::string(mode) == "restricted" ? "test" : "train");
+  p["min_share"] = r.number("min_share", 0.05);
+  if (!(p["min_share"].get<double>() > 0 && p["min_share"].get<double>() <= 1))
+    r.fail("min_share", "must be in (0, 1]");
+  r.finish();
+  return p;
+}
+
+std::vector<int64_t> key_frequencies(const train::Checkpoint& ck, int p, double min_share, nlohmann::json& details) {
+  torch::NoGradGuard no_grad;
+  const int layer = ck.model->config().last_mlp_layer();
+  const auto tokens = all_pairs(config_of(ck).task).tokens;
+  std::vector<torch::Tensor> parts;
+  for (int64_t start = 0; start < tokens.size(0); start += 2000) {  // chunks: bounded memory
+    model::ActivationCache cache;
+    ck.model->run_with_cache(tokens.slice(0, start, std::min<int64_t>(start + 2000, tokens.size(0))), cache);
+    parts.push_back(cache["blocks." + std::to_string(layer) + ".mlp.hook_post"].select(1, -1).to(torch::kDouble));
+  }
+  auto post = torch::cat(parts, 0);  // [p², d_mlp]
+  auto active = ((post > 0).to(torch::kDouble).mean(0) >= 0.01).nonzero().flatten();
+  std::vector<int64_t> keys;
+  if (active.numel() == 0) return keys;
+  const auto fit = analysis::single_frequency_fit(post.index_select(1, active), p, /*with_products=*/true);
+  const auto counts = torch::bincount(fit.best_k, {}, (p - 1) / 2 + 1);
+  for (int64_t k = 1; k < counts.numel(); ++k)
+    if (counts[k].item<double>() >= min_share * static_cast<double>(active.numel())) keys.push_back(k);
+  details["active_neurons"] = active.numel();
+  details["key_frequencies"] = keys;
+  return keys;
+}
+
+analysis::Measurement measure(const analysis::MeasureInput& in) {
+  torch::NoGradGuard no_grad;
+  const RunConfig cfg = config_of(in.checkpoint);
+  const int p = cfg.task.modulus;
+  analysis::Measurement m;
+  const auto keys = key_frequencies(in.checkpoint, p, in.params["min_share"].get<double>(), m.details);
+  const auto logits = grid_logits(in.checkpoint);  // [p², p]
+  const auto grid = all_pairs(cfg.task);
+  const auto sum = (grid.tokens.select(1, 0) + grid.tokens.select(1, 1)).to(torch::kDouble);  // a + b, [p²]
+  std::vector<torch::Tensor> dirs;  // unit vectors over the grid
+  for (int64_t k : keys)
+    for (auto v : {(2 * M_PI * k * sum / p).cos(), (2 * M_PI * k * sum / p).sin()}) dirs.push_back(v / v.norm());
+  auto trig = dirs.empty() ? torch::zeros_like(logits) : [&] {
+    auto U = torch::stack(dirs, 1);  // [p², 2K]
+    return U.matmul(U.t().matmul(logits));
+  }();
+  const auto parts = split(cfg.task);
+  const auto rows = in.params["split"] == "train" ? parts.train : parts.test;
+  auto loss_on = [&](const torch::Tensor& l) {
+    return torch::nn::functional::cross_entropy(l.index_select(0, rows), grid.targets.index_select(0, rows))
+        .item<double>();
+  };
+  m.n = rows.numel();
+  const double full = loss_on(logits);
+  m.details["full_loss"] = full;
+  if (in.params["mode"] == "restricted") {
+    m.value = loss_on(trig + logits.mean(0, true));  // the key frequencies' parts plus the constant
+  } else {
+    const double excluded = loss_on(logits - trig);
+    m.details["excluded_loss"] = excluded;
+    m.value = excluded / std::max(full, 1e-300);
+  }
+  return m;
+}
+
+}  // namespace
+
+void register_key_frequencies(analysis::Registry& r) {
+  const std::string doc =
+      "split: train | test (restricted_loss: test; excluded_loss_ratio: train)\n"
+      "min_share: a key frequency is the best of at least this share of the active neurons (0.05)";
+  analysis::add_modes(
+      r, measure, parse, doc, {},
+      {{"restricted_loss", analysis::Statistic::Scalar, "restricted",
+        "cross-entropy of the logits projected onto the key frequencies' cos/sin(w(a+b)) and the constant"},
+       {"excluded_loss_ratio", analysis::Statistic::Scalar, "excluded",
+        "cross-entropy with the key frequencies' cos/sin(w(a+b)) parts removed, over the full model's"}});
+}
+
+}  // namespace cc::grokking

@@ -1,0 +1,80 @@
+// training_curve: the run's metrics log (train/test accuracy, Σ w², every eval_every steps) read up to
+// the subject checkpoint (Nanda et al. 2023, §5.2):
+//   memorisation_ratio  first step with test accuracy >= `level`, over the first with train accuracy
+//                       >= `level`; 0 when test accuracy never reaches it (no grokking)
+//   weight_norm_ratio   Σ w² at the subject step over its maximum so far
+#include <algorithm>
+
+#include "kinds.h"
+#include "util/error.h"
+
+namespace cc::grokking {
+namespace {
+
+nlohmann::json parse(ObjectReader r, const char* mode) {
+  nlohmann::json p;
+  p["mode"] = mode;
+  if (std::string(mode) == "memorisation") {
+    p["level"] = r.number("level", 0.99);
+    if (!(p["level"].get<double>() > 0 && p["level"].get<double>() <= 1)) r.fail("level", "must be in (0, 1]");
+  }
+  r.finish();
+  return p;
+}
+
+double number(const nlohmann::json& rec, const char* key) {
+  if (!rec.contains(key) || !rec[key].is_number())
+    throw Error("metrics record at step " + rec.value("step", nlohmann::json()).dump() + " lacks '" + key + "'");
+  return rec[key].get<double>();
+}
+
+analysis::Measurement measure(const analysis::MeasureInput& in) {
+  config_of(in.checkpoint);  // this paper's run
+  const auto& log = in.history->metrics;
+  analysis::Measurement m;
+  m.n = static_cast<int64_t>(log.size());
+  if (log.empty()) throw Error(in.checkpoint.path + ": the metrics log has no record up to this step");
+  if (in.params["mode"] == "memorisation") {
+    const double level = in.params["level"].get<double>();
+    auto first = [&](const char* key) -> int64_t {
+      for (const auto& rec : log)
+        if (number(rec, key) >= level) return rec["step"].get<int64_t>();
+      return -1;
+    };
+    const int64_t train_step = first("train_accuracy"), test_step = first("test_accuracy");
+    m.details["first_step_train_at_level"] = train_step;
+    m.details["first_step_test_at_level"] = test_step;
+    m.value = (train_step <= 0 || test_step < 0) ? 0.0 : static_cast<double>(test_step) / train_step;
+  } else {
+    double peak = 0;
+    int64_t peak_step = 0;
+    for (const auto& rec : log)
+      if (number(rec, "sum_squared_weights") > peak) {
+        peak = number(rec, "sum_squared_weights");
+        peak_step = rec["step"].get<int64_t>();
+      }
+    m.details["peak"] = peak;
+    m.details["peak_step"] = peak_step;
+    m.details["last"] = number(log.back(), "sum_squared_weights");
+    m.value = number(log.back(), "sum_squared_weights") / peak;
+  }
+  return m;
+}
+
+}  // namespace
+
+void register_training_curve(analysis::Registry& r) {
+  for (const auto& [name, mode, what] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"memorisation_ratio", "memorisation",
+            "first step with test accuracy >= level over the first with train accuracy >= level (metrics log)"},
+           {"weight_norm_ratio", "weight_norm", "sum of squared weights now over its maximum so far (metrics log)"}}) {
+    analysis::MeasurementKind k(name, analysis::Statistic::Scalar, measure, what);
+    const std::string m = mode;
+    k.parse_params = [m](ObjectReader rd) { return parse(rd, m.c_str()); };
+    k.params_doc = mode == "memorisation" ? "level: the accuracy both must reach (0.99)" : "(none)";
+    k.needs_history = true;
+    r.add(std::move(k));
+  }
+}
+
+}  // namespace cc::grokking

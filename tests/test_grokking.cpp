@@ -1,0 +1,160 @@
+// The grokking paper's module (papers/nanda_grokking/module) and the engine pieces a second paper
+// uses: task families in run configs, the shared Fourier fits. Synthetic data and tiny runs only:
+// nothing here reads a fixture.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "analysis/fourier_fit.h"
+#include "analysis/registry.h"
+#include "catalogue/runs.h"
+#include "family.h"
+#include "kinds.h"
+#include "modular_addition.h"
+#include "run_config.h"
+#include "test_helpers.h"
+#include "train/checkpoint.h"
+#include "train/family.h"
+#include "train/run_config.h"
+#include "trainer.h"
+#include "util/error.h"
+
+namespace fs = std::filesystem;
+using namespace cc;
+
+namespace {
+
+void register_once() {
+  static const bool done = [] {
+    grokking::register_module();
+    return true;
+  }();
+  (void)done;
+}
+
+// A small run of the stated shape: p = 13, d_model 32, 2 heads, 12 steps.
+const char* kTinyRuns = R"(runs:
+  tiny:
+    seeds: [0, 1]
+    tier: cpu
+    config:
+      task: {family: modular_addition, modulus: 13, train_fraction: 0.5, split_seed: 3}
+      model: {n_layers: 1, mlp_layers: [0], d_model: 32, n_heads: 2, d_head: 16, d_mlp: 64, activation: relu,
+              output_vocab: numbers, init_std: 0.17}
+      train: {batch: full, steps: 12, lr: 1.0e-2, weight_decay: 1.0, beta1: 0.9, beta2: 0.98, eps: 1.0e-8,
+              warmup_steps: 3, eval_every: 4, checkpoint_every: 6, resume_every: 4}
+)";
+
+std::string write_runs(const std::string& dir) {
+  const std::string path = dir + "/runs.yaml";
+  std::ofstream(path) << kTinyRuns;
+  return path;
+}
+
+}  // namespace
+
+TEST(Grokking, SplitIsAPartitionOfEveryPair) {
+  grokking::TaskConfig t;  // the stated p = 113, 30 %
+  const auto s = grokking::split(t);
+  EXPECT_EQ(s.train.numel(), 3830);  // floor(0.3 * 12769), as the authors' code
+  EXPECT_EQ(s.train.numel() + s.test.numel(), 113 * 113);
+  auto all = std::get<0>(torch::cat({s.train, s.test}).sort());
+  EXPECT_TRUE(all.equal(torch::arange(113 * 113, torch::kLong)));
+  const auto grid = grokking::all_pairs(t);
+  EXPECT_EQ(grid.tokens[113 * 5 + 7][0].item<int64_t>(), 5);
+  EXPECT_EQ(grid.tokens[113 * 5 + 7][2].item<int64_t>(), 113);  // '='
+  EXPECT_EQ(grid.targets[113 * 100 + 20].item<int64_t>(), 7);   // (100 + 20) mod 113
+  t.split_seed = 1;
+  EXPECT_FALSE(grokking::split(t).train.equal(s.train));
+}
+
+TEST(Grokking, FamilyRunsRoundTripThroughTheEngine) {
+  register_once();
+  const auto dir = cc::test::fresh_dir("family");
+  const auto runs = catalogue::Runs::load(write_runs(dir));
+  const auto cfg = runs.find("tiny")->for_seed(1);
+  EXPECT_EQ(cfg.family, "modular_addition");
+  EXPECT_EQ(cfg.model.n_ctx, 3);
+  EXPECT_EQ(cfg.model.d_vocab, 14);
+  EXPECT_EQ(cfg.model.d_vocab_out, 13);
+  EXPECT_EQ(cfg.train.steps, 12);
+  // A sidecar's config reads back to the same run, and the hash ignores the logging cadence only.
+  const auto back = train::RunConfig::from_json(cfg.to_json());
+  EXPECT_EQ(back.weights_hash(), cfg.weights_hash());
+  auto j = cfg.to_json();
+  j["train"]["eval_every"] = 2;
+  EXPECT_EQ(train::RunConfig::from_json(j).weights_hash(), cfg.weights_hash());
+  j["train"]["weight_decay"] = 0.5;
+  EXPECT_NE(train::RunConfig::from_json(j).weights_hash(), cfg.weights_hash());
+  j["task"]["family"] = "no_such_family";
+  EXPECT_THROW(train::RunConfig::from_json(j), Error);
+  fs::remove_all(dir);
+}
+
+TEST(Grokking, ResumedRunEqualsUninterruptedRunBitwise) {
+  register_once();
+  const auto dir = cc::test::fresh_dir("resume");
+  const auto cfg = grokking::read_run(write_runs(dir), "tiny", 0);
+  grokking::train(cfg, dir + "/whole", false, "test");
+  grokking::train(cfg, dir + "/split", false, "test", 5);  // leaves a resume point at step 5
+  grokking::train(cfg, dir + "/split", true, "test");
+  for (int64_t step : {0, 6, 12}) {
+    const auto a = train::load_checkpoint(train::checkpoint_path(dir + "/whole", step));
+    const auto b = train::load_checkpoint(train::checkpoint_path(dir + "/split", step));
+    EXPECT_EQ(model::max_abs_diff(*a.model, *b.model), 0.0) << "step " << step;
+    EXPECT_EQ(a.config.weights_hash(), b.config.weights_hash());
+  }
+  // Another run's folder is refused, not mixed.
+  auto other = cfg;
+  other.train.weight_decay = 0.0;
+  EXPECT_THROW(grokking::train(other, dir + "/whole", true, "test"), Error);
+  fs::remove_all(dir);
+}
+
+TEST(Grokking, KindsMeasureTheirOwnModelsAndRefuseOthers) {
+  register_once();
+  const auto dir = cc::test::fresh_dir("kinds");
+  const auto cfg = grokking::read_run(write_runs(dir), "tiny", 0);
+  grokking::train(cfg, dir, false, "test", 0);
+  const auto ck = train::load_checkpoint(train::checkpoint_path(dir, 0));
+  const auto& reg = analysis::builtin_registry();
+  const nlohmann::json params = {{"split", "test"}};
+  const auto m = reg.find("grok_accuracy")->measure({ck, params});
+  EXPECT_EQ(m.n, 13 * 13 - 84);  // floor(0.5 * 169) = 84 training pairs
+  EXPECT_LT(m.value, 0.3);       // untrained
+  const nlohmann::json top = {{"top", 6}};
+  const auto e = reg.find("embedding_fourier_share")->measure({ck, top});
+  EXPECT_EQ(e.n, 6);               // (13 - 1) / 2 frequencies
+  EXPECT_DOUBLE_EQ(e.value, 1.0);  // all six
+  // A checkpoint of the built-in task is refused by name, not measured as if it were this paper's.
+  train::Checkpoint other = ck;
+  other.config = train::RunConfig{};
+  EXPECT_THROW(reg.find("grok_accuracy")->measure({other, params}), Error);
+  EXPECT_THROW(reg.find("embedding_fourier_share")->measure({other, top}), Error);
+  fs::remove_all(dir);
+}
+
+// The fits M8b and the grokking claims share, on functions whose answer is known.
+TEST(FourierFit, SingleFrequencyFormsAreRecoveredExactly) {
+  const int N = 23;
+  auto n = torch::arange(N, torch::kDouble).repeat_interleave(N), m = torch::arange(N, torch::kDouble).repeat(N);
+  const double w = 2 * M_PI * 5 / N;
+  // Column 0: M8b's additive form, k = 5. Column 1: cos(w(n+m)), a product form, k = 5. Column 2: noise.
+  auto Y = torch::stack({(w * n + 0.3).cos() + 0.7 * (w * m - 1.1).cos() + 2.0, (w * (n + m)).cos(),
+                         torch::randn({N * N}, torch::TensorOptions().dtype(torch::kDouble))},
+                        1);
+  const auto additive = analysis::single_frequency_fit(Y, N, false);
+  EXPECT_NEAR(additive.r2[0].item<double>(), 1.0, 1e-9);
+  EXPECT_EQ(additive.best_k[0].item<int64_t>(), 5);
+  EXPECT_LT(additive.r2[1].item<double>(), 0.05);  // the 5-term form cannot express a product
+  EXPECT_LT(additive.r2[2].item<double>(), 0.1);
+  const auto products = analysis::single_frequency_fit(Y, N, true);
+  EXPECT_NEAR(products.r2[1].item<double>(), 1.0, 1e-9);
+  EXPECT_EQ(products.best_k[1].item<int64_t>(), 5);
+  EXPECT_NEAR(products.r2[0].item<double>(), 1.0, 1e-9);
+  EXPECT_LT(products.r2[2].item<double>(), 0.15);
+  EXPECT_NEAR(analysis::additive_fit(Y, N).r2[0].item<double>(), 1.0, 1e-9);
+}
