@@ -1,5 +1,7 @@
 #include "report/report.h"
 
+#include "report/baseline.h"
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -109,6 +111,7 @@ void replace_invalid_utf8(nlohmann::json& j) {
 
 nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, const ReportContext& ctx) {
   nlohmann::json j;
+  j["format"] = kReportFormat;
   j["title"] = ctx.title;
   if (ctx.paper.is_object()) j["paper"] = ctx.paper;
   j["generated"] = utc_now_iso8601();

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Validates every committed claim file, baseline and report.json against schemas/ (ctest docs.schemas).
+
+Usage: schema_check.py REPO_ROOT. Skips (exit 77) where python3-jsonschema or python3-yaml is missing."""
+import glob
+import json
+import os
+import sys
+
+try:
+    import jsonschema
+    import yaml
+except ImportError as e:  # ctest maps 77 to a skip
+    print(f"skipped: {e} (Debian: python3-jsonschema, python3-yaml)")
+    sys.exit(77)
+
+root = sys.argv[1]
+
+
+def schema(name):
+    with open(os.path.join(root, "schemas", name)) as f:
+        s = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(s)
+    return jsonschema.Draft202012Validator(s)
+
+
+checks = [
+    (schema("claim.schema.json"), sorted(glob.glob(f"{root}/claims/**/*.yaml", recursive=True)
+                                         + glob.glob(f"{root}/papers/*/claims/**/*.yaml", recursive=True))),
+    (schema("baseline.schema.json"), sorted(glob.glob(f"{root}/claims/expected.json")
+                                            + glob.glob(f"{root}/papers/*/expected.json"))),
+    (schema("report.schema.json"), sorted(glob.glob(f"{root}/reports/**/report.json", recursive=True)
+                                          + glob.glob(f"{root}/papers/*/reports/**/report.json", recursive=True))),
+]
+failed = 0
+counted = 0
+for validator, files in checks:
+    for path in files:
+        if os.path.basename(path) in ("runs.yaml", "paper.yaml"):
+            continue
+        with open(path) as f:
+            doc = yaml.safe_load(f) if path.endswith(".yaml") else json.load(f)
+        counted += 1
+        for err in validator.iter_errors(doc):
+            failed += 1
+            where = "/".join(str(p) for p in err.absolute_path) or "(top)"
+            print(f"{os.path.relpath(path, root)}: {where}: {err.message}")
+print(f"{counted} files checked, {failed} problem(s)")
+sys.exit(1 if failed else 0)
