@@ -1,7 +1,5 @@
 #include "report/report.h"
 
-#include "report/baseline.h"
-
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +12,7 @@
 #include <map>
 #include <sstream>
 
+#include "report/baseline.h"
 #include "report/figures.h"
 #include "report/attribution_md.h"
 #include "report/robustness_md.h"
