@@ -182,7 +182,7 @@ std::string report_markdown(const nlohmann::json& rep) {
       md << "\n";
     }
   } else {
-    md << "not compared (`claimcheck verify --baseline claims/expected.json` compares).\n\n";
+    md << "not compared (`claimcheck verify --baseline FILE` compares, FILE the paper's expected.json).\n\n";
   }
 
   md << "## Summary\n\n| verdict | claims |\n| --- | --- |\n";
