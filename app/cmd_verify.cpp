@@ -6,6 +6,8 @@
 #include <sstream>
 #include <set>
 
+#include <unistd.h>
+
 #include "claims/verifier.h"
 #include "claims/attribution.h"
 #include "claims/robustness.h"
@@ -21,6 +23,21 @@
 namespace cc::app {
 namespace fs = std::filesystem;
 namespace {
+
+// `verify`'s line as a claim ends: "[ 7/46] G4 FAIL in 3.2 s; 21 s elapsed, about 117 s left". The
+// estimate assumes the claims left take as long on average as those done.
+std::string progress_line(const claims::ClaimResult& r, size_t done, size_t total,
+                          std::chrono::steady_clock::duration elapsed) {
+  const double s = std::chrono::duration<double>(elapsed).count();
+  const int width = static_cast<int>(std::to_string(total).size());
+  std::ostringstream os;
+  os << "[" << std::setw(width) << done << "/" << total << "] " << (r.id.empty() ? r.file : r.id) << " "
+     << claims::verdict_name(r.verdict) << std::fixed << std::setprecision(1) << " in " << r.seconds << " s; "
+     << std::setprecision(0) << s << " s elapsed";
+  if (done < total) os << ", about " << s / static_cast<double>(done) * static_cast<double>(total - done) << " s left";
+  os << "\n";
+  return os.str();
+}
 
 // "a,b,c" -> {a, b, c}; "" -> {}.
 std::vector<std::string> split_list(const std::string& text) {
@@ -127,7 +144,10 @@ int cmd_verify(const std::vector<std::string>& args) {
        "every value is the same for any number")
       ("activation-memory", po::value(&activation_mb),
        "MB of activations kept for reuse across claims (default 2048; 0 keeps none past a claim's own request)")
-      ("progress", "show training progress");
+      ("progress",
+       "a line per claim on stderr as it ends (done/total, elapsed, an estimate of the rest) and training "
+       "progress; the claim lines are on without it when stderr is a terminal")
+      ("quiet", "no claim lines on stderr, even on a terminal");
   // clang-format on
   po::positional_options_description pos;
   pos.add("paths", -1);
@@ -200,7 +220,12 @@ int cmd_verify(const std::vector<std::string>& args) {
   catalogue::RunStore store(runs, so);
   const auto& registry = analysis::builtin_registry();
 
-  const auto results = claims::run_claims(files, registry, runs, store, eo);
+  claims::VerifyOptions main_table = eo;
+  if (vm.count("progress") || (isatty(STDERR_FILENO) && !vm.count("quiet")))
+    main_table.on_done = [t0](const claims::ClaimResult& r, size_t done, size_t total) {
+      std::cerr << progress_line(r, done, total, std::chrono::steady_clock::now() - t0) << std::flush;
+    };
+  const auto results = claims::run_claims(files, registry, runs, store, main_table);
 
   report::ReportContext ctx;
   ctx.command = join_command("verify", args);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <mutex>
 #include <thread>
 
 #include "catalogue/sweep_results.h"
@@ -376,8 +377,16 @@ std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const
   std::vector<ClaimResult> results(files.size());
   // Workers take the next file in order; each claim's result goes to its own slot.
   std::atomic<size_t> next{0};
+  std::mutex done_mutex;
+  size_t done = 0;
   auto work = [&] {
-    for (size_t i; (i = next++) < files.size();) results[i] = run_claim(files[i], registry, runs, store, o);
+    for (size_t i; (i = next++) < files.size();) {
+      results[i] = run_claim(files[i], registry, runs, store, o);
+      if (o.on_done) {
+        const std::lock_guard<std::mutex> lock(done_mutex);
+        o.on_done(results[i], ++done, files.size());
+      }
+    }
   };
   std::vector<std::thread> workers;
   for (int j = 1; j < std::min<int>(o.jobs, static_cast<int>(files.size())); ++j) workers.emplace_back(work);

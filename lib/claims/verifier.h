@@ -2,6 +2,7 @@
 // The verifier: runs claims (resolve checkpoints, measure, decide, check the negative control).
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -50,6 +51,9 @@ struct VerifyOptions {
                                                 // instead (the same grid under other choices)
   int jobs = 1;  // claims measured at once, one thread each (--jobs); the values do not depend on it
   analysis::ActivationStore* activations = nullptr;  // shared forwards; nullptr: run_claims makes its own
+  // Called as each claim ends (from the worker that measured it, one call at a time), with the number
+  // done so far and the total: `verify`'s progress line. Empty: nothing is called.
+  std::function<void(const ClaimResult&, size_t done, size_t total)> on_done;
 };
 
 // The activation store's default byte budget. Every hook the built-in kinds read, on the test sets,

@@ -279,6 +279,9 @@ std::string report_markdown(const nlohmann::json& rep) {
         if (f.contains("file"))
           md << "![" << md_escape(caption) << "](" << f["file"].get<std::string>() << ")\n\n*" << md_escape(caption)
              << ".*\n\n";
+        else if (f.contains("text"))
+          md << "Figure (" << md_escape(caption) << "): not drawn, " << md_escape(f["text"].get<std::string>())
+             << ".\n\n";
         else
           md << "Figure not rendered (" << md_escape(caption) << "): " << md_escape(f.value("error", "")) << "\n\n";
       }
@@ -393,6 +396,18 @@ std::string summary_lines(const nlohmann::json& rep) {
     if (c.value("expected", false)) s << "  [expected: in the baseline]";
     s << "\n";
   }
+  // One line to end on, as pytest's: how many of each verdict, and whether the baseline held.
+  const char* sep = "";
+  for (const char* v : {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"}) {
+    s << sep << rep["counts"][v].get<int>() << " " << v;
+    sep = ", ";
+  }
+  if (rep.contains("baseline")) {
+    const size_t changed = rep["baseline"]["changes"].size();
+    s << "; against " << rep["baseline"]["file"].get<std::string>() << ": "
+      << (changed == 0 ? std::string("no change") : std::to_string(changed) + " change(s)");
+  }
+  s << "\n";
   return s.str();
 }
 

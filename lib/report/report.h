@@ -34,7 +34,8 @@ void write_reports(const std::string& dir, nlohmann::json report);
 // reason. verify calls it before measuring, so a bad path costs nothing.
 void check_report_dir(const std::string& dir);
 
-// One line per claim for the terminal: "PASS  G1  99.62% [99.50, 99.71]  (> 0.98)".
+// One line per claim for the terminal: "PASS  G1  99.62% [99.50, 99.71]  (> 0.98)", then the counts
+// ("28 PASS, 12 FAIL, ...") and, with a baseline, whether anything changed from it.
 std::string summary_lines(const nlohmann::json& report);
 
 }  // namespace cc::report
