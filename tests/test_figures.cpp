@@ -6,6 +6,7 @@
 #include "test_helpers.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -75,6 +76,37 @@ TEST(Figures, AFigureThatCannotBeDrawnIsReportedNotThrown) {
   EXPECT_NO_THROW(report::render_figures(dir, rep));
   ASSERT_EQ(rep["claims"][0]["figures"].size(), 1u);
   EXPECT_NE(rep["claims"][0]["figures"][0]["error"].get<std::string>().find("unknown type 'pie'"), std::string::npos);
+}
+
+// Data no plot could show is written as text, without starting gnuplot: a series with no finite
+// point, every point at one x (gnuplot's "empty x range"), a heatmap of NaN, an empty histogram.
+TEST(Figures, EmptyOrSinglePointSeriesBecomeText) {
+  const std::string dir = cc::test::fresh_dir("figs_text");
+  const double nan = std::nan("");
+  auto lines = [](nlohmann::json x, nlohmann::json y) {
+    return nlohmann::json{{"id", "l"},
+                          {"type", "lines"},
+                          {"title", "t"},
+                          {"series", nlohmann::json::array({{{"name", "s"}, {"x", x}, {"y", y}}})}};
+  };
+  const nlohmann::json none =
+      report::render_figure(dir, "figures/a.png", lines(nlohmann::json::array(), nlohmann::json::array()));
+  EXPECT_EQ(none.value("text", ""), "no finite point to draw");
+  const nlohmann::json one = report::render_figure(dir, "figures/b.png", lines({3000, nan}, {0.5, 0.7}));
+  EXPECT_EQ(one.value("text", ""), "every point at one x, so as text: s: (3000, 0.5)");
+  const nlohmann::json same_x = report::render_figure(dir, "figures/c.png", lines({2, 2}, {0.5, 0.7}));
+  EXPECT_EQ(same_x.value("text", ""), "every point at one x, so as text: s: (2, 0.5); s: (2, 0.7)");
+  const nlohmann::json heat = report::render_figure(
+      dir, "figures/d.png", {{"id", "h"}, {"type", "heatmap"}, {"matrix", {{nan, nan}, {nan, nan}}}});
+  EXPECT_EQ(heat.value("text", ""), "no finite value to draw");
+  const nlohmann::json hist = report::render_figure(
+      dir, "figures/e.png",
+      {{"id", "h"}, {"type", "histogram"}, {"series", {{{"name", "s"}, {"values", nlohmann::json::array()}}}}});
+  EXPECT_EQ(hist.value("text", ""), "no finite value to draw");
+  for (const auto* e : {&none, &one, &same_x, &heat, &hist}) EXPECT_FALSE(e->contains("file"));
+  EXPECT_FALSE(fs::exists(dir + "/figures"));  // nothing drawn, nothing written
+  // Two points at two x are a plot.
+  EXPECT_EQ(report::render_figure(dir, "figures/f.png", lines({1, 2}, {0.5, 0.7})).count("text"), 0u);
 }
 
 // No text from a claim, runs file or checkpoint reaches gnuplot as anything but the text of a

@@ -41,7 +41,7 @@ std::string figure_md(const nlohmann::json& att, const std::string& id) {
   if (!att.contains("figures") || !att["figures"].contains(id)) return "";
   const auto& f = att["figures"][id];
   if (f.contains("file")) return "![" + f["caption"].get<std::string>() + "](" + f["file"].get<std::string>() + ")\n\n";
-  return "(figure not drawn: " + f.value("error", std::string("?")) + ")\n\n";
+  return "(figure not drawn: " + f.value("text", f.value("error", std::string("?"))) + ")\n\n";
 }
 
 }  // namespace

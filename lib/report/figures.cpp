@@ -194,6 +194,51 @@ nlohmann::json combine(const std::vector<std::pair<uint64_t, nlohmann::json>>& p
   return spec;
 }
 
+// Why a spec has nothing a plot could show ("" when it has): no finite value at all, or every point
+// at one x (gnuplot's "empty x range"). Such data is written as text instead of a broken figure.
+std::string undrawable(const nlohmann::json& spec) {
+  const std::string type = text(spec, "type");
+  auto finite = [](const nlohmann::json& v) { return v.is_number() && std::isfinite(v.get<double>()); };
+  if (type == "lines") {
+    std::vector<std::string> points;
+    double x_lo = INFINITY, x_hi = -INFINITY;
+    for (const auto& s : spec.at("series")) {
+      const auto &x = s.at("x"), &y = s.at("y");
+      for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) {
+        if (!finite(x[i]) || !finite(y[i])) continue;
+        x_lo = std::min(x_lo, x[i].get<double>()), x_hi = std::max(x_hi, x[i].get<double>());
+        const std::string name = text(s, "name");
+        points.push_back((name.empty() ? "" : name + ": ") + "(" + num(x[i].get<double>()) + ", " +
+                         num(y[i].get<double>()) + ")");
+      }
+    }
+    if (points.empty()) return "no finite point to draw";
+    if (x_hi > x_lo) return "";
+    std::string list;
+    for (size_t i = 0; i < points.size() && i < 16; ++i) list += (i ? "; " : "") + points[i];
+    if (points.size() > 16) list += "; and " + std::to_string(points.size() - 16) + " more";
+    return "every point at one x, so as text: " + list;
+  }
+  if (type == "heatmap") {
+    for (const auto& row : spec.at("matrix"))
+      for (const auto& v : row)
+        if (finite(v)) return "";
+    return "no finite value to draw";
+  }
+  if (type == "histogram") {
+    for (const auto& s : spec.at("series"))
+      for (const auto& v : s.at("values"))
+        if (finite(v)) return "";
+    return "no finite value to draw";
+  }
+  if (type == "bars") {
+    for (const auto& v : spec.at("values"))
+      if (finite(v)) return "";
+    return "no finite value to draw";
+  }
+  return "";  // an unknown type is gnuplot_script's error
+}
+
 }  // namespace
 
 std::string gnuplot_script(const nlohmann::json& spec, const std::string& png_path) {
@@ -240,6 +285,10 @@ bool complete_png(const std::string& path) {
 nlohmann::json render_figure(const std::string& dir, const std::string& rel, const nlohmann::json& spec) {
   nlohmann::json entry = {{"caption", text(spec, "title")}, {"paper_figure", text(spec, "paper_figure")}};
   try {
+    if (const std::string why = undrawable(spec); !why.empty()) {
+      entry["text"] = why;
+      return entry;
+    }
     const std::string png = dir + "/" + rel, part = png + ".part";
     fs::create_directories(fs::path(png).parent_path());
     // gnuplot draws into PNG.part, renamed once complete: a full disk or a killed gnuplot leaves no

@@ -22,6 +22,8 @@ namespace cc::report {
 std::string gnuplot_script(const nlohmann::json& spec, const std::string& png_path);
 
 // Renders one spec into DIR/REL: {"file": REL, "caption", "paper_figure"}, or {"error", "caption"}.
+// Data no plot could show (no finite value; every point at one x) is not drawn: {"text", "caption"},
+// the reason and, for points at one x, the points themselves, which the report prints instead.
 nlohmann::json render_figure(const std::string& dir, const std::string& rel, const nlohmann::json& spec);
 
 // Renders every claim's figures into DIR/figures/ and records, per claim, "figures":
