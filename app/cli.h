@@ -52,5 +52,6 @@ int cmd_explain(const std::vector<std::string>& args);
 int cmd_kinds(const std::vector<std::string>& args);
 int cmd_fixtures(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
+int cmd_export(const std::vector<std::string>& args);
 
 }  // namespace cc::app

@@ -13,16 +13,6 @@ namespace cc::app {
 
 namespace {
 
-StTensor st_of(const torch::Tensor& t) {
-  const bool ints = t.scalar_type() == torch::kLong;
-  auto c = t.detach().to(torch::kCPU, ints ? torch::kLong : torch::kFloat32).contiguous();
-  StTensor out;
-  out.dtype = ints ? "I64" : "F32";
-  out.shape.assign(c.sizes().begin(), c.sizes().end());
-  out.bytes.assign(static_cast<const char*>(c.data_ptr()), static_cast<size_t>(c.nbytes()));
-  return out;
-}
-
 // The first 64 sequences of every evaluation set, their logits and their activation cache.
 void write_cache(const model::Transformer& model, const std::vector<task::EvalSet>& sets, const std::string& path) {
   std::vector<task::Example> examples;
@@ -35,9 +25,9 @@ void write_cache(const model::Transformer& model, const std::vector<task::EvalSe
   const auto logits = model.run_with_cache(tokens.to(model.device()), cache);  // [B, T, vocab]
   StFile file;
   file.metadata = {{"producer", "claimcheck eval --cache-out"}};
-  file.tensors.emplace_back("tokens", st_of(tokens));
-  file.tensors.emplace_back("logits", st_of(logits));
-  for (const auto& name : cache.names()) file.tensors.emplace_back(name, st_of(cache[name]));
+  file.tensors.emplace_back("tokens", train::safetensors_tensor(tokens));
+  file.tensors.emplace_back("logits", train::safetensors_tensor(logits));
+  for (const auto& name : cache.names()) file.tensors.emplace_back(name, train::safetensors_tensor(cache[name]));
   write_safetensors(path, file);
   std::printf("cache: %s (%zu sequences, %zu activations)\n", path.c_str(), examples.size(), cache.names().size());
 }

@@ -21,6 +21,7 @@ const std::vector<cc::app::Subcommand>& subcommands() {
       {"sweep", "plan, run (local cores, a shard of a Slurm array) and collect a sweep of runs", cc::app::cmd_sweep},
       {"diff", "the claims whose verdict or value changed between two reports (markdown; exit 3 if any)",
        cc::app::cmd_diff},
+      {"export", "a checkpoint as a TransformerLens HookedTransformer state dict and config", cc::app::cmd_export},
   };
   return subs;
 }

@@ -20,16 +20,22 @@
 
 namespace cc::train {
 namespace fs = std::filesystem;
-namespace {
 
-StTensor to_st(const torch::Tensor& t) {
-  auto c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+StTensor safetensors_tensor(const torch::Tensor& t) {
+  const auto type = t.scalar_type();
+  const char* dtype = type == torch::kLong ? "I64" : type == torch::kBool ? "BOOL" : "F32";
+  auto c =
+      t.detach().to(torch::kCPU, type == torch::kLong || type == torch::kBool ? type : torch::kFloat32).contiguous();
   StTensor out;
-  out.dtype = "F32";
+  out.dtype = dtype;
   out.shape.assign(c.sizes().begin(), c.sizes().end());
-  out.bytes.assign(static_cast<const char*>(c.data_ptr()), static_cast<size_t>(c.numel()) * sizeof(float));
+  out.bytes.assign(static_cast<const char*>(c.data_ptr()), static_cast<size_t>(c.nbytes()));
   return out;
 }
+
+namespace {
+
+StTensor to_st(const torch::Tensor& t) { return safetensors_tensor(t.to(torch::kFloat32)); }
 
 torch::Tensor from_st(const std::string& path, const std::string& name, const StTensor& t) {
   if (t.dtype != "F32") throw Error(path + ": tensor '" + name + "' has dtype " + t.dtype + ", expected F32");

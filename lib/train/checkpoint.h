@@ -14,12 +14,17 @@
 
 #include "model/transformer.h"
 #include "train/run_config.h"
+#include "util/safetensors.h"
 
 namespace torch::optim {
 class Optimizer;
 }
 
 namespace cc::train {
+
+// A tensor as safetensors stores it: I64 and BOOL as they are, every other type as F32 (on the CPU,
+// contiguous, little-endian as x86-64 and every GPU host is).
+StTensor safetensors_tensor(const torch::Tensor& t);
 
 std::string checkpoint_path(const std::string& dir, int64_t step);  // DIR/step000500.safetensors
 std::string sidecar_path(const std::string& weights_path);          // .safetensors -> .json
