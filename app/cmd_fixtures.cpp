@@ -3,6 +3,14 @@
 //   agrees with its folder, and every run, variant and sweep runs.yaml commits is present.
 // claimcheck fixtures manifest [DIR]
 //   rewrites DIR/MANIFEST.sha256 from the files present (after packing or collecting fixtures).
+// claimcheck fixtures pack SRC --out DST --steps 0,30000 [--recreate CMD]
+//   copies a finished run's checkpoints at those steps, its metrics log (and final_eval.json) into
+//   DST and writes DST/run.json (sweep/fixture_pack.h), then rewrites the fixtures' manifest.
+// claimcheck fixtures pack --sweep NAME --cache CACHE [--steps S,...]
+//   every finished point of a sweep not packed yet, into DIR/NAME/HASH/seedK (grid) or
+//   DIR/NAME/VARIANT/seedK (variants).
+// claimcheck fixtures restore NAME --cache CACHE
+//   puts a grid sweep's packed points back into the cache, each file checked against its run.json.
 // claimcheck fixtures recreate RUN --seed K [--until STEP] [--out DIR [--resume]]
 //   reruns the command recorded in fixtures/RUN/seedK/run.json, with the thread setup recorded
 //   in its sidecars, into a fresh directory (or --out), and compares every committed checkpoint
@@ -15,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalogue/run_store.h"
+#include "sweep/fixture_pack.h"
 #include "catalogue/runs.h"
 #include "cli.h"
 #include "train/checkpoint.h"
@@ -160,6 +169,43 @@ int recreate(const std::string& dir, const std::string& run, uint64_t seed, int6
   return differ ? kExitFailure : kExitOk;
 }
 
+// "0,30000" -> {0, 30000}: steps, each >= 0, none twice.
+std::vector<int64_t> parse_steps(const std::string& text) {
+  std::vector<int64_t> steps;
+  std::string cur;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != ',') {
+      cur += text[i];
+      continue;
+    }
+    size_t used = 0;
+    long long v = -1;
+    try {
+      v = std::stoll(cur, &used);
+    } catch (const std::exception&) {
+    }
+    if (cur.empty() || used != cur.size() || v < 0)
+      throw po::error("--steps '" + text + "': expected steps like 0,30000");
+    for (int64_t s : steps)
+      if (s == v) throw po::error("--steps '" + text + "': step " + cur + " twice");
+    steps.push_back(v);
+    cur.clear();
+  }
+  return steps;
+}
+
+// After packing into the fixtures tree: its manifest lists the new files (review its diff).
+void update_manifest(const std::string& dir, const std::string& packed_into) {
+  const fs::path root = fs::weakly_canonical(dir), dst = fs::weakly_canonical(packed_into);
+  const auto rel = dst.lexically_relative(root);
+  if (rel.empty() || *rel.begin() == "..") {
+    std::cout << packed_into << " is outside " << dir << ": its " << kManifestName << " is left as it is\n";
+    return;
+  }
+  const size_t n = write_manifest(dir);
+  std::cout << dir << "/" << kManifestName << ": " << n << " file(s) listed (review its diff before committing)\n";
+}
+
 }  // namespace
 
 int cmd_fixtures(const std::vector<std::string>& args) {
@@ -170,23 +216,67 @@ int cmd_fixtures(const std::vector<std::string>& args) {
   // One option a line, as boost::program_options reads best; clang-format 14 would join them.
   // clang-format off
   desc.add_options()
-      ("action", po::value(&action)->required(), "verify | manifest | recreate")
-      ("target", po::value(&target), "verify: the fixtures directory (default fixtures); recreate: the run name")
+      ("action", po::value(&action)->required(), "verify | manifest | recreate | pack | restore")
+      ("target", po::value(&target),
+       "verify: the fixtures directory (default fixtures); recreate: the run name; pack: the run folder; restore: the "
+       "sweep")
+      ("steps", po::value<std::string>(), "pack: the checkpoints to keep, e.g. 0,30000 (--sweep: of a variant point; "
+       "default its final step)")
+      ("recreate", po::value<std::string>(), "pack: the command that retrains the run, recorded in run.json")
+      ("sweep", po::value<std::string>(), "pack: every finished point of this sweep, from --cache")
+      ("cache", po::value<std::string>(), "pack --sweep, restore: the run cache the points live in")
       ("seed", po::value<std::string>(), "recreate: the seed")
       ("until", po::value(&until), "recreate: stop at this step (default: the whole run)")
-      ("out", po::value(&out), "recreate: output directory (default: a fresh runs/recreate/RUN-seedK-XXXXXX)")
+      ("out", po::value(&out),
+       "recreate: output directory (default: a fresh runs/recreate/RUN-seedK-XXXXXX); pack: the fixture folder")
       ("resume", "recreate: continue the checkpoints already in --out")
       ("tolerance", po::value(&tolerance), "recreate: largest |dw| accepted (default 0: bitwise)")
-      ("dir", po::value(&dir), "recreate: the fixtures directory (default fixtures)")
+      ("dir", po::value(&dir), "recreate, pack, restore: the fixtures directory (default fixtures)")
       ("runs", po::value(&runs_file),
-       "verify: the runs file that says what is committed (default DIR/../claims/runs.yaml)");
+       "verify: the runs file that says what is committed (default DIR/../claims/runs.yaml); pack --sweep, restore: "
+       "the runs file that defines the sweep (default claims/runs.yaml)");
   // clang-format on
   po::positional_options_description pos;
   pos.add("action", 1).add("target", 1);
   po::variables_map vm;
-  if (!parse("fixtures", "verify [DIR] | manifest [DIR] | recreate RUN --seed K [--until STEP] [--out DIR [--resume]]",
+  if (!parse("fixtures",
+             "verify [DIR] | manifest [DIR] | recreate RUN --seed K [--until STEP] [--out DIR [--resume]] | pack SRC "
+             "--out DST --steps S,... | pack --sweep NAME --cache CACHE | restore NAME --cache CACHE",
              desc, pos, args, vm))
     return kExitOk;
+  if (action == "pack" || action == "restore") {
+    const bool sweep = action == "restore" || vm.count("sweep");
+    if (sweep) {
+      const std::string name = action == "restore" ? target : vm["sweep"].as<std::string>();
+      if (name.empty()) throw po::error(action + " needs the sweep's name");
+      if (action == "pack" && !target.empty()) throw po::error("pack --sweep takes no run folder");
+      if (!vm.count("cache")) throw po::error(action + " of a sweep needs --cache (where its points were trained)");
+      sweep::SweepOptions o;
+      o.cache_dir = vm["cache"].as<std::string>();
+      o.runs_path = runs_file.empty() ? "claims/runs.yaml" : runs_file;
+      const catalogue::Runs runs = catalogue::Runs::load(o.runs_path);
+      const catalogue::SweepSpec* s = runs.find_sweep(name);
+      if (!s) throw po::error("no sweep '" + name + "' in " + o.runs_path);
+      if (action == "restore") {
+        const size_t n = sweep::restore_sweep(o, *s, dir);
+        std::cout << "restored " << n << " point(s) of " << name << " into " << o.cache_dir << "\n";
+        return kExitOk;
+      }
+      const size_t n = sweep::pack_sweep(
+          o, *s, dir, vm.count("steps") ? parse_steps(vm["steps"].as<std::string>()) : std::vector<int64_t>{});
+      std::cout << "packed " << n << " point(s) of " << name << " into " << dir << "/" << name << "\n";
+      if (n > 0) update_manifest(dir, dir + "/" + name);
+      return kExitOk;
+    }
+    if (target.empty() || out.empty() || !vm.count("steps"))
+      throw po::error("pack needs a run folder, --out and --steps (or --sweep NAME --cache CACHE)");
+    sweep::PackRequest r{target, out, parse_steps(vm["steps"].as<std::string>()),
+                         vm.count("recreate") ? vm["recreate"].as<std::string>() : ""};
+    const size_t n = sweep::pack_run(r);
+    std::cout << "packed " << n << " file(s) into " << out << "\n";
+    update_manifest(dir, out);
+    return kExitOk;
+  }
   if (action == "verify") return verify(target.empty() ? dir : target, runs_file);
   if (action == "manifest") {
     const std::string root = target.empty() ? dir : target;
@@ -201,7 +291,7 @@ int cmd_fixtures(const std::vector<std::string>& args) {
     return recreate(dir, target, parse_seed(vm["seed"].as<std::string>(), "--seed"), until, out, tolerance,
                     vm.count("resume") > 0);
   }
-  throw po::error("unknown fixtures action '" + action + "' (verify | manifest | recreate)");
+  throw po::error("unknown fixtures action '" + action + "' (verify | manifest | recreate | pack | restore)");
 }
 
 }  // namespace cc::app
