@@ -68,9 +68,10 @@ else echo "FAIL disk full: exit $rc, $partial partial file(s):"; echo "$out" | t
 
 # A report folder used again keeps no figure of the earlier report.
 "$CC" verify claims/s5_mechanisms/M8a.yaml --runs claims/runs.yaml --report "$W/again" >/dev/null 2>&1
-before=$(ls "$W/again/figures" 2>/dev/null | grep -c '^M8a-' || true)
+shopt -s nullglob
+figs=("$W/again/figures"/M8a-*); before=${#figs[@]}
 "$CC" verify "$G1" --runs claims/runs.yaml --report "$W/again" >/dev/null 2>&1
-after=$(ls "$W/again/figures" 2>/dev/null | grep -c '^M8a-' || true)
+figs=("$W/again/figures"/M8a-*); after=${#figs[@]}
 if [ "$before" -gt 0 ] && [ "$after" -eq 0 ]; then echo "ok   stale figures: $before M8a figure(s) removed by the next report"
 else echo "FAIL stale figures: $before before, $after after"; fail=1; fi
 exit $fail

@@ -70,7 +70,7 @@ echo "slurm: node $H idle"
 # The same sweep, locally and through Slurm.
 "$CC" sweep run tiny_sweep --config "$RUNS" --cache "$D/local" --jobs 2 >/dev/null || { echo "FAIL: local sweep run"; exit 1; }
 "$CC" sweep collect tiny_sweep --config "$RUNS" --cache "$D/local" --out "$D/out_local" >/dev/null || { echo "FAIL: local collect"; exit 1; }
-cd "$D/work"
+cd "$D/work" || exit 1
 ids=$(CLAIMCHECK=$CC "$SRC/ci/slurm/submit-sweep" tiny_sweep 2 --config "$RUNS" --cache "$D/slurm" --out "$D/out_slurm") \
   || { echo "FAIL: submit-sweep"; exit 1; }
 echo "submitted: array and collect job ids $ids"

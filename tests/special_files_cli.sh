@@ -33,12 +33,12 @@ expect() {  # NAME REGEX CMD...
   if [ "$rss" -ge 262144 ]; then echo "FAIL $name: max RSS $rss KB >= 256 MB"; fail=1; return; fi
   echo "ok   $name: exit $rc, ${secs} s, max RSS $((rss / 1024)) MB: $(grep -Eo "$regex.*" <<<"$out" | head -1 | cut -c1-120)"
 }
-R="--report $W/report"
-expect claim_fifo "fifo.yaml: claim or run file is a FIFO" "$CC" verify "$W/fifo.yaml" --runs "$RUNS" $R
-expect claim_dev_zero "zero.yaml: claim or run file is a character device" "$CC" verify "$W/zero.yaml" --runs "$RUNS" $R
-expect claim_dev_urandom "urandom.yaml: claim or run file is a character device" "$CC" verify "$W/urandom.yaml" --runs "$RUNS" $R
-expect claim_near_cap "near_cap.yaml:[0-9]+:[0-9]+: missing required field" "$CC" verify "$W/near_cap.yaml" --runs "$RUNS" $R
-expect runs_fifo "fifo.yaml: claim or run file is a FIFO" "$CC" verify "$TEMPLATE" --runs "$W/fifo.yaml" $R
+R=(--report "$W/report")
+expect claim_fifo "fifo.yaml: claim or run file is a FIFO" "$CC" verify "$W/fifo.yaml" --runs "$RUNS" "${R[@]}"
+expect claim_dev_zero "zero.yaml: claim or run file is a character device" "$CC" verify "$W/zero.yaml" --runs "$RUNS" "${R[@]}"
+expect claim_dev_urandom "urandom.yaml: claim or run file is a character device" "$CC" verify "$W/urandom.yaml" --runs "$RUNS" "${R[@]}"
+expect claim_near_cap "near_cap.yaml:[0-9]+:[0-9]+: missing required field" "$CC" verify "$W/near_cap.yaml" --runs "$RUNS" "${R[@]}"
+expect runs_fifo "fifo.yaml: claim or run file is a FIFO" "$CC" verify "$TEMPLATE" --runs "$W/fifo.yaml" "${R[@]}"
 expect config_fifo "fifo.yaml: claim or run file is a FIFO" "$CC" train --config "$W/fifo.yaml" --out "$W/out"
 expect config_dev_zero "zero.yaml: claim or run file is a character device" "$CC" train --config "$W/zero.yaml" --out "$W/out"
 expect checkpoint_fifo "fifo.safetensors: .*is a FIFO" "$CC" eval "$W/fifo.safetensors"

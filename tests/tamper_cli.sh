@@ -22,6 +22,7 @@ check() {  # NAME REGEX CMD... : exit non-zero and a line matching REGEX
   echo "ok   $name: exit $rc: $(grep -Eo "$regex.*" <<<"$out" | head -1 | cut -c1-140)"
 }
 fverify() { "$CC" fixtures verify "$W/f" --runs "$RUNS"; }
+# shellcheck disable=SC2317  # called through `check NAME REGEX verify ...` below, which shellcheck cannot follow
 verify() { "$CC" verify "$@" --runs "$RUNS" --fixtures "$W/f" --cache "$W/cache" --report "$W/report" --fail-on error; }
 
 # Control: the untouched copy passes, so every failure below is the change's.

@@ -33,9 +33,11 @@ for k in 1 2; do
   timeout 90 $cc train --config claims/runs.yaml --run default --seed 0 --steps 1000 --device cuda \
     --out /tmp/det$k --no-progress >> "$D" 2>&1 || echo "determinism run $k: exit $?" | tee -a "$S"
 done
-(cd /tmp/det1 && sha256sum step*[0-9].safetensors) > /tmp/det1.sha 2>> "$D"
-(cd /tmp/det2 && sha256sum step*[0-9].safetensors) > /tmp/det2.sha 2>> "$D"
-cat /tmp/det1.sha /tmp/det2.sha >> "$D"
+{
+  (cd /tmp/det1 && sha256sum step*[0-9].safetensors) > /tmp/det1.sha
+  (cd /tmp/det2 && sha256sum step*[0-9].safetensors) > /tmp/det2.sha
+  cat /tmp/det1.sha /tmp/det2.sha
+} >> "$D" 2>&1
 if [ -s /tmp/det1.sha ] && diff /tmp/det1.sha /tmp/det2.sha > /dev/null; then
   echo "cuda determinism: 1000 steps twice, $(wc -l < /tmp/det1.sha) checkpoints bitwise equal" | tee -a "$S"
 else
@@ -54,7 +56,7 @@ t0=$(now)
 timeout 270 $cc train --config claims/runs.yaml --run default --seed 0 --device cuda \
   --out /tmp/gpu-seed0 --no-progress >> "$D" 2>&1
 rc=$?
-last=$(ls /tmp/gpu-seed0/step*[0-9].safetensors 2>/dev/null | sort | tail -1)
+last=$(find /tmp/gpu-seed0 -maxdepth 1 -name 'step*[0-9].safetensors' 2>/dev/null | sort | tail -1)
 echo "default seed 0 on cuda: exit $rc after $(secs "$t0" "$(now)") s, last checkpoint $last" | tee -a "$S"
 cp /tmp/gpu-seed0/metrics.jsonl "$OUT/metrics-cuda-seed0.jsonl" 2>/dev/null
 if [ -n "$last" ]; then
