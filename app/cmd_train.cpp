@@ -37,7 +37,7 @@ int cmd_train(const std::vector<std::string>& args) {
       ("steps", po::value<int64_t>(), "override train.steps")
       ("batch", po::value<int>(), "override train.batch_size")
       ("device", po::value(&device), "cpu | cuda | cuda:N (default cpu)")
-      ("engine", po::value<std::string>(), "override train.engine: libtorch | blas (CPU fast path; see README)")
+      ("engine", po::value<std::string>(), "override train.engine: libtorch | blas (CPU fast path; docs/performance.md)")
       ("stop-after", po::value<int64_t>(), "stop at this step (resume later by running the same command)")
       ("no-progress", "no progress output");
   // clang-format on

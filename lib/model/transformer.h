@@ -1,6 +1,7 @@
 #pragma once
 // The paper's transformer, parameters named and shaped exactly as TransformerLens'
-// HookedTransformer state dict, so checkpoints load there (see README, "Checkpoints"):
+// HookedTransformer state dict (docs/using.md, "Checkpoints"; `claimcheck export` adds what a
+// HookedTransformer has and this model does not, for a strict load):
 //   embed.W_E [d_vocab, d_model]            pos_embed.W_pos [n_ctx, d_model]
 //   blocks.L.attn.W_Q/W_K/W_V [n_heads, d_model, d_head]
 //   blocks.L.attn.W_O [n_heads, d_head, d_model]
