@@ -14,7 +14,7 @@ usage: tl_export_check.py EXPORT_DIR CACHE.safetensors CHECKPOINT.safetensors
 """
 import json
 import math
-import struct
+import os
 import sys
 
 try:
@@ -24,26 +24,10 @@ except ImportError:
     print("SKIP: python3-torch is not installed (apt-get install python3-torch)")
     sys.exit(77)
 
-DTYPES = {"F32": torch.float32, "F64": torch.float64, "I64": torch.int64, "BOOL": torch.bool}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tl_common import compare, read_safetensors, verdict  # noqa: E402
+
 TOLERANCE = 1e-5  # largest |difference| relative to max(1, the largest |value|)
-
-
-def read_safetensors(path):
-    """The safetensors format: an 8-byte little-endian header length, a JSON header, raw data."""
-    with open(path, "rb") as f:
-        data = f.read()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
-    body = data[8 + n:]
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        begin, end = info["data_offsets"]
-        t = torch.frombuffer(bytearray(body[begin:end]), dtype=DTYPES[info["dtype"]])
-        out[name] = t.reshape(info["shape"])
-    return out
-
 
 class HookPoint(nn.Module):
     """An identity that records its input under its module name, as TransformerLens's hooks do."""
@@ -165,14 +149,6 @@ class HookedTransformerLike(nn.Module):
         return self.unembed(x)
 
 
-def relative_difference(got, ref):
-    finite = torch.isfinite(ref)
-    if not torch.equal(finite, torch.isfinite(got)):
-        return math.inf
-    scale = max(1.0, ref[finite].abs().max().item()) if finite.any() else 1.0
-    return (got[finite] - ref[finite]).abs().max().item() / scale if finite.any() else 0.0
-
-
 def main():
     if len(sys.argv) != 4:
         print(__doc__)
@@ -196,25 +172,14 @@ def main():
     theirs = read_safetensors(cache_path)
     with torch.no_grad():
         logits = model(theirs["tokens"])
-    failed, worst, compared = [], 0.0, 0
-    for name, ref in [("logits", logits)] + sorted(model.cache.items()):
-        if name not in theirs:
-            continue  # e.g. block 0's MLP hooks: claimcheck's model has no MLP there
-        got = theirs[name]
-        if got.shape != ref.shape:
-            failed.append(f"{name}: shape {list(got.shape)} in claimcheck, {list(ref.shape)} here")
-            continue
-        diff = relative_difference(got, ref)
-        worst, compared = max(worst, diff), compared + 1
-        if diff > TOLERANCE:
-            failed.append(f"{name}: relative difference {diff:.3g} > {TOLERANCE}")
+    # Block 0's MLP hooks exist here and not in claimcheck's cache (its model has no MLP there).
+    hooks = {name: t for name, t in model.cache.items() if name in theirs}
+    worst, failed, compared = compare(logits, hooks, theirs, TOLERANCE)
     if "logits" not in theirs or compared < 2:
         failed.append(f"only {compared} tensors compared")
     print(f"strict load of {len(state)} tensors; {compared} tensors compared on {theirs['tokens'].shape[0]} "
           f"sequences (every evaluation set); largest relative difference {worst:.3g} (tolerance {TOLERANCE})")
-    for f in failed:
-        print("DIFFERS:", f)
-    return 1 if failed else 0
+    return verdict(failed)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,7 @@ the same hook name. Exit 0: they agree; 1: they differ; 77: python3-torch is mis
 
 usage: tl_reference.py CHECKPOINT.safetensors CACHE.safetensors
 """
-import json
-import struct
+import os
 import sys
 
 try:
@@ -18,25 +17,8 @@ except ImportError:
     print("SKIP: python3-torch is not installed (apt-get install python3-torch)")
     sys.exit(77)
 
-DTYPES = {"F32": torch.float32, "F64": torch.float64, "I64": torch.int64}
-
-
-def read_safetensors(path):
-    """The safetensors format: an 8-byte little-endian header length, a JSON header, raw data."""
-    with open(path, "rb") as f:
-        data = f.read()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
-    body = data[8 + n:]
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        begin, end = info["data_offsets"]
-        t = torch.frombuffer(bytearray(body[begin:end]), dtype=DTYPES[info["dtype"]])
-        out[name] = t.reshape(info["shape"])
-    return out
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tl_common import compare, read_safetensors, verdict  # noqa: E402
 
 class Reference(torch.nn.Module):
     """HookedTransformer's forward for this architecture: no LayerNorm, biases zero, block 0
@@ -89,29 +71,6 @@ class Reference(torch.nn.Module):
         return x @ w["unembed.W_U"], cache
 
 
-def compare(logits, cache, theirs):
-    worst, failed, compared = 0.0, [], 0
-    for name, ref in [("logits", logits)] + sorted(cache.items()):
-        if name not in theirs:
-            failed.append(f"{name}: not in claimcheck's cache")
-            continue
-        got = theirs[name]
-        if got.shape != ref.shape:
-            failed.append(f"{name}: shape {list(got.shape)}, the reference has {list(ref.shape)}")
-            continue
-        finite = torch.isfinite(ref)
-        if not torch.equal(finite, torch.isfinite(got)):
-            failed.append(f"{name}: masked (-inf) entries differ")
-            continue
-        scale = max(1.0, ref[finite].abs().max().item())
-        diff = (got[finite] - ref[finite]).abs().max().item() / scale
-        worst = max(worst, diff)
-        compared += 1
-        if diff > 1e-4:
-            failed.append(f"{name}: max |claimcheck - reference| = {diff:.3g} of scale {scale:.3g}")
-    return worst, failed, compared
-
-
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
@@ -129,9 +88,7 @@ def main():
     same_answer = (logits[:, -1].argmax(-1) == theirs["logits"][:, -1].argmax(-1)).float().mean().item()
     print(f"{compared} tensors compared on {theirs['tokens'].shape[0]} sequences; largest relative difference "
           f"{worst:.3g}; answers at '=' agree on {100 * same_answer:.2f}%")
-    for f in failed:
-        print("DIFFERS:", f)
-    return 1 if failed else 0
+    return verdict(failed)
 
 
 if __name__ == "__main__":
