@@ -1,7 +1,10 @@
 """CITATION.cff parses as YAML, carries the keys the Citation File Format 1.2.0 requires, names the
-paper claimcheck verifies, and states the version CMakeLists.txt builds; LICENSE is the MIT text.
+paper claimcheck verifies, and states the version CMakeLists.txt builds; LICENSE is the MIT text;
+CHANGELOG.md has a section for that version, and where the checkout has the tag vVERSION (a shallow
+clone may have no tags), HEAD descends from it.
 usage: citation_check.py SOURCE_DIR"""
 import re
+import subprocess
 import sys
 
 try:
@@ -26,6 +29,20 @@ if not any("2605.31497" in v for v in ids):
     problems.append("CITATION.cff: no reference with the paper's arXiv id 2605.31497")
 if "MIT License" not in open(f"{src}/LICENSE").read():
     problems.append("LICENSE: not the MIT text")
+changelog = open(f"{src}/CHANGELOG.md", encoding="utf-8").read()
+if not re.search(rf"^## {re.escape(version)}\b", changelog, re.M):
+    problems.append(f"CHANGELOG.md: no section '## {version}' for the version CMakeLists.txt builds")
+tag = f"v{version}"
+try:
+    tagged = subprocess.run(["git", "-C", src, "rev-parse", "-q", "--verify", f"refs/tags/{tag}"],
+                            capture_output=True, text=True).returncode == 0
+except OSError:
+    tagged = False
+if tagged:
+    if subprocess.run(["git", "-C", src, "merge-base", "--is-ancestor", tag, "HEAD"]).returncode != 0:
+        problems.append(f"git: HEAD does not descend from the tag {tag}")
+else:
+    print(f"note: no tag {tag} in this checkout (a shallow clone, or not yet released); not checked")
 for p in problems:
     print("FAIL", p)
 print(f"{0 if problems else 1} passed, {len(problems)} failed")
