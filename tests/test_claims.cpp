@@ -73,15 +73,37 @@ TEST(Stats, WilsonMatchesKnownValues) {
   EXPECT_EQ(none.high, 1.0);
 }
 
-TEST(Stats, BootstrapIsDeterministicAndBracketsTheMean) {
-  const std::vector<double> v = {0.97, 0.99, 0.995};
-  auto a = bootstrap_mean(v, 7), b = bootstrap_mean(v, 7);
-  EXPECT_EQ(a.low, b.low);
-  EXPECT_EQ(a.high, b.high);
-  EXPECT_LE(a.low, mean(v));
-  EXPECT_GE(a.high, mean(v));
-  EXPECT_GE(a.low, 0.97);
-  EXPECT_LE(a.high, 0.995);
+// Below 5 seeds the interval over seeds is their range, called that, with its stated coverage of the
+// median; from 5 a t interval of the mean or an order-statistic interval of the median.
+TEST(Stats, SeedIntervalByNumberOfSeeds) {
+  const std::vector<double> three = {0.97, 0.99, 0.995};
+  const SeedSpread r = seed_interval(three, false);
+  EXPECT_EQ(r.method, SeedInterval::SeedRange);
+  EXPECT_EQ(r.ci.low, 0.97);
+  EXPECT_EQ(r.ci.high, 0.995);
+  EXPECT_DOUBLE_EQ(r.coverage, 0.75);
+  EXPECT_DOUBLE_EQ(range_coverage(4), 0.875);
+  EXPECT_EQ(seed_interval_name(r.method), "seed range");
+  const std::vector<double> five = {1, 2, 3, 4, 5};
+  const SeedSpread t = seed_interval(five, false);
+  EXPECT_EQ(t.method, SeedInterval::StudentT);
+  // mean 3, s = sqrt(2.5), t(0.975, 4) = 2.776445105: 3 +- 1.963094
+  EXPECT_NEAR(t.ci.low, 3 - 2.776445105 * std::sqrt(2.5 / 5), 1e-8);
+  EXPECT_NEAR(t.ci.high, 3 + 2.776445105 * std::sqrt(2.5 / 5), 1e-8);
+  const SeedSpread m = seed_interval(five, true);
+  EXPECT_EQ(m.method, SeedInterval::OrderStatistics);
+  EXPECT_EQ(m.ci.low, 1);  // 5 seeds: only the range, at 1 - 2/32
+  EXPECT_EQ(m.ci.high, 5);
+  EXPECT_DOUBLE_EQ(m.coverage, 0.9375);
+  double cov = 0;
+  const Interval nine = median_order_interval({9, 1, 8, 2, 7, 3, 6, 4, 5}, 0.95, cov);
+  EXPECT_EQ(nine.low, 2);  // k = 2: 1 - 2 * 10/512 = 0.9609; k = 3 would give 0.8203
+  EXPECT_EQ(nine.high, 8);
+  EXPECT_NEAR(cov, 1 - 2 * 10.0 / 512, 1e-12);
+  // A seed that never crosses a grid (+inf) stays in the range.
+  const SeedSpread inf = seed_interval({0.3, INFINITY, 0.25}, true);
+  EXPECT_EQ(inf.ci.low, 0.25);
+  EXPECT_EQ(inf.ci.high, INFINITY);
 }
 
 TEST(Verdict, BoundariesOfEachComparison) {

@@ -1,5 +1,7 @@
 #include "analysis/common.h"
 
+#include <boost/math/distributions/students_t.hpp>
+
 #include <torch/torch.h>
 
 #include <cmath>
@@ -47,6 +49,18 @@ Measurement mean_measurement(const std::vector<double>& values) {
   m.ci_high = m.value + half;
   m.details["sd"] = sd;
   return m;
+}
+
+double jackknife_se(const std::vector<double>& loo) {
+  const double K = static_cast<double>(loo.size());
+  double avg = 0, ss = 0;
+  for (double v : loo) avg += v / K;
+  for (double v : loo) ss += (v - avg) * (v - avg);
+  return std::sqrt((K - 1) / K * ss);
+}
+
+double t_critical_95(int64_t df) {
+  return boost::math::quantile(boost::math::students_t(static_cast<double>(df)), 0.975);
 }
 
 std::vector<std::string> read_sets(ObjectReader& r, const std::vector<std::string>& fallback) {

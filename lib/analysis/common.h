@@ -26,8 +26,16 @@ void for_each_cached(const model::Transformer& model, const std::vector<task::Ex
                      const std::function<void(const model::ActivationCache&, const std::vector<task::Example>&)>& fn,
                      int chunk = 500);  // keeps [chunk, T, d_mlp] under glibc's 32 MB mmap ceiling
 
-// Mean of per-item values with a normal-approximation 95 % interval (mean ± 1.96 sd/√n).
+// Mean of per-item values with a normal-approximation 95 % interval (mean ± 1.96 sd/√n): the kinds
+// average over thousands of items, where it covers 95 % (tests/test_stats.cpp simulates n = 2000).
 Measurement mean_measurement(const std::vector<double>& values);
+
+// The jackknife standard error from the K leave-one-out values of a statistic.
+double jackknife_se(const std::vector<double>& leave_one_out);
+// The two-sided 95 % Student t quantile with `df` degrees of freedom: the half-width of a 95 %
+// interval is this times a standard error estimated from df + 1 values (a jackknife over K = 8
+// batches: 2.365; the normal 1.96 would cover about 91 %).
+double t_critical_95(int64_t df);
 
 // Readers for parameters several kinds share; each validates and names FILE:LINE:COL.
 std::vector<std::string> read_sets(ObjectReader& r, const std::vector<std::string>& fallback);

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/common.h"
 #include "analysis/disentangled.h"
 #include "analysis/kinds.h"
 
@@ -128,15 +129,6 @@ std::vector<torch::Tensor> batch_gradients(const Model& model, const nlohmann::j
     out.push_back(g);
   }
   return out;
-}
-
-// The jackknife standard error from the K leave-one-batch-out values of a statistic.
-double jackknife_se(const std::vector<double>& loo) {
-  const double K = static_cast<double>(loo.size());
-  double avg = 0, ss = 0;
-  for (double v : loo) avg += v / K;
-  for (double v : loo) ss += (v - avg) * (v - avg);
-  return std::sqrt((K - 1) / K * ss);
 }
 
 struct Share {
@@ -267,8 +259,8 @@ Measurement measure_key_share(const TheoryMeasureInput& in) {
     ys.push_back(k.share);
     if (i == 0 || (p["value"] == "min_key_share" && k.share < m.value)) {
       m.value = k.share;
-      m.ci_low = k.share - 1.96 * k.se;
-      m.ci_high = k.share + 1.96 * k.se;
+      m.ci_low = k.share - t_critical_95(p["batches"].get<int64_t>() - 1) * k.se;
+      m.ci_high = k.share + t_critical_95(p["batches"].get<int64_t>() - 1) * k.se;
     }
     if (p["value"] == "key_share") break;
   }
@@ -312,18 +304,20 @@ Measurement measure_alignment(const TheoryMeasureInput& in) {
   }
   Measurement m;
   m.n = p["samples"];
+  // 95 %: the standard errors come from a jackknife over `batches` batches (t with batches - 1 df).
+  const double t95 = t_critical_95(p["batches"].get<int64_t>() - 1);
   if (p["value"] == "share") {
     m.value = shares[0].share;
-    m.ci_low = m.value - 1.96 * shares[0].se;
-    m.ci_high = m.value + 1.96 * shares[0].se;
+    m.ci_low = m.value - t95 * shares[0].se;
+    m.ci_high = m.value + t95 * shares[0].se;
   } else {  // the smallest step along the grid, with the standard error of that difference
     size_t worst = 0;
     for (size_t i = 1; i + 1 < shares.size(); ++i)
       if (shares[i + 1].share - shares[i].share < shares[worst + 1].share - shares[worst].share) worst = i;
     m.value = shares[worst + 1].share - shares[worst].share;
     const double se = std::hypot(shares[worst].se, shares[worst + 1].se);
-    m.ci_low = m.value - 1.96 * se;
-    m.ci_high = m.value + 1.96 * se;
+    m.ci_low = m.value - t95 * se;
+    m.ci_high = m.value + t95 * se;
   }
   nlohmann::json un = nlohmann::json::object();
   for (const auto& g : grid) {

@@ -17,7 +17,8 @@ namespace cc::claims {
 enum class Comparison { Greater, GreaterEq, Less, LessEq, Within };  // Within: low <= x <= high
 std::string comparison_symbol(Comparison c);
 
-// Each: every seed must pass. Mean / Median: the mean or median over seeds (bootstrap CI).
+// Each: every seed must pass. Mean / Median: the mean or median over seeds with its interval over
+// seeds (claims/stats.h: the seed range below 5 seeds).
 // Fraction: at least a fraction q of the seeds pass, judged by the Wilson interval of k of n.
 enum class SeedRule { Each, Mean, Median, Fraction };
 

@@ -4,7 +4,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "task/rng.h"
+#include <boost/math/distributions/binomial.hpp>
+#include <boost/math/distributions/students_t.hpp>
 
 namespace cc::claims {
 
@@ -28,37 +29,73 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;  // inf + inf stays inf; inf + x too
 }
 
-namespace {
-
-// Percentile bootstrap of `stat` over resamples of `values` (with replacement, fixed seed).
-template <class Stat>
-Interval bootstrap(const std::vector<double>& values, uint64_t seed, int resamples, Stat stat) {
-  if (values.empty()) return {std::nan(""), std::nan("")};
-  task::Rng rng(seed, task::stream_id("bootstrap"), values.size());
-  std::vector<double> stats(static_cast<size_t>(resamples));
-  const int64_t n = static_cast<int64_t>(values.size());
-  std::vector<double> sample(values.size());
-  for (auto& m : stats) {
-    for (int64_t i = 0; i < n; ++i) sample[static_cast<size_t>(i)] = values[static_cast<size_t>(rng.below(n))];
-    m = stat(sample);
+std::string seed_interval_name(SeedInterval m) {
+  switch (m) {
+    case SeedInterval::SeedRange:
+      return "seed range";
+    case SeedInterval::StudentT:
+      return "t 95 %";
+    case SeedInterval::OrderStatistics:
+      return "order statistics";
   }
-  std::sort(stats.begin(), stats.end());
-  auto at = [&](double q) { return stats[static_cast<size_t>(std::floor(q * (resamples - 1)))]; };
-  return {at(0.025), at(0.975)};
+  return "?";
 }
 
-}  // namespace
-
-Interval bootstrap_mean(const std::vector<double>& values, uint64_t seed, int resamples) {
-  return bootstrap(values, seed, resamples, [](const std::vector<double>& s) {
-    double sum = 0;
-    for (double x : s) sum += x;
-    return sum / static_cast<double>(s.size());
-  });
+Interval seed_range(const std::vector<double>& values) {
+  if (values.empty()) return {std::nan(""), std::nan("")};
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  return {*lo, *hi};
 }
 
-Interval bootstrap_median(const std::vector<double>& values, uint64_t seed, int resamples) {
-  return bootstrap(values, seed, resamples, [](const std::vector<double>& s) { return median(s); });
+double range_coverage(size_t n) { return n < 2 ? 0.0 : 1.0 - std::pow(0.5, static_cast<double>(n) - 1.0); }
+
+Interval student_t_interval(const std::vector<double>& values, double level) {
+  const size_t n = values.size();
+  if (n < 2) return {std::nan(""), std::nan("")};
+  const double m = mean(values);
+  double ss = 0;
+  for (double x : values) ss += (x - m) * (x - m);
+  const double se = std::sqrt(ss / static_cast<double>(n - 1) / static_cast<double>(n));
+  const boost::math::students_t t(static_cast<double>(n - 1));
+  const double half = boost::math::quantile(t, 0.5 + level / 2) * se;
+  return {m - half, m + half};
+}
+
+Interval median_order_interval(const std::vector<double>& values, double level, double& coverage) {
+  std::vector<double> v = values;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  if (n == 0) {
+    coverage = 0;
+    return {std::nan(""), std::nan("")};
+  }
+  // [x_(k), x_(n+1-k)] misses the median when fewer than k values lie below it or fewer than k above:
+  // coverage = 1 - 2 P(B <= k-1), B ~ Binomial(n, 1/2). The largest k that still reaches `level`,
+  // else k = 1 (the range).
+  const boost::math::binomial_distribution<double> b(static_cast<double>(n), 0.5);
+  size_t k = 1;
+  for (size_t j = 2; 2 * j <= n + 1; ++j)
+    if (1.0 - 2.0 * boost::math::cdf(b, static_cast<double>(j - 1)) >= level) k = j;
+  coverage = 1.0 - 2.0 * boost::math::cdf(b, static_cast<double>(k - 1));
+  return {v[k - 1], v[n - k]};
+}
+
+SeedSpread seed_interval(const std::vector<double>& values, bool of_median) {
+  SeedSpread s;
+  if (values.size() < kMinSeedsForInterval) {
+    s.ci = seed_range(values);
+    s.coverage = range_coverage(values.size());
+    return s;
+  }
+  if (of_median) {
+    s.method = SeedInterval::OrderStatistics;
+    s.ci = median_order_interval(values, 0.95, s.coverage);
+    return s;
+  }
+  s.method = SeedInterval::StudentT;
+  s.ci = student_t_interval(values);
+  s.coverage = 0.95;
+  return s;
 }
 
 }  // namespace cc::claims

@@ -221,15 +221,20 @@ std::string seed_list(const std::vector<uint64_t>& seeds) {
   return s;
 }
 
-// Combines per-seed verdicts under the rule: every seed, or the mean with a bootstrap CI.
-Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, double& measured, Interval& ci,
-                std::string& reason) {
+// Combines per-seed verdicts under the rule: every seed, k of n seeds, or the mean or median with its
+// interval over the seeds (claims/stats.h: the seed range below 5 seeds, and called that).
+Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, ClaimResult& r) {
+  double& measured = r.measured;
+  Interval& ci = r.measured_ci;
+  std::string& reason = r.reason;
   if (rule.seeds == SeedRule::Fraction) {  // k of n seeds pass: the Wilson interval of k/n against q
     int64_t k = 0;
     for (const auto& s : seeds) k += s.verdict == Verdict::Pass;
     const int64_t n = static_cast<int64_t>(seeds.size());
     measured = static_cast<double>(k) / static_cast<double>(n);
     ci = wilson(k, n);
+    r.measured_interval = "Wilson 95 % of k/n";
+    r.measured_coverage = 0.95;
     reason = std::to_string(k) + " of " + std::to_string(n) + " seeds pass";
     if (n < rule.min_seeds) {
       reason += "; the rule needs " + std::to_string(rule.min_seeds) + " seeds";
@@ -241,7 +246,15 @@ Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, double& 
   for (const auto& s : seeds) values.push_back(s.m.value);
   const bool use_median = rule.seeds == SeedRule::Median;
   measured = use_median ? median(values) : mean(values);
-  ci = seeds.size() == 1 ? seeds[0].ci : use_median ? bootstrap_median(values) : bootstrap_mean(values);
+  if (seeds.size() == 1) {
+    ci = seeds[0].ci;
+    r.measured_interval = "one seed";
+  } else {
+    const SeedSpread spread = seed_interval(values, use_median);
+    ci = spread.ci;
+    r.measured_interval = seed_interval_name(spread.method);
+    r.measured_coverage = spread.coverage;
+  }
   const bool each = rule.seeds == SeedRule::Each;
   // Under "each seed", one seed that fails decides: more seeds could not rescue the claim.
   if (each)
@@ -334,7 +347,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
         r.verdict = Verdict::Skipped;
         r.reason = why;
       } else {
-        r.verdict = combine(c.rule, r.seeds, r.measured, r.measured_ci, r.reason);
+        r.verdict = combine(c.rule, r.seeds, r);
         if (c.control) {
           std::vector<uint64_t> measured;
           for (const auto& sr : r.seeds) measured.push_back(sr.seed);
@@ -452,7 +465,11 @@ nlohmann::json to_json(const ClaimResult& r) {
   j["rule"] = c.rule.describe();
   j["tier"] = catalogue::tier_name(c.tier);
   if (!r.seeds.empty()) {
-    j["measured"] = {{"value", r.measured}, {"ci_low", r.measured_ci.low}, {"ci_high", r.measured_ci.high}};
+    j["measured"] = {{"value", r.measured},
+                     {"ci_low", r.measured_ci.low},
+                     {"ci_high", r.measured_ci.high},
+                     {"interval", r.measured_interval}};
+    if (r.measured_coverage > 0) j["measured"]["coverage"] = r.measured_coverage;
     for (const auto& s : r.seeds) j["seeds"].push_back(seed_json(s));
   }
   for (const auto& s : r.control) j["control"].push_back(seed_json(s));

@@ -38,8 +38,12 @@ struct ClaimResult {
   std::string reason;  // why: the error, the skip, the failing seed, the control
   std::vector<SeedResult> seeds;
   std::vector<SeedResult> control;
-  double measured = 0;  // per-seed value (1 seed) or the mean
+  double measured = 0;  // per-seed value (1 seed) or the mean (the median under `seeds: median`)
   Interval measured_ci;
+  // How measured_ci was made (claims/stats.h): "one seed" (that seed's own interval), "seed range",
+  // "t 95 %" or "order statistics"; and the coverage that method states (0: none stated).
+  std::string measured_interval;
+  double measured_coverage = 0;
   double seconds = 0;
 };
 

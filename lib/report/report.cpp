@@ -32,17 +32,29 @@ std::string fmt(double v, int digits = 4) {
   return buf;
 }
 
+// How an interval over seeds was made, where it is not a 95 % interval of that claim's own (claims/stats.h):
+// "range " for the seed range (2-4 seeds), "t95 " and "order-stat " from 5 seeds; "" for one seed's own
+// interval and for the Wilson interval of k/n seeds.
+std::string interval_tag(const nlohmann::json& measured) {
+  const std::string how = measured.value("interval", "");
+  if (how == "seed range") return "range ";
+  if (how == "t 95 %") return "t95 ";
+  if (how == "order statistics") return "order-stat ";
+  return "";
+}
+
 // Proportions read best as percentages; other values as plain numbers.
 std::string fmt_value(const nlohmann::json& measured, bool proportion) {
   if (measured.is_null()) return "—";
   const double v = measured["value"], lo = measured["ci_low"], hi = measured["ci_high"];
   if (proportion) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "%.2f%% [%.2f, %.2f]", 100 * v, 100 * lo, 100 * hi);
+    std::snprintf(buf, sizeof buf, "%.2f%% [%s%.2f, %.2f]", 100 * v, interval_tag(measured).c_str(), 100 * lo,
+                  100 * hi);
     return buf;
   }
   if (lo == hi || std::isnan(lo)) return fmt(v);
-  return fmt(v) + " [" + fmt(lo) + ", " + fmt(hi) + "]";
+  return fmt(v) + " [" + interval_tag(measured) + fmt(lo) + ", " + fmt(hi) + "]";
 }
 
 std::string md_escape(std::string s) {
@@ -189,11 +201,18 @@ std::string report_markdown(const nlohmann::json& rep) {
   for (const char* v : {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"})
     md << "| " << v << " | " << rep["counts"][v].get<int>() << " |\n";
 
-  md << "\n## Claims\n\nmeasured: the mean over the seeds measured [95% CI: Wilson for one seed, bootstrap over seeds "
-        "otherwise]; "
-        "per seed: each seed's value and verdict.\n\n"
-        "| id | § | claim | paper | measured [95% CI] | per seed | rule | verdict |\n| --- | --- | --- | --- | --- | "
-        "--- | --- | --- |\n";
+  md << "\n## Claims\n\n"
+        "measured: the mean over the seeds measured (the median under a median rule), with an interval that says "
+        "what it is. One seed: that seed's own 95 % interval (Wilson for an accuracy). **range**: 2 to 4 seeds, "
+        "[lowest, highest]; not a 95 % interval: it covers the median of the distribution the seeds come from with "
+        "probability 1 − 2^(1−n), 75 % for 3 seeds, 87.5 % for 4, whatever that distribution. **t95**: 5 or more "
+        "seeds, the Student t interval of the mean, 95 % when the seeds' values are normal. **order-stat**: 5 or "
+        "more seeds under a median rule, [x₍k₎, x₍n+1−k₎] with the largest k that covers the median with "
+        "probability ≥ 95 % (93.75 % with 5 seeds), whatever the distribution. A rule on k of n seeds: the Wilson "
+        "95 % interval of k/n. tests/test_stats.cpp checks each coverage by simulation. Per seed: each seed's value "
+        "and verdict, judged by its own interval.\n\n"
+        "| id | § | claim | paper | measured [interval] | per seed | rule | verdict |\n| --- | --- | --- | --- | --- "
+        "| --- | --- | --- |\n";
   for (const auto& c : rep["claims"]) {
     const bool loaded = c.contains("title");
     md << "| " << md_escape(c["id"]) << " | " << (loaded ? md_escape(c["paper"]["section"]) : "") << " | "
