@@ -14,6 +14,7 @@
 #include "catalogue/sweep_results.h"
 #include "cli.h"
 #include "report/baseline.h"
+#include "report/cross_checks.h"
 #include "report/report.h"
 #include "train/runtime.h"
 #include "util/error.h"
@@ -235,6 +236,8 @@ int cmd_verify(const std::vector<std::string>& args) {
   ctx.runs = &runs;
   ctx.store = &store;
   ctx.paper = paper_header(common);
+  ctx.cross_checks = report::read_cross_checks(
+      (fs::path(find_runs_file(common.runs_file, common.paths)).parent_path() / "paper.yaml").string());
   // The paper's facts the robustness rule and the attribution read: claims/paper.yaml beside runs.yaml.
   auto paper_facts = [&] {
     const std::string runs_path = find_runs_file(common.runs_file, common.paths);

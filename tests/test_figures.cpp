@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "report/baseline.h"
+#include "report/cross_checks.h"
 #include "report/figures.h"
 #include "util/error.h"
 
@@ -230,4 +231,34 @@ TEST(Baseline, VerdictsValuesAndToleranceByPlatform) {
   EXPECT_EQ(report::tolerance_for(base, "cpu").scalar_rel, 0.0);
   EXPECT_EQ(report::tolerance_for(base, "cpu-unpinned").scalar_rel, 1e-6);
   EXPECT_EQ(report::tolerance_for(base, "cuda:0").scalar_rel, 1e-4);
+}
+
+// Cross-checks: another paper's committed report read beside a claim; a missing report is said so, a
+// malformed entry is an error naming the file and line.
+TEST(CrossChecks, ReadFromTheOtherPapersReport) {
+  const std::string dir = cc::test::fresh_dir("cross_checks");
+  std::ofstream(dir + "/other.json") << R"({"paper": {"title": "Other"}, "claims": [{"id": "N6", "verdict": "PASS",
+      "measured": {"value": 0.944, "ci_low": 0.924, "ci_high": 0.964, "interval": "seed range"}}]})";
+  std::ofstream(dir + "/paper.yaml")
+      << "cross_checks:\n"
+         "  - {claim: M8b, relation: positive control, report: other.json, other_claim: N6}\n"
+         "  - {claim: M8b, relation: gone, report: missing.json, other_claim: N6}\n";
+  const nlohmann::json c = report::read_cross_checks(dir + "/paper.yaml");
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0]["paper"], "Other");
+  EXPECT_EQ(c[0]["verdict"], "PASS");
+  EXPECT_DOUBLE_EQ(c[0]["value"].get<double>(), 0.944);
+  EXPECT_NE(c[1]["unavailable"].get<std::string>().find("missing.json"), std::string::npos);
+  const std::string md = report::cross_checks_markdown(c);
+  EXPECT_NE(md.find("| M8b | positive control | Other, N6 (`other.json`) | 0.944 [range 0.924, 0.964] | PASS |"),
+            std::string::npos)
+      << md;
+  EXPECT_TRUE(report::read_cross_checks(dir + "/none.yaml").empty());
+  std::ofstream(dir + "/bad.yaml") << "cross_checks:\n  - {claim: M8b, report: other.json, other_claim: N6}\n";
+  try {
+    report::read_cross_checks(dir + "/bad.yaml");
+    FAIL() << "an entry without its relation was accepted";
+  } catch (const cc::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.yaml:2:"), std::string::npos) << e.what();
+  }
 }

@@ -41,6 +41,7 @@ PaperFacts PaperFacts::load(const std::string& path) {
   if (!(f.alpha > 0 && f.alpha < 1)) at.fail("alpha", "must be in (0, 1)");
   at.finish();
   top.object_or_empty("paper");  // the paper itself: the report header reads it (read_paper_header)
+  if (top.has("cross_checks")) top.raw("cross_checks");  // the report reads them (report/cross_checks.h)
   top.finish();
   return f;
 }

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "report/baseline.h"
+#include "report/cross_checks.h"
 #include "report/figures.h"
 #include "report/attribution_md.h"
 #include "report/robustness_md.h"
@@ -161,6 +162,7 @@ nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, cons
   if (ctx.store) j["provenance"] = ctx.store->provenance();
   if (!ctx.robustness.is_null()) j["robustness"] = ctx.robustness;
   if (!ctx.attribution.is_null()) j["attribution"] = ctx.attribution;
+  if (ctx.cross_checks.is_array() && !ctx.cross_checks.empty()) j["cross_checks"] = ctx.cross_checks;
   // Every string is UTF-8 from here on: a byte that is not (from a file read past its loader's
   // checks, or an error message quoting one) becomes U+FFFD instead of aborting the report after
   // every claim was measured.
@@ -228,6 +230,7 @@ std::string report_markdown(const nlohmann::json& rep) {
        << (c.value("expected", false) ? " (expected: in the baseline)" : "") << " |\n";
   }
 
+  if (rep.contains("cross_checks")) md << cross_checks_markdown(rep["cross_checks"]);
   if (rep.contains("robustness")) md << robustness_markdown(rep["robustness"]);
   if (rep.contains("attribution")) md << attribution_markdown(rep["attribution"]);
 

@@ -21,6 +21,7 @@ struct ReportContext {
   const catalogue::RunStore* store = nullptr;  // for per-run provenance
   nlohmann::json robustness;                   // claims::robustness_json(), or null
   nlohmann::json attribution;                  // claims::attribution_json(), or null
+  nlohmann::json cross_checks;                 // report::read_cross_checks(), or null
 };
 
 nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, const ReportContext& ctx);

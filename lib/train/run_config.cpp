@@ -1,6 +1,7 @@
 #include "train/run_config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "train/family.h"
@@ -165,8 +166,13 @@ std::vector<UnstatedChoice> unstated_choices(const RunConfig& c) {
       {"train.max_grad_norm", c.train.max_grad_norm > 0 ? num(c.train.max_grad_norm) : "0 (no clipping)",
        "gradient clipping not stated (TransformerLens's trainer: none unless set)"},
       {"model.init_std", num(c.model.effective_init_std()),
-       "initialisation not stated; N(0, 0.8/sqrt(d_model)) is TransformerLens' default (gpt2 init)"},
-      {"model.activation", c.model.activation, "MLP activation not stated"},
+       std::string("initialisation not stated; N(0, 0.8/sqrt(d_model)) is TransformerLens' default (gpt2 init)") +
+           (c.model.effective_init_std() == 0.8 / std::sqrt(static_cast<double>(c.model.d_model))
+                ? " (used here)"
+                : " (not used here)")},
+      {"model.activation", c.model.activation,
+       std::string("MLP activation not stated; TransformerLens' default is gelu") +
+           (c.model.activation == "gelu" ? " (used here)" : " (not used here)")},
       {"model.output_vocab", c.model.output_vocab + " (" + std::to_string(c.model.d_vocab_out) + " logits)",
        "output vocabulary size not stated"},
       {"task.assignments_min..max",
