@@ -35,53 +35,39 @@ std::vector<double> draw(std::mt19937_64& rng, size_t n, bool normal) {
 
 }  // namespace
 
+// Draws `trials` sets of n seed values, and counts how often seed_interval covers `truth`; checks the
+// method and its stated coverage against the count.
+static void check_seed_interval(uint64_t seed, size_t n, bool normal, bool of_median, double truth,
+                                SeedInterval method) {
+  std::mt19937_64 rng(seed);
+  constexpr int trials = 20000;
+  int covered = 0;
+  SeedSpread s;
+  for (int i = 0; i < trials; ++i) {
+    s = seed_interval(draw(rng, n, normal), of_median);
+    covered += covers(s.ci, truth);
+  }
+  EXPECT_EQ(s.method, method) << n << " seeds";
+  expect_coverage(covered, trials, s.coverage, std::to_string(n) + " seeds");
+}
+
 // Fewer than 5 seeds: [lowest, highest], stated to cover the median with probability 1 - 2^(1-n)
 // whatever the (continuous) distribution: checked on a skewed one, the exponential (median ln 2).
 TEST(Coverage, SeedRangeCoversTheMedianAsStated) {
-  std::mt19937_64 rng(1);
-  constexpr int trials = 20000;
-  for (size_t n : {2, 3, 4}) {
-    int covered = 0;
-    SeedSpread s;
-    for (int i = 0; i < trials; ++i) {
-      s = seed_interval(draw(rng, n, false), false);
-      covered += covers(s.ci, std::log(2.0));
-    }
-    EXPECT_EQ(s.method, SeedInterval::SeedRange);
-    expect_coverage(covered, trials, s.coverage, std::to_string(n) + " seeds");
-  }
+  for (size_t n : {2, 3, 4}) check_seed_interval(1, n, false, false, std::log(2.0), SeedInterval::SeedRange);
 }
 
 // 5 seeds or more, a mean: the t interval, stated 95 % for normal values.
 TEST(Coverage, StudentTCoversTheMeanOfNormalValues) {
-  std::mt19937_64 rng(2);
-  constexpr int trials = 20000;
-  for (size_t n : {5, 8, 20}) {
-    int covered = 0;
-    SeedSpread s;
-    for (int i = 0; i < trials; ++i) {
-      s = seed_interval(draw(rng, n, true), false);
-      covered += covers(s.ci, 0.7);
-    }
-    EXPECT_EQ(s.method, SeedInterval::StudentT);
-    expect_coverage(covered, trials, 0.95, std::to_string(n) + " seeds");
-  }
+  for (size_t n : {5, 8, 20}) check_seed_interval(2, n, true, false, 0.7, SeedInterval::StudentT);
+  EXPECT_EQ(seed_interval(std::vector<double>(5, 1.0), false).coverage, 0.95);
 }
 
 // 5 seeds or more, a median: order statistics, with the exact coverage they state (distribution-free).
 TEST(Coverage, OrderStatisticsCoverTheMedianAsStated) {
-  std::mt19937_64 rng(3);
-  constexpr int trials = 20000;
   for (size_t n : {5, 9, 20}) {
-    int covered = 0;
-    SeedSpread s;
-    for (int i = 0; i < trials; ++i) {
-      s = seed_interval(draw(rng, n, false), true);
-      covered += covers(s.ci, std::log(2.0));
-    }
-    EXPECT_EQ(s.method, SeedInterval::OrderStatistics);
-    EXPECT_GE(s.coverage, n >= 6 ? 0.95 : 0.9375);
-    expect_coverage(covered, trials, s.coverage, std::to_string(n) + " seeds");
+    check_seed_interval(3, n, false, true, std::log(2.0), SeedInterval::OrderStatistics);
+    EXPECT_GE(seed_interval(std::vector<double>(n, 1.0), true).coverage, n >= 6 ? 0.95 : 0.9375);
   }
 }
 
