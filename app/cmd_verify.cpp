@@ -1,4 +1,5 @@
 // claimcheck verify / list / explain: the claims front end.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iomanip>
@@ -106,6 +107,52 @@ void add_common(po::options_description& desc, Common& c) {
   // clang-format on
 }
 
+// The claims folders of the papers in this checkout: claims/ (the paper claimcheck was built for, its
+// runs.yaml inside) and every papers/NAME/claims with a runs.yaml beside it.
+std::vector<fs::path> paper_claim_folders() {
+  std::vector<fs::path> out;
+  if (fs::is_regular_file("claims/runs.yaml")) out.emplace_back("claims");
+  std::vector<fs::path> more;
+  if (fs::is_directory("papers"))
+    for (const auto& e : fs::directory_iterator("papers"))
+      if (fs::is_directory(e.path() / "claims") && fs::is_regular_file(e.path() / "runs.yaml"))
+        more.push_back(e.path() / "claims");
+  std::sort(more.begin(), more.end());
+  out.insert(out.end(), more.begin(), more.end());
+  return out;
+}
+
+// `verify` with no path: each paper with its own runs, fixtures and report folder, REPORT/NAME (NAME: the
+// paper's folder under papers/, "claims" for claims/). The exit status is the worst: a usage error,
+// then a failure, then a change from a baseline; 77 only when every paper's claims were all skipped.
+int verify_every_paper(const std::vector<std::string>& args, const std::vector<fs::path>& papers,
+                       const std::string& report_dir) {
+  std::vector<std::string> rest;  // the options given, without --report and its value
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--report") {
+      ++i;
+      continue;
+    }
+    if (args[i].rfind("--report=", 0) == 0) continue;
+    rest.push_back(args[i]);
+  }
+  int worst = kExitOk;
+  bool all_skipped = true;
+  auto rank = [](int rc) {
+    return rc == kExitUsage ? 3 : rc == kExitFailure ? 2 : rc == kExitOk || rc == kExitSkip ? 0 : 1;
+  };
+  for (const auto& claims_dir : papers) {
+    const std::string name = claims_dir == "claims" ? "claims" : claims_dir.parent_path().filename().string();
+    std::vector<std::string> one = {claims_dir.string(), "--report", report_dir + "/" + name};
+    one.insert(one.end(), rest.begin(), rest.end());
+    std::cout << "== " << claims_dir.string() << " -> " << report_dir << "/" << name << "\n" << std::flush;
+    const int rc = cmd_verify(one);
+    all_skipped = all_skipped && rc == kExitSkip;
+    if (rc != kExitSkip && rank(rc) > rank(worst)) worst = rc;
+  }
+  return all_skipped ? kExitSkip : worst;
+}
+
 }  // namespace
 
 int cmd_verify(const std::vector<std::string>& args) {
@@ -153,7 +200,20 @@ int cmd_verify(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("paths", -1);
   po::variables_map vm;
-  if (!parse("verify", "[CLAIM FILES|DIRS] [options]", desc, pos, args, vm)) return kExitOk;
+  if (!parse("verify",
+             "[CLAIM FILES|DIRS] [options]\n  no path: every paper here (claims/, papers/NAME/claims), each into "
+             "REPORT/claims or REPORT/NAME",
+             desc, pos, args, vm))
+    return kExitOk;
+  // No path, and nothing that names one paper's files: every paper of this checkout in turn.
+  if (!vm.count("paths")) {
+    bool one_paper = false;
+    for (const char* o :
+         {"runs", "fixtures", "baseline", "write-baseline", "run", "robustness", "attribution", "sweep-as"})
+      one_paper = one_paper || vm.count(o) > 0;
+    const auto papers = paper_claim_folders();
+    if (!one_paper && papers.size() > 1) return verify_every_paper(args, papers, report_dir);
+  }
   if (fail_on != "any" && fail_on != "error") throw Error("--fail-on " + fail_on + ": expected any or error");
   if (vm.count("jobs") && (jobs < 1 || jobs > 256)) throw po::error("--jobs must be in [1, 256]");
   if (activation_mb < 0) throw po::error("--activation-memory must be >= 0");
