@@ -221,6 +221,15 @@ std::string seed_list(const std::vector<uint64_t>& seeds) {
   return s;
 }
 
+// The parameters a theory claim's control changes (" (phi1: scrambled)"), for the INVALID reason.
+std::string changed_params(const Claim& c) {
+  std::string out;
+  for (const auto& [key, value] : c.control_params->items())
+    if (!c.params.contains(key) || c.params[key] != value)
+      out += (out.empty() ? "" : ", ") + key + ": " + (value.is_string() ? value.get<std::string>() : value.dump());
+  return out.empty() ? "" : " (" + out + ")";
+}
+
 // Combines per-seed verdicts under the rule: every seed, k of n seeds, or the mean or median with its
 // interval over the seeds (claims/stats.h: the seed range below 5 seeds, and called that).
 Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, ClaimResult& r) {
@@ -360,10 +369,15 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
           for (const auto& sr : r.control) {
             if (sr.verdict == Verdict::Fail || r.verdict == Verdict::Skipped) continue;
             r.verdict = Verdict::Invalid;
+            // What the control stands for: the untrained model, the same model under control
+            // parameters (a §7 theory model with scrambled tags), or an earlier checkpoint.
+            const std::string against = c.control->text() == "init" ? "trained from untrained"
+                                        : c.control_params          ? "the model from its control" + changed_params(c)
+                                                           : "the claim's checkpoint from the control checkpoint";
             r.reason = "negative control (" + c.control->text() + ", seed " + std::to_string(sr.seed) + ") gave " +
                        std::to_string(sr.m.value) + ", which " +
                        (sr.verdict == Verdict::Pass ? "passes" : "does not clearly fail") +
-                       " the rule: the measurement does not separate trained from untrained";
+                       " the rule: the measurement does not separate " + against;
             break;
           }
         }
