@@ -33,11 +33,7 @@ StTensor safetensors_tensor(const torch::Tensor& t) {
   return out;
 }
 
-namespace {
-
-StTensor to_st(const torch::Tensor& t) { return safetensors_tensor(t.to(torch::kFloat32)); }
-
-torch::Tensor from_st(const std::string& path, const std::string& name, const StTensor& t) {
+torch::Tensor weights_tensor(const std::string& path, const std::string& name, const StTensor& t) {
   if (t.dtype != "F32") throw Error(path + ": tensor '" + name + "' has dtype " + t.dtype + ", expected F32");
   auto out = torch::empty(t.shape, torch::kFloat32);
   std::memcpy(out.data_ptr(), t.bytes.data(), t.bytes.size());
@@ -49,6 +45,10 @@ torch::Tensor from_st(const std::string& path, const std::string& name, const St
   }
   return out;
 }
+
+namespace {
+
+StTensor to_st(const torch::Tensor& t) { return safetensors_tensor(t.to(torch::kFloat32)); }
 
 // libtorch keys optimizer state by the parameter's TensorImpl: as a string in 1.13, as a
 // pointer in later releases. Build the key in whichever form this libtorch uses.
@@ -132,7 +132,7 @@ Checkpoint load_checkpoint(const std::string& weights_path, const torch::Device&
                   ck.sidecar["sha256"].get<std::string>() + " (file corrupted or replaced)");
   }
   std::map<std::string, torch::Tensor> values;
-  for (const auto& [name, t] : file.tensors) values[name] = from_st(weights_path, name, t);
+  for (const auto& [name, t] : file.tensors) values[name] = weights_tensor(weights_path, name, t);
   ck.model = std::make_shared<model::Transformer>(ck.config.model);
   try {
     ck.model->load(values);
@@ -189,7 +189,7 @@ std::map<std::string, AdamMoment> read_optimizer(const std::string& weights_path
       if (step == 0) continue;
       throw Error(path + ": optimizer state lacks the moments of '" + name + "'");
     }
-    AdamMoment am{from_st(path, name + ".exp_avg", *m), from_st(path, name + ".exp_avg_sq", *v), step};
+    AdamMoment am{weights_tensor(path, name + ".exp_avg", *m), weights_tensor(path, name + ".exp_avg_sq", *v), step};
     if (am.exp_avg.sizes() != p.sizes() || am.exp_avg_sq.sizes() != p.sizes())
       throw Error(path + ": moment shape of '" + name + "' does not match the model");
     out[name] = am;

@@ -25,6 +25,9 @@ namespace cc::train {
 // A tensor as safetensors stores it: I64 and BOOL as they are, every other type as F32 (on the CPU,
 // contiguous, little-endian as x86-64 and every GPU host is).
 StTensor safetensors_tensor(const torch::Tensor& t);
+// A stored weight tensor back as float32, refusing another dtype or a NaN or inf value (cc::Error
+// naming PATH and the tensor).
+torch::Tensor weights_tensor(const std::string& path, const std::string& name, const StTensor& t);
 
 std::string checkpoint_path(const std::string& dir, int64_t step);  // DIR/step000500.safetensors
 std::string sidecar_path(const std::string& weights_path);          // .safetensors -> .json

@@ -2,7 +2,6 @@
 
 #include <torch/torch.h>
 
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -43,12 +42,7 @@ void save_weights(const std::string& dir, const model::Transformer& m, const Run
                   const nlohmann::json& extra) {
   StFile file;
   file.metadata = {{"format", "pt"}, {"producer", "claimcheck"}, {"step", std::to_string(step)}};
-  for (const auto& [name, t] : m.named_parameters()) {
-    auto c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
-    StTensor st{"F32", std::vector<int64_t>(c.sizes().begin(), c.sizes().end()),
-                std::string(static_cast<const char*>(c.data_ptr()), static_cast<size_t>(c.numel()) * sizeof(float))};
-    file.tensors.emplace_back(name, std::move(st));
-  }
+  for (const auto& [name, t] : m.named_parameters()) file.tensors.emplace_back(name, train::safetensors_tensor(t));
   const std::string path = train::checkpoint_path(dir, step);
   write_safetensors(path, file);
   nlohmann::json side = {{"format", "claimcheck-checkpoint/1"},
@@ -65,12 +59,7 @@ void save_weights(const std::string& dir, const model::Transformer& m, const Run
 void load_weights(const std::string& path, model::Transformer& m) {
   const StFile file = read_safetensors(path);
   std::map<std::string, torch::Tensor> values;
-  for (const auto& [name, st] : file.tensors) {
-    if (st.dtype != "F32") throw Error(path + ": tensor '" + name + "' is " + st.dtype + ", expected F32");
-    auto t = torch::empty(st.shape, torch::kFloat32);
-    std::memcpy(t.data_ptr(), st.bytes.data(), st.bytes.size());
-    values[name] = t;
-  }
+  for (const auto& [name, st] : file.tensors) values[name] = train::weights_tensor(path, name, st);
   m.load(values);
 }
 
