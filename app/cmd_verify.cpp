@@ -83,10 +83,9 @@ std::string fixtures_dir(const Common& c) {
 
 // The paper the claims are about, for the report's header: `paper:` of the paper.yaml beside the runs
 // file ({title, authors, arxiv}); null when there is none.
-nlohmann::json paper_header(const Common& c) {
-  const fs::path file = fs::path(find_runs_file(c.runs_file, c.paths)).parent_path() / "paper.yaml";
-  if (!fs::exists(file)) return nullptr;
-  const YamlDoc doc = load_yaml_file(file.string());
+nlohmann::json paper_header(const std::string& paper_yaml) {
+  if (!fs::exists(paper_yaml)) return nullptr;
+  const YamlDoc doc = load_yaml_file(paper_yaml);
   if (!doc.value.contains("paper")) return nullptr;
   ObjectReader r(doc, "/paper");
   nlohmann::json p = {{"title", r.string("title")}, {"arxiv", r.string("arxiv")}};
@@ -256,7 +255,11 @@ int cmd_verify(const std::vector<std::string>& args) {
 
   const auto files = claims::find_claim_files(common.paths);
   if (files.empty()) throw Error("no claim files under the given paths");
-  const catalogue::Runs runs = catalogue::Runs::load(find_runs_file(common.runs_file, common.paths));
+  const std::string runs_path = find_runs_file(common.runs_file, common.paths);
+  const catalogue::Runs runs = catalogue::Runs::load(runs_path);
+  // The paper's facts beside runs.yaml: the report's header, its cross-checks, and what the robustness
+  // rule and the attribution read.
+  const std::string paper_yaml = (fs::path(runs_path).parent_path() / "paper.yaml").string();
   if (!run.empty() && !runs.find(run)) throw po::error("--run " + run + ": no such run in the runs file");
   const catalogue::SweepSpec* robustness_sweep = nullptr;
   if (vm.count("robustness")) {
@@ -295,14 +298,9 @@ int cmd_verify(const std::vector<std::string>& args) {
   ctx.runtime["device"] = device;
   ctx.runs = &runs;
   ctx.store = &store;
-  ctx.paper = paper_header(common);
-  ctx.cross_checks = report::read_cross_checks(
-      (fs::path(find_runs_file(common.runs_file, common.paths)).parent_path() / "paper.yaml").string());
-  // The paper's facts the robustness rule and the attribution read: claims/paper.yaml beside runs.yaml.
-  auto paper_facts = [&] {
-    const std::string runs_path = find_runs_file(common.runs_file, common.paths);
-    return claims::PaperFacts::load((fs::path(runs_path).parent_path() / "paper.yaml").string());
-  };
+  ctx.paper = paper_header(paper_yaml);
+  ctx.cross_checks = report::read_cross_checks(paper_yaml);
+  auto paper_facts = [&] { return claims::PaperFacts::load(paper_yaml); };
   if (robustness_sweep) {
     const auto outcomes = claims::run_robustness(files, *robustness_sweep, registry, runs, store, eo);
     ctx.robustness = claims::robustness_json(*robustness_sweep, outcomes, paper_facts());

@@ -239,6 +239,7 @@ Measurement measure_key_share(const TheoryMeasureInput& in) {
   const auto& p = in.params;
   Measurement m;
   m.n = p["samples"];
+  const double t95 = t_critical_95(p["batches"].get<int64_t>() - 1);  // jackknife over `batches` batches
   nlohmann::json grid = nlohmann::json::array(), un = nlohmann::json::object(), xs = nlohmann::json::array(),
                  ys = nlohmann::json::array();
   for (size_t i = 0; i < p["sizes"].size(); ++i) {
@@ -259,8 +260,8 @@ Measurement measure_key_share(const TheoryMeasureInput& in) {
     ys.push_back(k.share);
     if (i == 0 || (p["value"] == "min_key_share" && k.share < m.value)) {
       m.value = k.share;
-      m.ci_low = k.share - t_critical_95(p["batches"].get<int64_t>() - 1) * k.se;
-      m.ci_high = k.share + t_critical_95(p["batches"].get<int64_t>() - 1) * k.se;
+      m.ci_low = k.share - t95 * k.se;
+      m.ci_high = k.share + t95 * k.se;
     }
     if (p["value"] == "key_share") break;
   }

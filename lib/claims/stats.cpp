@@ -5,7 +5,8 @@
 #include <numeric>
 
 #include <boost/math/distributions/binomial.hpp>
-#include <boost/math/distributions/students_t.hpp>
+
+#include "analysis/common.h"
 
 namespace cc::claims {
 
@@ -49,15 +50,14 @@ Interval seed_range(const std::vector<double>& values) {
 
 double range_coverage(size_t n) { return n < 2 ? 0.0 : 1.0 - std::pow(0.5, static_cast<double>(n) - 1.0); }
 
-Interval student_t_interval(const std::vector<double>& values, double level) {
+Interval student_t_interval(const std::vector<double>& values) {
   const size_t n = values.size();
   if (n < 2) return {std::nan(""), std::nan("")};
   const double m = mean(values);
   double ss = 0;
   for (double x : values) ss += (x - m) * (x - m);
   const double se = std::sqrt(ss / static_cast<double>(n - 1) / static_cast<double>(n));
-  const boost::math::students_t t(static_cast<double>(n - 1));
-  const double half = boost::math::quantile(t, 0.5 + level / 2) * se;
+  const double half = analysis::t_critical_95(static_cast<int64_t>(n) - 1) * se;
   return {m - half, m + half};
 }
 

@@ -39,8 +39,8 @@ SeedSpread seed_interval(const std::vector<double>& values, bool of_median);
 
 // The pieces, exposed for the tests.
 Interval seed_range(const std::vector<double>& values);
-double range_coverage(size_t n);  // 1 - 2^(1-n)
-Interval student_t_interval(const std::vector<double>& values, double level = 0.95);
+double range_coverage(size_t n);                                 // 1 - 2^(1-n)
+Interval student_t_interval(const std::vector<double>& values);  // 95 %: analysis::t_critical_95
 // [x_(k), x_(n+1-k)] (1-based order statistics) and its exact coverage of the median.
 Interval median_order_interval(const std::vector<double>& values, double level, double& coverage);
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "report/report.h"
 #include "util/error.h"
 #include "util/file_io.h"
 #include "util/json_input.h"
@@ -65,15 +66,17 @@ std::string cross_checks_markdown(const nlohmann::json& checks) {
       md << "unavailable: " << e["unavailable"].get<std::string>() << " | — |\n";
       continue;
     }
-    std::ostringstream v;
-    v.precision(4);
     if (e.contains("value") && e["value"].is_number()) {
-      v << e["value"].get<double>();
-      if (e.contains("ci_low") && e["ci_low"].is_number())
-        v << " [" << (e.value("interval", "") == "seed range" ? "range " : "") << e["ci_low"].get<double>() << ", "
-          << e["ci_high"].get<double>() << "]";
+      // As this report prints its own claims; an interval the other report wrote as null is left out.
+      const double v = e["value"];
+      const bool ci = e.contains("ci_low") && e["ci_low"].is_number() && e["ci_high"].is_number();
+      md << fmt_value({{"value", v},
+                       {"ci_low", ci ? e["ci_low"].get<double>() : v},
+                       {"ci_high", ci ? e["ci_high"].get<double>() : v},
+                       {"interval", e.value("interval", "")}},
+                      false);
     }
-    md << v.str() << " | " << e["verdict"].get<std::string>() << " |\n";
+    md << " | " << e["verdict"].get<std::string>() << " |\n";
   }
   return md.str();
 }

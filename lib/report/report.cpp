@@ -44,7 +44,8 @@ std::string interval_tag(const nlohmann::json& measured) {
   return "";
 }
 
-// Proportions read best as percentages; other values as plain numbers.
+}  // namespace
+
 std::string fmt_value(const nlohmann::json& measured, bool proportion) {
   if (measured.is_null()) return "—";
   const double v = measured["value"], lo = measured["ci_low"], hi = measured["ci_high"];
@@ -57,6 +58,8 @@ std::string fmt_value(const nlohmann::json& measured, bool proportion) {
   if (lo == hi || std::isnan(lo)) return fmt(v);
   return fmt(v) + " [" + interval_tag(measured) + fmt(lo) + ", " + fmt(hi) + "]";
 }
+
+namespace {
 
 std::string md_escape(std::string s) {
   std::string out;

@@ -35,6 +35,11 @@ void write_reports(const std::string& dir, nlohmann::json report);
 // reason. verify calls it before measuring, so a bad path costs nothing.
 void check_report_dir(const std::string& dir);
 
+// A measured value with its interval, as the report and the terminal print it: proportions as
+// percentages, the interval tagged with its method where it is not a 95 % one ("[range 97.69, 99.00]").
+// `measured`: {value, ci_low, ci_high, interval}, as report.json holds it.
+std::string fmt_value(const nlohmann::json& measured, bool proportion);
+
 // One line per claim for the terminal: "PASS  G1  99.62% [99.50, 99.71]  (> 0.98)", then the counts
 // ("28 PASS, 12 FAIL, ...") and, with a baseline, whether anything changed from it.
 std::string summary_lines(const nlohmann::json& report);

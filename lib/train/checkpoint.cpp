@@ -48,8 +48,6 @@ torch::Tensor weights_tensor(const std::string& path, const std::string& name, c
 
 namespace {
 
-StTensor to_st(const torch::Tensor& t) { return safetensors_tensor(t.to(torch::kFloat32)); }
-
 // libtorch keys optimizer state by the parameter's TensorImpl: as a string in 1.13, as a
 // pointer in later releases. Build the key in whichever form this libtorch uses.
 template <typename Map>
@@ -89,7 +87,7 @@ void save_checkpoint(const std::string& dir, const model::Transformer& model, co
   fs::create_directories(dir);
   StFile file;
   file.metadata = {{"format", "pt"}, {"producer", "claimcheck"}, {"step", std::to_string(step)}};
-  for (const auto& [name, t] : model.named_parameters()) file.tensors.emplace_back(name, to_st(t));
+  for (const auto& [name, t] : model.named_parameters()) file.tensors.emplace_back(name, safetensors_tensor(t));
   const std::string path = checkpoint_path(dir, step);
   write_safetensors(path, file);
 
@@ -167,8 +165,8 @@ void write_optimizer(const std::string& weights_path, const std::vector<std::pai
   StFile file;
   int64_t step = 0;
   for (const auto& [name, m] : moments) {
-    file.tensors.emplace_back(name + ".exp_avg", to_st(m.exp_avg));
-    file.tensors.emplace_back(name + ".exp_avg_sq", to_st(m.exp_avg_sq));
+    file.tensors.emplace_back(name + ".exp_avg", safetensors_tensor(m.exp_avg));
+    file.tensors.emplace_back(name + ".exp_avg_sq", safetensors_tensor(m.exp_avg_sq));
     step = m.step;
   }
   file.metadata = {{"optimizer", "AdamW"}, {"adam_step", std::to_string(step)}};
