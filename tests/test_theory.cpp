@@ -184,3 +184,48 @@ TEST(Theory, ScrambledTagsCarryNoVariableIdentity) {
   }
   EXPECT_NEAR(static_cast<double>(same) / 4000, 0.25, 0.03);
 }
+
+// Appendix C's pair expansion (T1d) rebuilds the autograd gradient exactly; its correct-label part is
+// α E[∇M_y], computed here by autograd on the correct label's logit alone.
+TEST(Theory, GradientByPairRebuildsTheGradientAndSplitsTheCorrectLabel) {
+  const Model model(tiny());
+  const auto batch = model.sample(24, 7, 0);
+  torch::manual_seed(3);
+  const auto W = model.W0() + 0.3 * torch::randn({model.dim(), model.dim()}, torch::kFloat64);
+  const auto pairs = model.gradient_by_pair(batch, W);
+  const auto g = model.gradient(batch, W);
+  const double scale = g.abs().max().item<double>();
+  EXPECT_LT((pairs.expansion + g).abs().max().item<double>(), 1e-12 + 1e-9 * scale);
+  auto w = W.clone().set_requires_grad(true);
+  (model.logits(batch, w).gather(1, batch.y.unsqueeze(1)).sum() / 24.0).backward();
+  const auto correct = w.grad();
+  EXPECT_GT(correct.abs().max().item<double>(), 1e-6);
+  EXPECT_LT((pairs.t_star + pairs.other_pairs - correct).abs().max().item<double>(),
+            1e-12 + 1e-9 * correct.abs().max().item<double>());
+}
+
+// With one assignment the only number tokens are t*'s constant and m (PAD and the variable have no Φ2
+// part), so the pairs with t* are exactly (t*, t*) and the constructive (t*, m), (m, t*).
+TEST(Theory, PairsWithTStarAreTheTwoNamedTermsWhenOneConstantIsAssigned) {
+  Sizes s = tiny();
+  s.k_max = 1;
+  const Model model(s);
+  const auto batch = model.sample(24, 9, 0);
+  const auto pairs = model.gradient_by_pair(batch, model.W0());
+  const auto rest = pairs.t_star - pairs.t_star_twice - pairs.constructive;
+  EXPECT_GT(pairs.constructive.abs().max().item<double>(), 0.0);
+  EXPECT_LT(rest.abs().max().item<double>(), 1e-15 + 1e-12 * pairs.t_star.abs().max().item<double>());
+}
+
+// The control of T1d/T1e: the same sequences, each label moved by a nonzero offset, every offset drawn.
+TEST(Theory, UnlinkedLabelsKeepTheSequencesAndMoveEveryLabel) {
+  Sizes s = tiny();
+  const auto linked = Model(s).sample(4000, 5, 0);
+  s.unlinked = true;
+  const auto unlinked = Model(s).sample(4000, 5, 0);
+  EXPECT_TRUE(unlinked.X.equal(linked.X));
+  EXPECT_TRUE(unlinked.target.equal(linked.target));
+  const auto offset = (unlinked.y - linked.y).remainder(s.N);
+  EXPECT_EQ((offset == 0).sum().item<int64_t>(), 0);
+  for (int d = 1; d < s.N; ++d) EXPECT_NEAR((offset == d).sum().item<double>() / 4000, 0.25, 0.03) << d;
+}

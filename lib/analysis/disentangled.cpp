@@ -55,6 +55,8 @@ torch::Tensor Model::G_star() const {
 Batch Model::sample(int64_t n, uint64_t seed, uint64_t index) const {
   const int T = s_.T;
   task::Rng rng(seed, task::stream_id("disentangled_s7"), index);
+  // The control's label offsets come from a stream of their own: the sequences stay those of `rng`.
+  task::Rng unlink(seed, task::stream_id("disentangled_s7_unlinked"), index);
   auto X = torch::zeros({n, T, D_}, torch::kFloat64);
   auto y = torch::zeros({n}, torch::kLong), target = torch::zeros({n}, torch::kLong),
        k = torch::zeros({n}, torch::kLong);
@@ -99,6 +101,7 @@ Batch Model::sample(int64_t n, uint64_t seed, uint64_t index) const {
     x[i][T - 1][pos(T - 1)] = 1;
     x[i][T - 1][tag(v_star)] = 1;
     ya[i] = (n_star + m) % s_.N;
+    if (s_.unlinked) ya[i] = (ya[i] + 1 + unlink.below(s_.N - 1)) % s_.N;
     ka[i] = kk;
   }
   return {X, y, target, slots, k};
@@ -143,6 +146,57 @@ std::pair<torch::Tensor, torch::Tensor> Model::gradient_by_key(const Batch& b, c
   const auto at_target = b.X.gather(1, b.target.view({-1, 1, 1}).expand({-1, 1, D_})).squeeze(1);  // [B, D]: x_bt*
   const auto g_target = g.gather(1, b.target.unsqueeze(1));                                        // [B, 1]
   return {keys.t().matmul(query), (g_target * at_target).t().matmul(query)};                       // [D, D] each
+}
+
+namespace {
+
+// Σ_t coef_bt (x_bt − x̄_b) x_bT^T over the batch, [D, D]: the matrix a pair sum with per-key weights makes.
+torch::Tensor key_sum(const Batch& b, const torch::Tensor& coef, const torch::Tensor& mean_x, int T) {
+  const auto vec = (coef.unsqueeze(2) * b.X).sum(1) - coef.sum(1, true) * mean_x;  // [B, D]
+  return vec.t().matmul(b.X.select(1, T - 1));
+}
+
+}  // namespace
+
+PairSplit Model::gradient_by_pair(const Batch& b, const torch::Tensor& W) const {
+  const int T = s_.T, F = (s_.N - 1) / 2;
+  const int64_t B = b.X.size(0);
+  const auto s = scores(b, W);                                         // [B, T]
+  const auto sigma = torch::softmax(s, 1);                             // [B, T]
+  const auto mean_x = torch::bmm(sigma.unsqueeze(1), b.X).squeeze(1);  // [B, D]: x̄
+  const auto U = b.X.matmul(phi2_);                                    // [B, T, 2F]: Φ2 x_t
+  const auto re = U.slice(2, 0, F), im = U.slice(2, F, 2 * F);         // [B, T, F]
+  const auto p_hat = torch::softmax(logits_from_scores(b, s), 1);      // [B, N]
+  const auto one_hot = torch::one_hot(b.y, s_.N).to(torch::kFloat64);  // [B, N]
+  // c_w(t, t') = Σ_k w_k c_k(t, t') for per-sequence label weights w [B, N]; B_k(u, v) = (1/N) Σ_f
+  // [(u_re v_re − u_im v_im) cos(2πfk/N) + (u_re v_im + u_im v_re) sin(2πfk/N)], so c_w is quadratic in U.
+  auto pair_coefficients = [&](const torch::Tensor& w) {                                    // [B, T, T]
+    const auto cw = w.matmul(cos_.t()).unsqueeze(1), sw = w.matmul(sin_.t()).unsqueeze(1);  // [B, 1, F]
+    return 2.0 / s_.N *
+           (torch::bmm(re * cw, re.transpose(1, 2)) - torch::bmm(im * cw, im.transpose(1, 2)) +
+            torch::bmm(re * sw, im.transpose(1, 2)) + torch::bmm(im * sw, re.transpose(1, 2)));
+  };
+  const auto sigma2 = sigma.unsqueeze(2) * sigma.unsqueeze(1);  // [B, T, T]: σ_t σ_t'
+  // -dL/dW = α E[Σ_{t,t'} (-w) ...]: the pair sum of a mask, with weights w, in -dL/dW's sign.
+  auto pairs = [&](const torch::Tensor& w, const torch::Tensor& mask) {
+    const auto coef = (sigma2 * pair_coefficients(w) * mask).sum(2);  // [B, T]: summed over t'
+    return key_sum(b, coef, mean_x, T) * (s_.alpha / static_cast<double>(B));
+  };
+  const auto at = torch::one_hot(b.target, T).to(torch::kBool);  // [B, T]: t = t*
+  auto at_m = torch::zeros({B, T}, torch::kBool);                // [B, T]: t = T−2, the constant m
+  at_m.select(1, T - 2).fill_(true);
+  const auto star_row = at.unsqueeze(2), star_col = at.unsqueeze(1);  // [B, T, 1], [B, 1, T]
+  const auto with_star = star_row.logical_or(star_col);               // [B, T, T]
+  const auto twice = star_row.logical_and(star_col);
+  const auto constructive = star_row.logical_and(at_m.unsqueeze(1)).logical_or(at_m.unsqueeze(2).logical_and(star_col));
+  const auto all = torch::ones({B, T, T}, torch::kBool);
+  PairSplit r;
+  r.expansion = pairs(one_hot - p_hat, all);
+  r.t_star = pairs(one_hot, with_star);
+  r.t_star_twice = pairs(one_hot, twice);
+  r.constructive = pairs(one_hot, constructive);
+  r.other_pairs = pairs(one_hot, with_star.logical_not());
+  return r;
 }
 
 double cosine(const torch::Tensor& a, const torch::Tensor& b) {

@@ -30,6 +30,7 @@ struct Sizes {
   double beta = 0;           // W_0's scale; <= 0 means ln(T), which makes ρ2 = Θ(1/T) as the paper assumes
   double alpha = 1e-3;       // the small output scale
   bool scrambled = false;    // negative control: each constant carries a random variable's tag
+  bool unlinked = false;     // negative control: the label is (y + d) mod N, d uniform in 1..N-1
 };
 
 struct Batch {
@@ -38,6 +39,18 @@ struct Batch {
   torch::Tensor target;  // [B] t*, the position of the operand variable's assignment
   torch::Tensor slots;   // [B, T] bool: assignment positions (τ)
   torch::Tensor k;       // [B] number of assignments
+};
+
+// Appendix C's expansion of the gradient. M_k(z) = B_k(z, z) with B_k bilinear, z = Σ_t σ_t Φ2 x_t, so
+//   dL/dW = α E[Σ_k (p̂_k − 1{y=k}) Σ_{t,t'} σ_t σ_t' c_k(t, t') (x_t − x̄) x_T^T],  c_k(t, t') = 2 B_k(Φ2 x_t, Φ2 x_t').
+// The correct-label part (weight −1 at k = y) is split by which pairs hold t*, the position of the
+// operand's assignment; T−2 (0-based) holds the constant m. Every matrix is in -dL/dW's sign, [D, D].
+struct PairSplit {
+  torch::Tensor expansion;     // -dL/dW rebuilt from every pair and every label (equals -gradient())
+  torch::Tensor t_star;        // correct label, every pair (t*, t') or (t, t*)
+  torch::Tensor t_star_twice;  // (t*, t*): Appendix C's ρ2² δ_{k,n,n} term
+  torch::Tensor constructive;  // (t*, T−2) and (T−2, t*): the ρ1 ρ2 δ_{k,m,n} term
+  torch::Tensor other_pairs;   // correct label, the pairs without t*
 };
 
 class Model {
@@ -57,6 +70,8 @@ class Model {
   torch::Tensor logits_from_scores(const Batch& b, const torch::Tensor& scores) const;  // [B, N] from [B, T]
   torch::Tensor loss(const Batch& b, const torch::Tensor& W) const;                     // mean cross-entropy
   torch::Tensor gradient(const Batch& b, const torch::Tensor& W) const;                 // dL/dW at W, [D, D]
+  // dL/dW expanded as Appendix C writes it, by pairs (t, t') of the MLP's bilinear form (see PairSplit).
+  PairSplit gradient_by_pair(const Batch& b, const torch::Tensor& W) const;
   // dL/dW split by key position: s_t = x_t^T W x_T, so dL/dW = Σ_b Σ_t (∂L/∂s_bt) x_bt x_bT^T. Returns
   // {the whole sum, the terms with t = t* alone} (t*: the position of the operand's assignment).
   std::pair<torch::Tensor, torch::Tensor> gradient_by_key(const Batch& b, const torch::Tensor& W) const;
