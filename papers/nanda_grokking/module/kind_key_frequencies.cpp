@@ -28,6 +28,8 @@ nlohmann::json parse(ObjectReader r, const char* mode) {
   return p;
 }
 
+}  // namespace
+
 std::vector<int64_t> key_frequencies(const train::Checkpoint& ck, int p, double min_share, nlohmann::json& details) {
   torch::NoGradGuard no_grad;
   const int layer = ck.model->config().last_mlp_layer();
@@ -51,13 +53,11 @@ std::vector<int64_t> key_frequencies(const train::Checkpoint& ck, int p, double 
   return keys;
 }
 
-analysis::Measurement measure(const analysis::MeasureInput& in) {
+KeyFrequencyLosses key_frequency_losses(const train::Checkpoint& ck, const std::vector<int64_t>& keys, bool on_train) {
   torch::NoGradGuard no_grad;
-  const RunConfig cfg = config_of(in.checkpoint);
+  const RunConfig cfg = config_of(ck);
   const int p = cfg.task.modulus;
-  analysis::Measurement m;
-  const auto keys = key_frequencies(in.checkpoint, p, in.params["min_share"].get<double>(), m.details);
-  const auto logits = grid_logits(in.checkpoint);  // [p², p]
+  const auto logits = grid_logits(ck);  // [p², p]
   const auto grid = all_pairs(cfg.task);
   const auto sum = (grid.tokens.select(1, 0) + grid.tokens.select(1, 1)).to(torch::kDouble);  // a + b, [p²]
   std::vector<torch::Tensor> dirs;  // unit vectors over the grid
@@ -68,20 +68,34 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
     return U.matmul(U.t().matmul(logits));
   }();
   const auto parts = split(cfg.task);
-  const auto rows = in.params["split"] == "train" ? parts.train : parts.test;
+  const auto rows = on_train ? parts.train : parts.test;
   auto loss_on = [&](const torch::Tensor& l) {
     return torch::nn::functional::cross_entropy(l.index_select(0, rows), grid.targets.index_select(0, rows))
         .item<double>();
   };
-  m.n = rows.numel();
-  const double full = loss_on(logits);
-  m.details["full_loss"] = full;
+  KeyFrequencyLosses r;
+  r.n = rows.numel();
+  r.full = loss_on(logits);
+  r.restricted = loss_on(trig + logits.mean(0, true));  // the key frequencies' parts plus the constant
+  r.excluded = loss_on(logits - trig);
+  return r;
+}
+
+namespace {
+
+analysis::Measurement measure(const analysis::MeasureInput& in) {
+  torch::NoGradGuard no_grad;
+  const int p = config_of(in.checkpoint).task.modulus;
+  analysis::Measurement m;
+  const auto keys = key_frequencies(in.checkpoint, p, in.params["min_share"].get<double>(), m.details);
+  const KeyFrequencyLosses l = key_frequency_losses(in.checkpoint, keys, in.params["split"] == "train");
+  m.n = l.n;
+  m.details["full_loss"] = l.full;
   if (in.params["mode"] == "restricted") {
-    m.value = loss_on(trig + logits.mean(0, true));  // the key frequencies' parts plus the constant
+    m.value = l.restricted;
   } else {
-    const double excluded = loss_on(logits - trig);
-    m.details["excluded_loss"] = excluded;
-    m.value = excluded / std::max(full, 1e-300);
+    m.details["excluded_loss"] = l.excluded;
+    m.value = l.excluded / std::max(l.full, 1e-300);
   }
   return m;
 }

@@ -11,6 +11,7 @@ void register_kinds(analysis::Registry& r) {
   register_embedding(r);
   register_key_frequencies(r);
   register_training_curve(r);
+  register_progress_order(r);
 }
 
 RunConfig config_of(const train::Checkpoint& ck) {
