@@ -44,28 +44,34 @@ uint64_t parse_seed(const std::string& text, const std::string& flag) {
   throw po::error(flag + " '" + text + "': a seed is an integer in [0, " + std::to_string(kMaxSeed) + "]");
 }
 
-std::vector<uint64_t> parse_seed_list(const std::string& text) {
-  std::vector<uint64_t> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
+std::vector<int64_t> parse_integer_list(const std::string& flag, const std::string& text, const std::string& noun,
+                                        int64_t max, size_t max_count, const std::string& example) {
+  const std::string shown = flag + " '" + text.substr(0, 80) + (text.size() > 80 ? "...'" : "'");
+  std::vector<int64_t> out;
+  size_t begin = 0;
+  while (true) {  // every item, the one after a trailing comma included (empty: refused)
+    const size_t comma = text.find(',', begin);
+    const std::string item = text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+    size_t used = 0;
+    long long v = -1;
     try {
-      size_t used = 0;
-      const long long v = std::stoll(item, &used);
-      if (used != item.size() || v < 0 || v > kMaxSeed || out.size() == kMaxSeedList) throw std::invalid_argument(item);
-      if (std::find(out.begin(), out.end(), static_cast<uint64_t>(v)) != out.end())
-        throw Error("--seeds '" + text.substr(0, 80) + (text.size() > 80 ? "...'" : "'") + ": seed " + item +
-                    " is listed twice (each seed is one run)");
-      out.push_back(static_cast<uint64_t>(v));
-    } catch (const Error&) {
-      throw;
+      v = std::stoll(item, &used);
     } catch (const std::exception&) {
-      throw Error("--seeds '" + text.substr(0, 80) + (text.size() > 80 ? "...'" : "'") +
-                  ": expected a comma-separated list of at most " + std::to_string(kMaxSeedList) + " seeds in [0, " +
-                  std::to_string(kMaxSeed) + "], e.g. 0,1,2");
     }
+    if (item.empty() || used != item.size() || v < 0 || v > max || out.size() == max_count)
+      throw po::error(shown + ": expected a comma-separated list of at most " + std::to_string(max_count) + " " + noun +
+                      "s in [0, " + std::to_string(max) + "], e.g. " + example);
+    if (std::find(out.begin(), out.end(), v) != out.end())
+      throw po::error(shown + ": " + noun + " " + item + " is listed twice");
+    out.push_back(v);
+    if (comma == std::string::npos) return out;
+    begin = comma + 1;
   }
-  return out;
+}
+
+std::vector<uint64_t> parse_seed_list(const std::string& text) {
+  const auto seeds = parse_integer_list("--seeds", text, "seed", kMaxSeed, kMaxSeedList, "0,1,2");
+  return {seeds.begin(), seeds.end()};
 }
 
 }  // namespace cc::app

@@ -38,7 +38,11 @@ int usable_cores();
 // thousands of models would take gigabytes before its first step).
 constexpr long long kMaxSeed = 1LL << 32;
 constexpr size_t kMaxSeedList = 128;
-// "0,1,2" -> {0, 1, 2}; throws cc::Error naming the text for anything else (--seeds of verify and train).
+// A comma-separated list of distinct integers in [0, max], at most max_count of them ("0,1,2"). An empty
+// item (a trailing comma too) is refused; errors are usage errors (exit 2) naming the flag and the text.
+std::vector<int64_t> parse_integer_list(const std::string& flag, const std::string& text, const std::string& noun,
+                                        int64_t max, size_t max_count, const std::string& example);
+// --seeds of verify and train: parse_integer_list over [0, kMaxSeed], at most kMaxSeedList.
 std::vector<uint64_t> parse_seed_list(const std::string& text);
 // One seed flag's value; throws po::error (a usage error) for a negative or out-of-range one.
 uint64_t parse_seed(const std::string& text, const std::string& flag);

@@ -171,27 +171,7 @@ int recreate(const std::string& dir, const std::string& run, uint64_t seed, int6
 
 // "0,30000" -> {0, 30000}: steps, each >= 0, none twice.
 std::vector<int64_t> parse_steps(const std::string& text) {
-  std::vector<int64_t> steps;
-  std::string cur;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i < text.size() && text[i] != ',') {
-      cur += text[i];
-      continue;
-    }
-    size_t used = 0;
-    long long v = -1;
-    try {
-      v = std::stoll(cur, &used);
-    } catch (const std::exception&) {
-    }
-    if (cur.empty() || used != cur.size() || v < 0)
-      throw po::error("--steps '" + text + "': expected steps like 0,30000");
-    for (int64_t s : steps)
-      if (s == v) throw po::error("--steps '" + text + "': step " + cur + " twice");
-    steps.push_back(v);
-    cur.clear();
-  }
-  return steps;
+  return parse_integer_list("--steps", text, "step", int64_t{1} << 40, 100000, "0,30000");
 }
 
 // After packing into the fixtures tree: its manifest lists the new files (review its diff).

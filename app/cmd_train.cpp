@@ -80,13 +80,7 @@ int cmd_train(const std::vector<std::string>& args) {
 
   std::vector<train::RunConfig> cfgs;
   std::vector<std::string> dirs;
-  std::vector<uint64_t> seeds;
-  try {
-    seeds = parse_seed_list(vm["seeds"].as<std::string>());
-  } catch (const Error& e) {
-    throw po::error(e.what());  // a bad flag value: usage error (exit 2), like the other train flags
-  }
-  if (seeds.empty()) throw po::error("--seeds is empty");
+  const std::vector<uint64_t> seeds = parse_seed_list(vm["seeds"].as<std::string>());  // a usage error if bad
   // A stacked model holds every member's weights, moments and activations at once (~35 MB a member
   // of the default run: 128 members reached 4.7 GB); separate runs hold one at a time.
   if (vm.count("ensemble") && seeds.size() > kMaxEnsembleMembers)

@@ -324,8 +324,7 @@ int cmd_verify(const std::vector<std::string>& args) {
     }
     const auto on_thresholds = sweep_files.empty() ? std::vector<claims::ClaimResult>{}
                                                    : claims::run_claims(sweep_files, registry, runs, store, on_grids);
-    const std::string default_run = "default";
-    ctx.attribution = claims::attribution_json(results, default_run, measured, runs, store, facts, on_thresholds);
+    ctx.attribution = claims::attribution_json(results, facts.default_run, measured, runs, store, facts, on_thresholds);
   }
   ctx.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   auto rep = report::report_json(results, ctx);  // once: the files and the terminal agree

@@ -1,4 +1,5 @@
-// claimcheck: reproduces and verifies the claims of "Assign and Add" (arXiv 2605.31497).
+// claimcheck: trains and measures the models of a paper and verifies its claims, written as YAML files
+// (claims/ and papers/NAME/claims: one folder per paper).
 #include <iostream>
 
 #include "cli.h"

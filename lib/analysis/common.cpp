@@ -35,6 +35,18 @@ void for_each_cached(const model::Transformer& model, const std::vector<task::Ex
   }
 }
 
+torch::Tensor hook_at_last_position(const model::Transformer& model, const torch::Tensor& tokens,
+                                    const std::string& hook) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> parts;
+  for (int64_t start = 0; start < tokens.size(0); start += 2000) {
+    model::ActivationCache cache;
+    model.run_with_cache(tokens.slice(0, start, std::min<int64_t>(start + 2000, tokens.size(0))), cache);
+    parts.push_back(cache[hook].select(1, -1).to(torch::kCPU, torch::kDouble));
+  }
+  return torch::cat(parts, 0);
+}
+
 Measurement mean_measurement(const std::vector<double>& values) {
   Measurement m;
   m.n = static_cast<int64_t>(values.size());

@@ -26,6 +26,11 @@ void for_each_cached(const model::Transformer& model, const std::vector<task::Ex
                      const std::function<void(const model::ActivationCache&, const std::vector<task::Example>&)>& fn,
                      int chunk = 500);  // keeps [chunk, T, d_mlp] under glibc's 32 MB mmap ceiling
 
+// One hook's activation at the last position for every row of `tokens` [R, T]: [R, d] float64 on the
+// CPU, run_with_cache in chunks of 2000 rows (bounded memory over a whole operand grid).
+torch::Tensor hook_at_last_position(const model::Transformer& model, const torch::Tensor& tokens,
+                                    const std::string& hook);
+
 // Mean of per-item values with a normal-approximation 95 % interval (mean ± 1.96 sd/√n): the kinds
 // average over thousands of items, where it covers 95 % (tests/test_stats.cpp simulates n = 2000).
 Measurement mean_measurement(const std::vector<double>& values);

@@ -98,14 +98,8 @@ torch::Tensor family_grid(const train::Checkpoint& ck, int& N) {
   if (!family || !family->operand_grid)
     throw Error(ck.path + ": task family '" + ck.config.family + "' gives no operand grid for this kind");
   const auto tokens = family->operand_grid(ck.config, N);  // [N*N, T]
-  const std::string hook = "blocks." + std::to_string(ck.model->config().last_mlp_layer()) + ".mlp.hook_pre";
-  std::vector<torch::Tensor> parts;
-  for (int64_t start = 0; start < tokens.size(0); start += 2000) {  // chunks: bounded memory
-    model::ActivationCache cache;
-    ck.model->run_with_cache(tokens.slice(0, start, std::min<int64_t>(start + 2000, tokens.size(0))), cache);
-    parts.push_back(cache[hook].select(1, -1).to(torch::kCPU, torch::kDouble));
-  }
-  return torch::cat(parts, 0);
+  return hook_at_last_position(*ck.model, tokens,
+                               "blocks." + std::to_string(ck.model->config().last_mlp_layer()) + ".mlp.hook_pre");
 }
 
 Measurement measure(const MeasureInput& in) {

@@ -35,6 +35,7 @@ PaperFacts PaperFacts::load(const std::string& path) {
   ObjectReader th = at.object_or_empty("thresholds");
   for (const auto& [from, _] : th.json().items()) f.thresholds[from] = th.string(from);
   th.finish();
+  f.default_run = at.string("default_run");
   f.screen = at.string("screen");
   f.confirm = at.string("confirm");
   f.alpha = at.number("alpha");

@@ -24,6 +24,7 @@ struct PaperFacts {
   int confirm_top = 4;                            // screening rows that go on to confirmation
   int holds_min_seeds = 5;                        // "holds under X" needs at least this many seeds, all passing
   double alpha = 0.05;                            // the default rule's one-sided Mann-Whitney test
+  std::string default_run;                        // the run whose unsupported claims the search explains
   std::string screen, confirm;                    // the sweeps of stages 1 and 2
   std::map<std::string, std::string> thresholds;  // stage 3: each §4 sweep -> its grid under the best row
 

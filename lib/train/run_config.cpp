@@ -46,16 +46,21 @@ TrainConfig TrainConfig::from_yaml(ObjectReader r) {
   return c;
 }
 
-bool TrainConfig::keeps_checkpoint(int64_t step) const {
-  if (step == 0 || step == steps) return true;
-  if (checkpoint_every > 0 && step % checkpoint_every == 0) return true;
-  return std::find(checkpoint_steps.begin(), checkpoint_steps.end(), step) != checkpoint_steps.end();
-}
-
-double TrainConfig::lr_at(int64_t step) const {
+double warmup_lr(double lr, int64_t warmup_steps, int64_t step) {
   if (warmup_steps <= 0 || step >= warmup_steps) return lr;
   return lr * static_cast<double>(step) / static_cast<double>(warmup_steps);
 }
+
+bool on_checkpoint_grid(int64_t step, int64_t last, int64_t every) {
+  return step == 0 || step == last || (every > 0 && step % every == 0);
+}
+
+bool TrainConfig::keeps_checkpoint(int64_t step) const {
+  return on_checkpoint_grid(step, steps, checkpoint_every) ||
+         std::find(checkpoint_steps.begin(), checkpoint_steps.end(), step) != checkpoint_steps.end();
+}
+
+double TrainConfig::lr_at(int64_t step) const { return warmup_lr(lr, warmup_steps, step); }
 
 nlohmann::json TrainConfig::to_json(bool every_field) const {
   nlohmann::json j = {{"steps", steps},

@@ -47,6 +47,12 @@ struct TrainConfig {
   double lr_at(int64_t step) const;  // the learning rate of the step that starts at `step` (0-based)
 };
 
+// The learning rate of the step that starts at `step` (0-based) under a linear warmup:
+// lr × min(1, step / warmup_steps), so the first step has rate 0; warmup_steps <= 0 is none.
+double warmup_lr(double lr, int64_t warmup_steps, int64_t step);
+// Whether `step` is on a checkpoint grid: step 0, the last step, and every `every`-th step (0: none).
+bool on_checkpoint_grid(int64_t step, int64_t last, int64_t every);
+
 struct RunConfig {
   std::string name = "unnamed";  // a config file without `name:` (runs.yaml names each of its runs)
   uint64_t seed = 0;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/common.h"
 #include "analysis/fourier_fit.h"
 #include "kinds.h"
 
@@ -33,14 +34,9 @@ nlohmann::json parse(ObjectReader r, const char* mode) {
 std::vector<int64_t> key_frequencies(const train::Checkpoint& ck, int p, double min_share, nlohmann::json& details) {
   torch::NoGradGuard no_grad;
   const int layer = ck.model->config().last_mlp_layer();
-  const auto tokens = all_pairs(config_of(ck).task).tokens;
-  std::vector<torch::Tensor> parts;
-  for (int64_t start = 0; start < tokens.size(0); start += 2000) {  // chunks: bounded memory
-    model::ActivationCache cache;
-    ck.model->run_with_cache(tokens.slice(0, start, std::min<int64_t>(start + 2000, tokens.size(0))), cache);
-    parts.push_back(cache["blocks." + std::to_string(layer) + ".mlp.hook_post"].select(1, -1).to(torch::kDouble));
-  }
-  auto post = torch::cat(parts, 0);  // [p², d_mlp]
+  const auto post =
+      analysis::hook_at_last_position(*ck.model, all_pairs(config_of(ck).task).tokens,
+                                      "blocks." + std::to_string(layer) + ".mlp.hook_post");  // [p², d_mlp]
   auto active = ((post > 0).to(torch::kDouble).mean(0) >= 0.01).nonzero().flatten();
   std::vector<int64_t> keys;
   if (active.numel() == 0) return keys;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "train/run_config.h"
 #include "util/error.h"
 
 namespace cc::grokking {
@@ -42,13 +43,10 @@ nlohmann::json OptimConfig::to_json() const {
           {"resume_every", resume_every}};
 }
 
-double OptimConfig::lr_at(int64_t step) const {
-  if (warmup_steps <= 0 || step >= warmup_steps) return lr;
-  return lr * static_cast<double>(step) / static_cast<double>(warmup_steps);
-}
+double OptimConfig::lr_at(int64_t step) const { return train::warmup_lr(lr, warmup_steps, step); }
 
 bool OptimConfig::keeps_checkpoint(int64_t step) const {
-  return step == 0 || step == steps || (checkpoint_every > 0 && step % checkpoint_every == 0);
+  return train::on_checkpoint_grid(step, steps, checkpoint_every);
 }
 
 RunConfig RunConfig::from_yaml(ObjectReader r, const std::string& name, uint64_t seed) {

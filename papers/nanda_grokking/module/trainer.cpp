@@ -9,6 +9,7 @@
 
 #include "model/transformer.h"
 #include "train/checkpoint.h"
+#include "train/metrics_log.h"
 #include "train/runtime.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -77,16 +78,6 @@ int64_t latest_resume_point(const std::string& dir, const RunConfig& cfg) {
   return best;
 }
 
-// metrics.jsonl without the records at or after `step` (a resumed run writes them again).
-void truncate_metrics(const std::string& path, int64_t step) {
-  if (!fs::exists(path)) return;
-  std::ifstream in(path);
-  std::string line, kept;
-  while (std::getline(in, line))
-    if (!line.empty() && nlohmann::json::parse(line).at("step").get<int64_t>() < step) kept += line + "\n";
-  write_file_atomic(path, kept);
-}
-
 }  // namespace
 
 TrainResult train(const RunConfig& cfg, const std::string& dir, bool resume, const std::string& command,
@@ -117,9 +108,7 @@ TrainResult train(const RunConfig& cfg, const std::string& dir, bool resume, con
       train::load_optimizer(w, opt, m);
     }
   }
-  const std::string metrics_path = dir + "/metrics.jsonl";
-  truncate_metrics(metrics_path, result.start_step);
-  std::ofstream metrics(metrics_path, std::ios::app);
+  train::MetricsLog metrics(dir + "/metrics.jsonl", result.start_step);  // a resumed run logs from its step again
   const nlohmann::json extra = {{"runtime", train::runtime_info()}, {"command", command}};
 
   auto evaluate = [&](int64_t step) {
@@ -129,15 +118,12 @@ TrainResult train(const RunConfig& cfg, const std::string& dir, bool resume, con
     result.test_loss = loss_of(test_logits, test_targets).item<double>();
     result.train_accuracy = accuracy_of(train_logits, train_targets);
     result.test_accuracy = accuracy_of(test_logits, test_targets);
-    metrics << nlohmann::json{{"step", step},
-                              {"train_loss", result.train_loss},
-                              {"test_loss", result.test_loss},
-                              {"train_accuracy", result.train_accuracy},
-                              {"test_accuracy", result.test_accuracy},
-                              {"sum_squared_weights", sum_of_squared_weights(m)}}
-                   .dump()
-            << "\n"
-            << std::flush;
+    metrics.append({{"step", step},
+                    {"train_loss", result.train_loss},
+                    {"test_loss", result.test_loss},
+                    {"train_accuracy", result.train_accuracy},
+                    {"test_accuracy", result.test_accuracy},
+                    {"sum_squared_weights", sum_of_squared_weights(m)}});
   };
 
   const int64_t last = stop_after >= 0 ? std::min(stop_after, cfg.train.steps) : cfg.train.steps;
