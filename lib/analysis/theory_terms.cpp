@@ -149,6 +149,12 @@ Measurement measure_terms(const TheoryMeasureInput& in) {
     row["se"] = s.se;
     grid.push_back(row);
     un[p["value"].get<std::string>() + " at " + label] = s.value;
+    if (i == 0) {  // the terms behind the value, in REPORT.md as well as report.json
+      for (const auto& [term, v] : s.details["along_G*"].items()) un["along Ĝ*: " + term] = v;
+      un["cos(-∇L, G*)"] = s.details["cos(-∇L, G*)"];
+      un["share of |∇L|²: pairs with t*"] = s.details["share_of_|∇L|²"]["pairs with t*"];
+      un["share of |∇L|²: key t*"] = s.details["share_of_|∇L|²"]["key t*"];
+    }
     if (i == 0) {
       m.value = s.value;
       m.ci_low = s.value - t95 * s.se;
