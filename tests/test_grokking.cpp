@@ -137,6 +137,41 @@ TEST(Grokking, KindsMeasureTheirOwnModelsAndRefuseOthers) {
   fs::remove_all(dir);
 }
 
+// progress_order (N9) judges the last grid checkpoint before test accuracy reaches the level, with the
+// subject's key frequencies; with no drop, the subject itself. The metrics here are written by hand.
+TEST(Grokking, ProgressOrderJudgesTheLastGridCheckpointBeforeTheDrop) {
+  register_once();
+  const auto dir = cc::test::fresh_dir("progress");
+  const auto cfg = grokking::read_run(write_runs(dir), "tiny", 0);
+  grokking::train(cfg, dir, false, "test");  // checkpoints at 0, 6, 12
+  const auto last = train::load_checkpoint(train::checkpoint_path(dir, 12));
+  analysis::RunHistory history;
+  history.checkpoint_steps = {0, 6, 12};
+  history.checkpoint_at = [&](int64_t step) {
+    return std::make_shared<const train::Checkpoint>(train::load_checkpoint(train::checkpoint_path(dir, step)));
+  };
+  const auto& kind = *analysis::builtin_registry().find("progress_order");
+  const nlohmann::json params = {{"level", 0.5}, {"every", 6}, {"min_share", 0.05}};
+  auto with_accuracies = [&](std::vector<double> acc) {
+    history.metrics.clear();
+    for (size_t i = 0; i < acc.size(); ++i) history.metrics.push_back({{"step", 4 * i}, {"test_accuracy", acc[i]}});
+    analysis::MeasureInput in{last, params};
+    in.history = &history;
+    return kind.measure(in);
+  };
+  const auto m = with_accuracies({0.1, 0.2, 0.6, 0.9});  // reaches 0.5 at step 8: judged at 6
+  EXPECT_EQ(m.details["drop_step"], 8);
+  EXPECT_EQ(m.details["judged_step"], 6);
+  nlohmann::json details;
+  const auto keys = grokking::key_frequencies(last, 13, 0.05, details);
+  const auto at6 = grokking::key_frequency_losses(train::load_checkpoint(train::checkpoint_path(dir, 6)), keys, false);
+  EXPECT_DOUBLE_EQ(m.value, at6.restricted / at6.full);
+  const auto never = with_accuracies({0.1, 0.2, 0.3, 0.4});  // no drop: the subject, step 12
+  EXPECT_EQ(never.details["drop_step"], -1);
+  EXPECT_EQ(never.details["judged_step"], 12);
+  fs::remove_all(dir);
+}
+
 // The fits M8b and the grokking claims share, on functions whose answer is known.
 TEST(FourierFit, SingleFrequencyFormsAreRecoveredExactly) {
   const int N = 23;

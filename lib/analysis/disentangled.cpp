@@ -177,7 +177,8 @@ PairSplit Model::gradient_by_pair(const Batch& b, const torch::Tensor& W) const 
             torch::bmm(re * sw, im.transpose(1, 2)) + torch::bmm(im * sw, re.transpose(1, 2)));
   };
   const auto sigma2 = sigma.unsqueeze(2) * sigma.unsqueeze(1);  // [B, T, T]: σ_t σ_t'
-  // -dL/dW = α E[Σ_{t,t'} (-w) ...]: the pair sum of a mask, with weights w, in -dL/dW's sign.
+  // (α/B) Σ_b Σ_{(t,t') in mask} σ_t σ_t' c_w(t, t') (x_t − x̄) x_T^T; with w = 1{k=y} − p̂ and every pair it
+  // is -dL/dW, with w = 1{k=y} the correct label's part of it.
   auto pairs = [&](const torch::Tensor& w, const torch::Tensor& mask) {
     const auto coef = (sigma2 * pair_coefficients(w) * mask).sum(2);  // [B, T]: summed over t'
     return key_sum(b, coef, mean_x, T) * (s_.alpha / static_cast<double>(B));
