@@ -307,6 +307,15 @@ TEST(Attribution, ScoresEffectsRuleAndSentences) {
   EXPECT_TRUE(j["configs"][0]["score"].is_null());                 // no metrics log for the default here: no phases
   EXPECT_NEAR(j["configs"][2]["score"].get<double>(), 0.5, 1e-9);  // screen/b256-wu: 98 - 97.5
   EXPECT_EQ(j["configs"][2]["changes"], nlohmann::json({"train.batch_size=256", "train.warmup_steps=500"}));
+  // The score term by term: the accuracy gap alone, both phases in their windows.
+  EXPECT_NEAR(j["configs"][2]["terms"]["accuracy"].get<double>(), 0.5, 1e-9);
+  EXPECT_EQ(j["configs"][2]["terms"]["binding"].get<double>(), 0.0);
+  EXPECT_EQ(j["configs"][2]["terms"]["refinement"].get<double>(), 0.0);
+  EXPECT_TRUE(j["configs"][0]["terms"].is_null());
+  // Noise: every row's seeds score alike here (spread 0); no row differs from another by the engine alone.
+  EXPECT_EQ(j["noise"]["configs_with_two_seeds"], 6);
+  EXPECT_EQ(j["noise"]["median_seed_spread"].get<double>(), 0.0);
+  EXPECT_TRUE(j["noise"]["engines"].empty());
   // Effects: x (b256) high rows 97.5, 97 against low 96, 96.5 on G3: the score falls by 1 point.
   const auto& fx = j["effects"]["factors"][0];
   EXPECT_EQ(fx["factor"], "x");
@@ -333,4 +342,72 @@ TEST(Attribution, ScoresEffectsRuleAndSentences) {
   const auto k = attribution_json(on_default, "default", measured, runs, store, facts);
   EXPECT_EQ(k["claims"][1]["sentence"], "fails under all 5 configurations tried (best: 2/2 under `screen/b256-wu`)");
   EXPECT_FALSE(k.contains("default_rule"));
+}
+
+// The score's noise: two configurations whose only difference is train.engine are paired seed by seed,
+// and a phase outside its window adds its distance per 1000 steps as its own term.
+TEST(Attribution, NoisePairsTheEnginesAndTheTermsSumToTheScore) {
+  const std::string dir = fresh_dir("attribution_noise");
+  const Runs runs = Runs::load(write(dir, "runs.yaml",
+                                     "runs:\n"
+                                     "  default:\n"
+                                     "    seeds: [0, 1]\n"
+                                     "    config:\n"
+                                     "      train: {steps: 30000}\n"
+                                     "sweeps:\n"
+                                     "  engines:\n"
+                                     "    base: default\n"
+                                     "    seeds: [0, 1]\n"
+                                     "    variants:\n"
+                                     "      base: {}\n"
+                                     "      blas: {train.engine: blas}\n"));
+  RunStore store(runs, StoreOptions{dir + "/fx", dir + "/cache", Tier::Fixture});
+  PaperFacts facts;
+  facts.binding = {5300, 5400};
+  facts.refinement = {14500, 16000};
+  facts.accuracy_terms = {{"G3", true}};
+  auto outcome = [](const std::string& variant, double acc, int64_t binding) {
+    VariantOutcome v;
+    v.variant = variant;
+    v.run = "engines/" + variant;
+    ClaimResult g3;
+    g3.loaded = true;
+    g3.id = "G3";
+    g3.claim.subject = {analysis::Subject::Checkpoint, "default"};
+    g3.claim.rule.threshold = 0.98;
+    for (uint64_t s = 0; s < 2; ++s) {
+      v.seeds.push_back(s);
+      analysis::PhaseSteps p;
+      p.binding = binding + static_cast<int64_t>(s) * 1000;  // seed 1 binds 1000 steps later
+      p.var_restricted_1 = p.var_restricted = 15000;
+      v.phases[s] = p;
+      SeedResult r;
+      r.seed = s;
+      r.m.value = acc;
+      r.verdict = Verdict::Fail;
+      g3.seeds.push_back(r);
+    }
+    v.results = {g3};
+    return v;
+  };
+  const SweepSpec* engines = runs.find_sweep("engines");
+  ASSERT_NE(engines, nullptr);
+  const std::vector<MeasuredSweep> measured = {{engines, {outcome("base", 0.96, 5400), outcome("blas", 0.97, 6400)}}};
+  const auto j = attribution_json({}, "default", measured, runs, store, facts);
+  const auto& blas = j["configs"][2];
+  ASSERT_EQ(blas["id"], "engines/blas");
+  // Seed 1 of blas: G3 1 point below 98, binding at 7400 is 2000 steps past 5400: 1 + 2 = 3.
+  EXPECT_NEAR(blas["terms_by_seed"]["1"]["accuracy"].get<double>(), 1.0, 1e-9);
+  EXPECT_NEAR(blas["terms_by_seed"]["1"]["binding"].get<double>(), 2.0, 1e-12);
+  EXPECT_EQ(blas["terms_by_seed"]["1"]["refinement"].get<double>(), 0.0);
+  EXPECT_NEAR(blas["scores"]["1"].get<double>(), 3.0, 1e-9);
+  EXPECT_NEAR(blas["terms"]["binding"].get<double>(), 1.5, 1e-12);  // seeds 0 and 1: 1 and 2
+  // The pair: base scores 2, 3 (2 points of G3, binding 0 and 1); blas 2, 3: a mean difference of 0.
+  const auto& n = j["noise"];
+  ASSERT_EQ(n["engines"].size(), 1u);
+  EXPECT_EQ(n["engines"][0]["libtorch"], "engines/base");
+  EXPECT_EQ(n["engines"][0]["blas"], "engines/blas");
+  EXPECT_EQ(n["engines"][0]["seeds"].size(), 2u);
+  EXPECT_NEAR(n["engines"][0]["mean_difference"].get<double>(), 0.0, 1e-9);
+  EXPECT_NEAR(n["median_seed_spread"].get<double>(), 1.0, 1e-9);  // each row's seeds differ by 1 point
 }

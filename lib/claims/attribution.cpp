@@ -21,13 +21,20 @@ const std::set<std::string> kNotChoices = {
     "train.eval_every",       "train.eval_size",    "train.eval_seed", "train.checkpoint_steps",
     "train.checkpoint_every", "train.resume_every", "train.engine"};
 
+// A seed's score, term by term (claims/paper.yaml's `score`): the accuracy terms' sum, and each phase's
+// distance to its window in score points.
+struct ScoreTerms {
+  double accuracy = 0, binding = 0, refinement = 0;
+};
+
 // One configuration: a run (SWEEP/VARIANT, or the default run) with its claim results and phases.
 struct Config {
   std::string id, sweep, variant;
   const catalogue::RunSpec* spec = nullptr;
   const std::vector<ClaimResult>* results = nullptr;
   std::map<uint64_t, analysis::PhaseSteps> phases;
-  std::map<uint64_t, double> scores;  // seeds with every score term measured
+  std::map<uint64_t, double> scores;     // seeds with every score term measured
+  std::map<uint64_t, ScoreTerms> terms;  // the same seeds' scores, term by term
   std::vector<uint64_t> seeds;
   nlohmann::json changes;  // its choices that differ from the default run's
   int64_t learned = 0;
@@ -51,7 +58,7 @@ const SeedResult* find_seed(const std::vector<ClaimResult>& results, const std::
 // The per-seed score of reports/assumptions.md, for every seed with all its terms.
 void score(Config& c, const PaperFacts& f) {
   for (const auto& [seed, p] : c.phases) {
-    double s = 0;
+    ScoreTerms t;
     bool complete = true;
     for (const auto& term : f.accuracy_terms) {
       const ClaimResult* r = find_result(*c.results, term.claim);
@@ -61,18 +68,19 @@ void score(Config& c, const PaperFacts& f) {
         break;
       }
       const double acc = 100 * sr->m.value;
-      s += term.below_threshold ? std::max(0.0, 100 * r->claim.rule.threshold - acc)
-                                : std::abs(acc - 100 * *r->claim.reported);
+      t.accuracy += term.below_threshold ? std::max(0.0, 100 * r->claim.rule.threshold - acc)
+                                         : std::abs(acc - 100 * *r->claim.reported);
     }
     if (!complete) continue;
     const double last =
         static_cast<double>(c.spec->config.train.steps);  // a phase never reached counts as reached here
-    s += window_distance(p.binding ? static_cast<double>(*p.binding) : last, f.binding.low, f.binding.high) /
-         f.steps_per_point;
-    s += window_distance(p.var_restricted ? static_cast<double>(*p.var_restricted) : last, f.refinement.low,
-                         f.refinement.high) /
-         f.steps_per_point;
-    c.scores[seed] = s;
+    t.binding = window_distance(p.binding ? static_cast<double>(*p.binding) : last, f.binding.low, f.binding.high) /
+                f.steps_per_point;
+    t.refinement = window_distance(p.var_restricted ? static_cast<double>(*p.var_restricted) : last, f.refinement.low,
+                                   f.refinement.high) /
+                   f.steps_per_point;
+    c.terms[seed] = t;
+    c.scores[seed] = t.accuracy + t.binding + t.refinement;  // summed in the order the score always was
   }
   for (const auto& [seed, p] : c.phases) c.learned += p.learned();
   if (!c.scores.empty()) {
@@ -187,6 +195,54 @@ MannWhitney mann_whitney_less(const std::vector<double>& a, const std::vector<do
   return mw;
 }
 
+namespace {
+
+// How much the score moves when nothing the search varies does: from seed to seed within one
+// configuration (the spread of its per-seed scores), and between the two engines on the same
+// configuration and seeds (two configurations whose only difference is train.engine).
+nlohmann::json score_noise(const std::vector<Config>& configs) {
+  std::vector<double> spreads;
+  for (const auto& c : configs) {
+    if (c.scores.size() < 2) continue;
+    double lo = kInf, hi = -kInf;
+    for (const auto& [seed, s] : c.scores) {
+      lo = std::min(lo, s);
+      hi = std::max(hi, s);
+    }
+    spreads.push_back(hi - lo);
+  }
+  std::sort(spreads.begin(), spreads.end());
+  nlohmann::json out = {
+      {"configs_with_two_seeds", spreads.size()},
+      {"median_seed_spread",
+       spreads.empty()
+           ? nlohmann::json()
+           : nlohmann::json(spreads.size() % 2 ? spreads[spreads.size() / 2]
+                                               : (spreads[spreads.size() / 2 - 1] + spreads[spreads.size() / 2]) / 2)},
+      {"engines", nlohmann::json::array()}};
+  for (const auto& blas : configs)
+    for (const auto& torch : configs) {
+      // The same choices (train.engine is not one: kNotChoices), trained on the two engines.
+      if (blas.spec->config.train.engine != "blas" || torch.spec->config.train.engine != "libtorch" ||
+          !differing_choices(*blas.spec, *torch.spec).empty() || !differing_choices(*torch.spec, *blas.spec).empty())
+        continue;
+      nlohmann::json pair = {{"libtorch", torch.id}, {"blas", blas.id}, {"seeds", nlohmann::json::array()}};
+      double diff = 0;
+      for (const auto& [seed, s] : torch.scores) {
+        const auto other = blas.scores.find(seed);
+        if (other == blas.scores.end()) continue;
+        pair["seeds"].push_back({{"seed", seed}, {"libtorch", s}, {"blas", other->second}});
+        diff += other->second - s;
+      }
+      if (pair["seeds"].empty()) continue;
+      pair["mean_difference"] = diff / static_cast<double>(pair["seeds"].size());  // blas − libtorch
+      out["engines"].push_back(pair);
+    }
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, const std::string& default_run,
                                 const std::vector<MeasuredSweep>& sweeps, const catalogue::Runs& runs,
                                 catalogue::RunStore& store, const PaperFacts& facts,
@@ -233,8 +289,16 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
   j["default_run"] = default_run;
   j["configs"] = nlohmann::json::array();
   for (const auto& c : configs) {
-    nlohmann::json scores = nlohmann::json::object();
+    nlohmann::json scores = nlohmann::json::object(), by_seed = nlohmann::json::object();
+    ScoreTerms mean_terms;
     for (const auto& [seed, s] : c.scores) scores[std::to_string(seed)] = s;
+    for (const auto& [seed, t] : c.terms) {
+      by_seed[std::to_string(seed)] = {{"accuracy", t.accuracy}, {"binding", t.binding}, {"refinement", t.refinement}};
+      const double w = 1.0 / static_cast<double>(c.terms.size());
+      mean_terms.accuracy += w * t.accuracy;
+      mean_terms.binding += w * t.binding;
+      mean_terms.refinement += w * t.refinement;
+    }
     j["configs"].push_back({{"id", c.id},
                             {"sweep", c.sweep},
                             {"variant", c.variant},
@@ -242,6 +306,11 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
                             {"changes", c.changes},
                             {"scores", scores},
                             {"score", json_or_null(c.score)},
+                            {"terms", c.terms.empty() ? nlohmann::json()
+                                                      : nlohmann::json{{"accuracy", mean_terms.accuracy},
+                                                                       {"binding", mean_terms.binding},
+                                                                       {"refinement", mean_terms.refinement}}},
+                            {"terms_by_seed", by_seed},
                             {"learned", c.learned},
                             {"trained", c.phases.size()}});
   }
@@ -338,6 +407,8 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
                          {"change", change},
                          {"changes", best->changes}};
   }
+
+  j["noise"] = score_noise(configs);
 
   // Per failing claim: k/n under every configuration, and its sentence.
   j["claims"] = nlohmann::json::array();

@@ -37,6 +37,31 @@ std::vector<std::string> measured_configs(const nlohmann::json& att) {
   return out;
 }
 
+// How much the score moves with nothing varied: from seed to seed, and from one engine to the other.
+std::string noise_md(const nlohmann::json& n) {
+  std::ostringstream md;
+  md << "\n### The score's noise\n\nFrom seed to seed: the spread (largest minus smallest per-seed score) of one "
+        "configuration has a median of "
+     << num(n["median_seed_spread"]) << " points over the " << n["configs_with_two_seeds"].get<int64_t>()
+     << " configurations with two or more seeds.";
+  if (n["engines"].empty()) {
+    md << " No configuration here was trained on both engines.\n";
+    return md.str();
+  }
+  md << " The same configuration and seeds on the two engines (float rounding only: the blas engine's weights "
+        "differ from libtorch's in the last bits, and training amplifies that):\n\n"
+        "| libtorch | blas | per seed, libtorch / blas | blas − libtorch, mean |\n| --- | --- | --- | --- |\n";
+  for (const auto& p : n["engines"]) {
+    std::string per_seed;
+    for (const auto& s : p["seeds"])
+      per_seed += (per_seed.empty() ? "" : " ") +
+                  ("s" + std::to_string(s["seed"].get<int64_t>()) + ": " + num(s["libtorch"]) + " / " + num(s["blas"]));
+    md << "| `" << p["libtorch"].get<std::string>() << "` | `" << p["blas"].get<std::string>() << "` | " << per_seed
+       << " | " << signed_num(p["mean_difference"]) << " |\n";
+  }
+  return md.str();
+}
+
 std::string figure_md(const nlohmann::json& att, const std::string& id) {
   if (!att.contains("figures") || !att["figures"].contains(id)) return "";
   const auto& f = att["figures"][id];
@@ -132,14 +157,20 @@ std::string attribution_markdown(const nlohmann::json& att) {
      << "), the mean over seeds; lower is closer. Learned: binding and "
         "var_restricted_1 ≥ 0.9 by the last step.\n\n"
      << "| configuration | choices that differ from `" << att["default_run"].get<std::string>()
-     << "` | seeds trained | learned | score | per seed |\n| --- | --- | --- | --- | --- | --- |\n";
+     << "` | seeds trained | learned | score | accuracy + binding + refinement | per seed |\n"
+        "| --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& c : att["configs"]) {
     std::string per_seed;
     for (const auto& [seed, s] : c["scores"].items())
       per_seed += (per_seed.empty() ? "" : " ") + ("s" + seed + ": " + num(s));
     md << "| `" << c["id"].get<std::string>() << "` | " << (c["changes"].empty() ? "–" : join(c["changes"])) << " | "
        << c["trained"].get<int64_t>() << "/" << c["seeds"].size() << " | " << c["learned"].get<int64_t>() << " | "
-       << num(c["score"]) << " | " << (per_seed.empty() ? "–" : per_seed) << " |\n";
+       << num(c["score"]) << " | "
+       << (c.value("terms", nlohmann::json()).is_null()
+               ? std::string("–")
+               : num(c["terms"]["accuracy"]) + " + " + num(c["terms"]["binding"]) + " + " +
+                     num(c["terms"]["refinement"]))
+       << " | " << (per_seed.empty() ? "–" : per_seed) << " |\n";
   }
 
   if (att.contains("effects")) {
@@ -187,6 +218,7 @@ std::string attribution_markdown(const nlohmann::json& att) {
        << (r["change"].get<bool>() ? "the default changes to it" : "the default stays") << "**"
        << (r["complete"].get<bool>() ? "" : " (provisional: not every confirmation seed is measured yet)") << ".\n";
   }
+  if (att.contains("noise")) md << noise_md(att["noise"]);
   return md.str();
 }
 
