@@ -363,12 +363,7 @@ Measurement measure_one_step(const TheoryMeasureInput& in) {
 }  // namespace
 
 void register_theory(Registry& r) {
-  const std::string common =
-      "sizes: [[N, V, T], ...], the first is the one judged (the paper's: [59, 12, 16])\n"
-      "assignments: [min, max] assignments per sequence (default [1, 4])\n"
-      "beta: W_0's scale (default 0: ln T, so that ρ2 = Θ(1/T))\nalpha: output scale (default 1e-3)\n"
-      "samples: Monte Carlo sequences per size (default 32768)\nbatches: jackknife batches (default 8)\n"
-      "phi1: identity | scrambled (the control: constants carry a random variable's tag)\n";
+  const std::string common = theory::kCommonParamsDoc;
   MeasurementKind alignment("theory_gradient_alignment", Statistic::Scalar, measure_alignment,
                             "§7 disentangled model: share of |∇L(W_0)|² along the associative memory G* (cos²), or its "
                             "smallest increase along the size grid");

@@ -38,6 +38,13 @@ void check_work(ObjectReader& r, const nlohmann::json& p, int64_t eval_size) {
   if (!why.str().empty()) r.fail("samples", why.str());
 }
 
+const char* const kCommonParamsDoc =
+    "sizes: [[N, V, T], ...], the first is the one judged (the paper's: [59, 12, 16])\n"
+    "assignments: [min, max] assignments per sequence (default [1, 4])\n"
+    "beta: W_0's scale (default 0: ln T, so that ρ2 = Θ(1/T))\nalpha: output scale (default 1e-3)\n"
+    "samples: Monte Carlo sequences per size (default 32768)\nbatches: jackknife batches (default 8)\n"
+    "phi1: identity | scrambled (the control: constants carry a random variable's tag)\n";
+
 nlohmann::json parse_common(ObjectReader& r) {
   nlohmann::json p;
   const nlohmann::json& sizes = r.raw("sizes");

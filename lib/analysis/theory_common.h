@@ -11,8 +11,10 @@
 
 namespace cc::analysis::theory {
 
-// sizes, assignments, beta, alpha, samples, batches, phi1 (each kind adds its own and calls finish()).
+// sizes, assignments, beta, alpha, samples, batches, phi1 (each kind adds its own and calls finish()),
+// and their documentation for `claimcheck kinds`.
 nlohmann::json parse_common(ObjectReader& r);
+extern const char* const kCommonParamsDoc;
 // Refuses (r.fail on "samples") work that would run for minutes or past the memory bound.
 void check_work(ObjectReader& r, const nlohmann::json& p, int64_t eval_size);
 Sizes sizes_at(const nlohmann::json& p, size_t i);  // the i-th size with the common parameters

@@ -172,14 +172,9 @@ void register_theory_terms(Registry& r) {
                         "§7 disentangled model: which terms carry -∇L(W_0): Appendix C's pairs involving t* along "
                         "G* (pair_dominance), or key t*'s share of |∇L|² (key_norm_share)");
   terms.parse_params = parse_terms;
-  terms.params_doc =
-      "sizes: [[N, V, T], ...], the first is the one judged (the paper's: [59, 12, 16])\n"
-      "assignments: [min, max] assignments per sequence (default [1, 4])\n"
-      "beta: W_0's scale (default 0: ln T)\nalpha: output scale (default 1e-3)\n"
-      "samples: Monte Carlo sequences per size (default 32768)\nbatches: jackknife batches (default 8)\n"
-      "phi1: identity | scrambled (constants carry a random variable's tag)\n"
-      "label: linked | unlinked (the control: the label is (y + d) mod N, d uniform in 1..N-1)\n"
-      "value: pair_dominance | key_norm_share (default pair_dominance)";
+  terms.params_doc = std::string(theory::kCommonParamsDoc) +
+                     "label: linked | unlinked (the control: the label is (y + d) mod N, d uniform in 1..N-1)\n"
+                     "value: pair_dominance | key_norm_share (default pair_dominance)";
   terms.theory = "disentangled";
   r.add(std::move(terms));
 }
