@@ -211,15 +211,9 @@ nlohmann::json score_noise(const std::vector<Config>& configs) {
     }
     spreads.push_back(hi - lo);
   }
-  std::sort(spreads.begin(), spreads.end());
-  nlohmann::json out = {
-      {"configs_with_two_seeds", spreads.size()},
-      {"median_seed_spread",
-       spreads.empty()
-           ? nlohmann::json()
-           : nlohmann::json(spreads.size() % 2 ? spreads[spreads.size() / 2]
-                                               : (spreads[spreads.size() / 2 - 1] + spreads[spreads.size() / 2]) / 2)},
-      {"engines", nlohmann::json::array()}};
+  nlohmann::json out = {{"configs_with_two_seeds", spreads.size()},
+                        {"median_seed_spread", spreads.empty() ? nlohmann::json() : nlohmann::json(median(spreads))},
+                        {"engines", nlohmann::json::array()}};
   for (const auto& blas : configs)
     for (const auto& torch : configs) {
       // The same choices (train.engine is not one: kNotChoices), trained on the two engines.
