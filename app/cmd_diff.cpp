@@ -15,7 +15,7 @@ int cmd_diff(const std::vector<std::string>& args) {
   // One option a line, as boost::program_options reads best; clang-format 14 would join them.
   // clang-format off
   desc.add_options()
-      ("before", po::value(&before)->required(), "report.json or baseline (e.g. claims/expected.json)")
+      ("before", po::value(&before)->required(), "report.json or baseline (e.g. papers/NAME/expected.json)")
       ("after", po::value(&after)->required(), "report.json or baseline")
       ("platform", po::value(&platform),
        "whose tolerance for non-proportion values: cpu (exact), cpu-unpinned, cuda (default cpu); from the "

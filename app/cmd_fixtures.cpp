@@ -1,3 +1,6 @@
+// Every action works on one paper's fixtures: DIR (--dir, or verify's and manifest's argument) and its
+// runs file (--runs), each found from the other (catalogue/paper_layout.h); verify with neither checks
+// every paper's.
 // claimcheck fixtures verify [DIR] [--runs FILE]
 //   every file in DIR/MANIFEST.sha256 has its sha256 and nothing unlisted is there, every run.json
 //   agrees with its folder, and every run, variant and sweep runs.yaml commits is present.
@@ -12,9 +15,9 @@
 // claimcheck fixtures restore NAME --cache CACHE
 //   puts a grid sweep's packed points back into the cache, each file checked against its run.json.
 // claimcheck fixtures recreate RUN --seed K [--until STEP] [--out DIR [--resume]]
-//   reruns the command recorded in fixtures/RUN/seedK/run.json, with the thread setup recorded
-//   in its sidecars, into a fresh directory (or --out), and compares every committed checkpoint
-//   it reaches with the retrained one (max |Δw|; 0 = bitwise identical).
+//   reruns the command recorded in DIR/RUN/seedK/run.json (the paper's runs file as its --config),
+//   with the thread setup recorded in its sidecars, into a fresh directory (or --out), and compares
+//   every committed checkpoint it reaches with the retrained one (max |Δw|; 0 = bitwise identical).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -33,14 +36,14 @@
 #include "util/fixture_manifest.h"
 #include "util/platform.h"
 #include "util/json_input.h"
+#include "catalogue/paper_layout.h"
 
 namespace cc::app {
 namespace fs = std::filesystem;
 namespace {
 
-int verify(const std::string& dir, std::string runs_file) {
+int verify(const std::string& dir, const std::string& runs_file) {
   if (!fs::is_directory(dir)) throw Error(dir + ": no fixtures directory there");
-  if (runs_file.empty()) runs_file = (fs::path(dir).parent_path() / "claims" / "runs.yaml").string();
   const catalogue::Runs runs = catalogue::Runs::load(runs_file);
   catalogue::StoreOptions so;
   so.fixtures_dir = dir;
@@ -80,8 +83,8 @@ std::vector<std::string> split_command(const std::string& cmd) {
   return words;
 }
 
-int recreate(const std::string& dir, const std::string& run, uint64_t seed, int64_t until, std::string out,
-             double tolerance, bool resume) {
+int recreate(const std::string& dir, const std::string& runs_file, const std::string& run, uint64_t seed, int64_t until,
+             std::string out, double tolerance, bool resume) {
   const fs::path fixture = fs::path(dir) / run / ("seed" + std::to_string(seed));
   const fs::path manifest = fixture / "run.json";
   const nlohmann::json meta =
@@ -107,8 +110,15 @@ int recreate(const std::string& dir, const std::string& run, uint64_t seed, int6
         out +
         ": already holds checkpoints (an earlier recreate?); pass --resume to continue it, or choose another --out");
   }
-  for (size_t i = 0; i + 1 < args.size(); ++i)
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
     if (args[i] == "--out") args[i + 1] = out;
+    // The command records the runs file where it was when the run was trained; the paper's runs file
+    // now (the same runs: R3 and `fixtures verify` check every committed config hash against it).
+    if (args[i] == "--config" && args[i + 1] != runs_file) {
+      std::cout << "runs file: " << runs_file << " (recorded as " << args[i + 1] << ")\n";
+      args[i + 1] = runs_file;
+    }
+  }
   // The thread setup the fixture was trained with: BLAS summation order depends on it.
   const auto first = train::list_checkpoints(fixture.string());
   if (first.empty()) throw Error(fixture.string() + ": no checkpoints");
@@ -186,11 +196,42 @@ void update_manifest(const std::string& dir, const std::string& packed_into) {
   std::cout << dir << "/" << kManifestName << ": " << n << " file(s) listed (review its diff before committing)\n";
 }
 
+// --dir and --runs (where NEED_RUNS), each derived from the other where one is missing
+// (catalogue/paper_layout.h); a usage error when neither is given and the checkout has more than one paper.
+void resolve_paper(std::string& dir, std::string& runs_file, bool need_runs) {
+  if (dir.empty() && runs_file.empty()) {
+    const auto papers = catalogue::paper_folders();
+    if (papers.size() != 1)
+      throw po::error("name the paper: --runs papers/NAME/runs.yaml (or --dir, its fixtures directory)");
+    runs_file = (papers.front() / "runs.yaml").string();
+  }
+  if (dir.empty()) dir = catalogue::fixtures_beside(runs_file).string();
+  if (runs_file.empty() && need_runs) {
+    const auto found = catalogue::runs_beside(dir);
+    if (!found) throw Error(dir + ": no paper of this checkout has these fixtures; pass --runs FILE");
+    runs_file = found->string();
+  }
+}
+
+// `fixtures verify` with neither a directory nor --runs: every paper's fixtures.
+int verify_every_paper() {
+  const auto papers = catalogue::paper_folders();
+  if (papers.empty()) throw po::error("no paper here (papers/NAME with runs.yaml and claims/): pass DIR and --runs");
+  int worst = kExitOk;
+  for (const auto& paper : papers) {
+    const std::string runs_file = (paper / "runs.yaml").string();
+    const std::string dir = catalogue::fixtures_beside(runs_file).string();
+    std::cout << "== " << dir << " (" << runs_file << ")\n";
+    worst = std::max(worst, verify(dir, runs_file));
+  }
+  return worst;
+}
+
 }  // namespace
 
 int cmd_fixtures(const std::vector<std::string>& args) {
   po::options_description desc("fixtures options");
-  std::string action, target, dir = "fixtures", out, runs_file;
+  std::string action, target, dir, out, runs_file;
   int64_t until = -1;
   double tolerance = 0.0;
   // One option a line, as boost::program_options reads best; clang-format 14 would join them.
@@ -198,7 +239,7 @@ int cmd_fixtures(const std::vector<std::string>& args) {
   desc.add_options()
       ("action", po::value(&action)->required(), "verify | manifest | recreate | pack | restore")
       ("target", po::value(&target),
-       "verify: the fixtures directory (default fixtures); recreate: the run name; pack: the run folder; restore: the "
+       "verify: the fixtures directory (default: every paper's); recreate: the run name; pack: the run folder; restore: the "
        "sweep")
       ("steps", po::value<std::string>(), "pack: the checkpoints to keep, e.g. 0,30000 (--sweep: of a variant point; "
        "default its final step)")
@@ -211,10 +252,10 @@ int cmd_fixtures(const std::vector<std::string>& args) {
        "recreate: output directory (default: a fresh runs/recreate/RUN-seedK-XXXXXX); pack: the fixture folder")
       ("resume", "recreate: continue the checkpoints already in --out")
       ("tolerance", po::value(&tolerance), "recreate: largest |dw| accepted (default 0: bitwise)")
-      ("dir", po::value(&dir), "recreate, pack, restore: the fixtures directory (default fixtures)")
+      ("dir", po::value(&dir), "the fixtures directory (default: the one of the --runs file's paper)")
       ("runs", po::value(&runs_file),
-       "verify: the runs file that says what is committed (default DIR/../claims/runs.yaml); pack --sweep, restore: "
-       "the runs file that defines the sweep (default claims/runs.yaml)");
+       "the runs file that says what is committed and defines the runs and sweeps (default: the one of the "
+       "fixtures directory's paper)");
   // clang-format on
   po::positional_options_description pos;
   pos.add("action", 1).add("target", 1);
@@ -224,6 +265,10 @@ int cmd_fixtures(const std::vector<std::string>& args) {
              "--out DST --steps S,... | pack --sweep NAME --cache CACHE | restore NAME --cache CACHE",
              desc, pos, args, vm))
     return kExitOk;
+  if ((action == "verify" || action == "manifest") && !target.empty()) dir = target;
+  if (action == "verify" && dir.empty() && runs_file.empty()) return verify_every_paper();
+  const bool packs_a_run = action == "pack" && !vm.count("sweep");
+  resolve_paper(dir, runs_file, action != "manifest" && !packs_a_run);
   if (action == "pack" || action == "restore") {
     const bool sweep = action == "restore" || vm.count("sweep");
     if (sweep) {
@@ -233,7 +278,7 @@ int cmd_fixtures(const std::vector<std::string>& args) {
       if (!vm.count("cache")) throw po::error(action + " of a sweep needs --cache (where its points were trained)");
       sweep::SweepOptions o;
       o.cache_dir = vm["cache"].as<std::string>();
-      o.runs_path = runs_file.empty() ? "claims/runs.yaml" : runs_file;
+      o.runs_path = runs_file;
       const catalogue::Runs runs = catalogue::Runs::load(o.runs_path);
       const catalogue::SweepSpec* s = runs.find_sweep(name);
       if (!s) throw po::error("no sweep '" + name + "' in " + o.runs_path);
@@ -257,18 +302,17 @@ int cmd_fixtures(const std::vector<std::string>& args) {
     update_manifest(dir, out);
     return kExitOk;
   }
-  if (action == "verify") return verify(target.empty() ? dir : target, runs_file);
+  if (action == "verify") return verify(dir, runs_file);
   if (action == "manifest") {
-    const std::string root = target.empty() ? dir : target;
-    const size_t n = write_manifest(root);
-    std::cout << root << "/" << kManifestName << ": " << n << " file(s) listed (review its diff before committing)\n";
+    const size_t n = write_manifest(dir);
+    std::cout << dir << "/" << kManifestName << ": " << n << " file(s) listed (review its diff before committing)\n";
     return kExitOk;
   }
   if (action == "recreate") {
     if (target.empty()) throw po::error("recreate needs the run name, e.g. fixtures recreate default --seed 0");
     if (!vm.count("seed")) throw po::error("recreate needs --seed");
     if (vm.count("resume") && out.empty()) throw po::error("--resume needs --out (the directory to continue)");
-    return recreate(dir, target, parse_seed(vm["seed"].as<std::string>(), "--seed"), until, out, tolerance,
+    return recreate(dir, runs_file, target, parse_seed(vm["seed"].as<std::string>(), "--seed"), until, out, tolerance,
                     vm.count("resume") > 0);
   }
   throw po::error("unknown fixtures action '" + action + "' (verify | manifest | recreate | pack | restore)");

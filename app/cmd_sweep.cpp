@@ -1,16 +1,17 @@
-// claimcheck sweep plan|run|collect NAME: the sweeps of claims/runs.yaml.
+// claimcheck sweep plan|run|collect NAME --config RUNS: the sweeps of a paper's runs file.
 //   plan NAME                     the points, one a line: index, axis values, seed, config hash, state
 //   run NAME [--shard I/N | --point K] [--jobs J]
 //                                 trains the points (J processes, one thread each), skipping done
 //                                 points, resuming partial ones, leaving locked ones to their owner
 //   run NAME --ensemble K [--device cuda]
 //                                 trains up to K points at once in this process as one stacked model
-//   collect NAME [--out DIR]      fixtures/sweeps/NAME/{summary.jsonl, manifest.json}
+//   collect NAME [--out DIR]      FIXTURES/sweeps/NAME/{summary.jsonl, manifest.json}, FIXTURES the paper's
 
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
 
+#include "catalogue/paper_layout.h"
 #include "catalogue/runs.h"
 #include "cli.h"
 #include "util/fixture_manifest.h"
@@ -66,7 +67,7 @@ std::string axes_text(const nlohmann::json& axes) {
 
 int cmd_sweep(const std::vector<std::string>& args) {
   po::options_description desc("sweep options");
-  std::string verb, name, config = "claims/runs.yaml", cache = "cache", shard, out, device = "cpu";
+  std::string verb, name, config, cache = "cache", shard, out, device = "cpu";
   int jobs = 0;
   int64_t metrics_every = 1000, ensemble = 0;
   // One option a line, as boost::program_options reads best; clang-format 14 would join them.
@@ -74,7 +75,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   desc.add_options()
       ("verb", po::value(&verb)->required(), "plan | run | collect")
       ("name", po::value(&name), "the sweep (omit with plan: list the sweeps)")
-      ("config", po::value(&config), "runs file with the sweeps (default claims/runs.yaml)")
+      ("config", po::value(&config)->required(), "the paper's runs file with the sweeps (papers/NAME/runs.yaml)")
       ("cache", po::value(&cache), "run cache the points train into (default cache)")
       ("shard", po::value(&shard),
        "run: only points with index % N == I, e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT")
@@ -86,7 +87,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
       ("stop-after", po::value<int64_t>(), "run: stop every point at this step (resume by running again)")
       ("device", po::value(&device), "run: cpu | cuda | cuda:N")
       ("out", po::value(&out),
-       "collect: output directory (default fixtures/sweeps/NAME, and fixtures/MANIFEST.sha256 is rewritten)")
+       "collect: output directory (default FIXTURES/sweeps/NAME, FIXTURES the paper's fixtures directory, whose "
+       "MANIFEST.sha256 is rewritten)")
       ("metrics-every", po::value(&metrics_every), "collect: keep the metrics log every this many steps (default 1000)");
   // clang-format on
   po::positional_options_description pos;
@@ -139,12 +141,13 @@ int cmd_sweep(const std::vector<std::string>& args) {
 
   if (verb == "collect") {
     const bool into_fixtures = out.empty();
-    if (into_fixtures) out = "fixtures/sweeps/" + name;
+    const std::string fixtures = catalogue::fixtures_beside(config).string();
+    if (into_fixtures) out = fixtures + "/sweeps/" + name;
     const size_t n = sweep::collect(o, *s, out, metrics_every);
     std::cout << "collected " << n << " points of sweep '" << name << "' -> " << out
               << "/summary.jsonl, manifest.json\n";
     if (into_fixtures)  // committed results are listed in fixtures/MANIFEST.sha256 (util/fixture_manifest.h)
-      std::cout << "fixtures/" << kManifestName << ": " << write_manifest("fixtures")
+      std::cout << fixtures << "/" << kManifestName << ": " << write_manifest(fixtures)
                 << " file(s) listed (review its diff)\n";
     return kExitOk;
   }

@@ -28,7 +28,7 @@ int cmd_train(const std::vector<std::string>& args) {
   // One option a line, as boost::program_options reads best; clang-format 14 would join them.
   // clang-format off
   desc.add_options()
-      ("config", po::value(&config_path)->required(), "a run config YAML, or claims/runs.yaml with --run")
+      ("config", po::value(&config_path)->required(), "a run config YAML, or a paper's runs.yaml with --run")
       ("run", po::value(&run), "the run's name when --config is a runs file (e.g. default)")
       ("out", po::value(&out)->required(), "output directory: checkpoints, sidecars, metrics.jsonl")
       ("seed", po::value<std::string>(), "override the config's seed (0 .. 2^32)")

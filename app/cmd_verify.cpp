@@ -12,6 +12,7 @@
 #include "claims/verifier.h"
 #include "claims/attribution.h"
 #include "claims/robustness.h"
+#include "catalogue/paper_layout.h"
 #include "catalogue/sweep_results.h"
 #include "cli.h"
 #include "report/baseline.h"
@@ -62,23 +63,38 @@ std::string find_runs_file(const std::string& given, const std::vector<std::stri
       if (dir == dir.parent_path()) break;
     }
   }
-  throw Error("no runs.yaml found above " + (paths.empty() ? std::string("claims") : paths.front()) +
-              "; pass --runs FILE");
+  throw Error("no runs.yaml found above " + (paths.empty() ? std::string(".") : paths.front()) + "; pass --runs FILE");
 }
 
 struct Common {
-  std::vector<std::string> paths = {"claims"};
+  std::vector<std::string> paths;  // empty: every paper of the checkout (catalogue/paper_layout.h)
   std::string runs_file, fixtures, cache = "cache";
 };
 
-// --fixtures, else the fixtures/ folder in the runs file's folder (a paper's folder: papers/NAME/) or
-// beside it (claims/runs.yaml and fixtures/ at the top), else "fixtures".
+// --fixtures, else the paper's own (catalogue/paper_layout.h: paper.yaml's `fixtures`, else fixtures/
+// beside the runs file).
 std::string fixtures_dir(const Common& c) {
   if (!c.fixtures.empty()) return c.fixtures;
-  const fs::path dir = fs::path(find_runs_file(c.runs_file, c.paths)).parent_path();
-  for (const fs::path& f : {dir / "fixtures", dir.parent_path() / "fixtures"})
-    if (fs::is_directory(f)) return fs::relative(f).string();
-  return "fixtures";
+  return catalogue::fixtures_beside(find_runs_file(c.runs_file, c.paths)).string();
+}
+
+// A paper's folder given as a path means its claims/: its fixtures and reports hold no claim files.
+std::vector<std::string> claim_paths(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const auto& p : paths)
+    out.push_back(fs::is_directory(fs::path(p) / "claims") && fs::is_regular_file(fs::path(p) / "runs.yaml")
+                      ? (fs::path(p) / "claims").string()
+                      : p);
+  return out;
+}
+
+// The claims folder of every paper of the checkout; a usage error when there is none.
+std::vector<fs::path> paper_claim_folders() {
+  std::vector<fs::path> out;
+  for (const auto& paper : catalogue::paper_folders()) out.push_back(paper / "claims");
+  if (out.empty())
+    throw po::error("no path given and no paper here (papers/NAME with runs.yaml and claims/): name claim files");
+  return out;
 }
 
 // The paper the claims are about, for the report's header: `paper:` of the paper.yaml beside the runs
@@ -98,31 +114,18 @@ void add_common(po::options_description& desc, Common& c) {
   // One option a line, as boost::program_options reads best; clang-format 14 would join them.
   // clang-format off
   desc.add_options()
-      ("paths", po::value(&c.paths)->multitoken(), "claim files or directories (default: claims)")
+      ("paths", po::value(&c.paths)->multitoken(),
+       "claim files or directories, or a paper's folder (default: every papers/NAME/claims)")
       ("runs", po::value(&c.runs_file), "runs file (default: the runs.yaml above the claims)")
       ("fixtures", po::value(&c.fixtures),
-       "committed fixtures directory (default: the fixtures/ in or beside the runs file's folder)")
+       "committed fixtures directory (default: the paper's: paper.yaml's `fixtures`, else fixtures/ beside the runs "
+       "file)")
       ("cache", po::value(&c.cache), "cache of trained runs (default: cache)");
   // clang-format on
 }
 
-// The claims folders of the papers in this checkout: claims/ (the paper claimcheck was built for, its
-// runs.yaml inside) and every papers/NAME/claims with a runs.yaml beside it.
-std::vector<fs::path> paper_claim_folders() {
-  std::vector<fs::path> out;
-  if (fs::is_regular_file("claims/runs.yaml")) out.emplace_back("claims");
-  std::vector<fs::path> more;
-  if (fs::is_directory("papers"))
-    for (const auto& e : fs::directory_iterator("papers"))
-      if (fs::is_directory(e.path() / "claims") && fs::is_regular_file(e.path() / "runs.yaml"))
-        more.push_back(e.path() / "claims");
-  std::sort(more.begin(), more.end());
-  out.insert(out.end(), more.begin(), more.end());
-  return out;
-}
-
 // `verify` with no path: each paper with its own runs, fixtures and report folder, REPORT/NAME (NAME: the
-// paper's folder under papers/, "claims" for claims/). The exit status is the worst: a usage error,
+// paper's folder under papers/). The exit status is the worst: a usage error,
 // then a failure, then a change from a baseline; 77 only when every paper's claims were all skipped.
 int verify_every_paper(const std::vector<std::string>& args, const std::vector<fs::path>& papers,
                        const std::string& report_dir) {
@@ -141,7 +144,7 @@ int verify_every_paper(const std::vector<std::string>& args, const std::vector<f
     return rc == kExitUsage ? 3 : rc == kExitFailure ? 2 : rc == kExitOk || rc == kExitSkip ? 0 : 1;
   };
   for (const auto& claims_dir : papers) {
-    const std::string name = claims_dir == "claims" ? "claims" : claims_dir.parent_path().filename().string();
+    const std::string name = claims_dir.parent_path().filename().string();
     std::vector<std::string> one = {claims_dir.string(), "--report", report_dir + "/" + name};
     one.insert(one.end(), rest.begin(), rest.end());
     std::cout << "== " << claims_dir.string() << " -> " << report_dir << "/" << name << "\n" << std::flush;
@@ -150,6 +153,117 @@ int verify_every_paper(const std::vector<std::string>& args, const std::vector<f
     if (rc != kExitSkip && rank(rc) > rank(worst)) worst = rc;
   }
   return all_skipped ? kExitSkip : worst;
+}
+
+// `list` of one paper's claim paths: a table row (or an object of ROWS) per claim file; the number of
+// files that did not load.
+int list_claims(const Common& common, bool json, nlohmann::json& rows) {
+  const catalogue::Runs runs = catalogue::Runs::load(find_runs_file(common.runs_file, common.paths));
+  catalogue::StoreOptions so;
+  so.fixtures_dir = fixtures_dir(common);
+  so.cache_dir = common.cache;
+  catalogue::RunStore store(runs, so);
+  int bad = 0;
+  // One claim: a table row, or an object of the --json array.
+  auto row = [&](const std::string& file, const std::string& id, const std::string& tier, const std::string& subject,
+                 const std::string& inputs, const std::string& title) {
+    if (json)
+      rows.push_back(
+          {{"file", file}, {"id", id}, {"tier", tier}, {"subject", subject}, {"inputs", inputs}, {"title", title}});
+    else
+      std::printf("%-10s %-8s %-9s %-22s %s\n", id.c_str(), tier.c_str(), subject.c_str(), inputs.c_str(),
+                  title.c_str());
+  };
+  if (!json) row("", "id", "tier", "run", "inputs", "title");
+  for (const auto& f : claims::find_claim_files(common.paths)) {
+    try {
+      const auto c = claims::load_claim(f, analysis::builtin_registry(), runs);
+      if (c.subject.is_sweep()) {  // its input is the collected summary, not checkpoints
+        const bool have = fs::exists(catalogue::summary_path(so.fixtures_dir + "/sweeps/" + c.subject.name));
+        row(f, c.id, catalogue::tier_name(c.tier), c.subject.name, have ? "summary collected" : "summary missing",
+            c.title);
+        continue;
+      }
+      if (c.subject.is_theory()) {  // computed from the kind's own model: nothing to load
+        row(f, c.id, catalogue::tier_name(c.tier), "theory", "none (computed)", c.title);
+        continue;
+      }
+      const auto& spec = *runs.find(c.subject.name);
+      int present = 0, needed = 0;
+      for (uint64_t seed : c.seeds.empty() ? spec.seeds : c.seeds) {
+        for (const auto& stage : {std::optional<claims::Stage>(c.stage), c.control}) {
+          if (!stage) continue;
+          ++needed;
+          const auto step = stage->step_of(spec);
+          bool found = false;
+          for (const auto& dir : store.dirs(spec, seed)) found = found || fs::exists(train::checkpoint_path(dir, step));
+          present += found;
+        }
+      }
+      const std::string inputs = std::to_string(present) + "/" + std::to_string(needed) + " checkpoints";
+      row(f, c.id, catalogue::tier_name(c.tier), c.subject.name, inputs, c.title);
+    } catch (const Error& e) {
+      ++bad;
+      if (json)
+        rows.push_back({{"file", f}, {"error", e.what()}});
+      else
+        std::printf("%-10s %s\n", "ERROR", e.what());
+    }
+  }
+  return bad;
+}
+
+// `explain` of ID among one paper's claim paths; false when none of them has that id.
+bool explain_claim(const Common& common, const std::string& id, bool json) {
+  const catalogue::Runs runs = catalogue::Runs::load(find_runs_file(common.runs_file, common.paths));
+  for (const auto& f : claims::find_claim_files(common.paths)) {
+    claims::Claim c;
+    try {
+      c = claims::load_claim(f, analysis::builtin_registry(), runs);
+    } catch (const Error&) {
+      continue;  // `claimcheck list` reports broken files
+    }
+    if (c.id != id) continue;
+    const std::string control = c.control_params ? "must FAIL with parameters " + c.control_params->dump()
+                                : c.control      ? "must FAIL at checkpoint " + c.control->text()
+                                                 : "none (" + c.control_none_reason + ")";
+    if (json) {
+      nlohmann::json j = {
+          {"id", c.id},
+          {"title", c.title},
+          {"file", f},
+          {"paper",
+           {{"arxiv", c.paper.arxiv},
+            {"section", c.paper.section},
+            {"figure", c.paper.figure},
+            {"quote", c.paper.quote}}},
+          {"reported",
+           {{"text", c.reported_text}, {"value", c.reported ? nlohmann::json(*c.reported) : nlohmann::json()}}},
+          {"measure", {{"kind", c.kind}, {"description", c.measurement->description}, {"params", c.params}}},
+          {"subject", c.subject.describe()},
+          {"checkpoint", c.stage.text()},
+          {"seeds", c.seeds.empty() ? nlohmann::json("all") : nlohmann::json(c.seeds)},
+          {"rule", c.rule.describe()},
+          {"negative_control", control},
+          {"tier", catalogue::tier_name(c.tier)},
+          {"notes", c.notes}};
+      std::cout << j.dump(2) << "\n";
+      return true;
+    }
+    std::cout << c.id << ": " << c.title << "\n  file: " << f << "\n  paper: arXiv " << c.paper.arxiv << " §"
+              << c.paper.section << (c.paper.figure.empty() ? "" : ", " + c.paper.figure) << "\n  quote: \""
+              << c.paper.quote << "\"\n  reported: " << c.reported_text
+              << (c.reported ? " (" + std::to_string(*c.reported) + ")" : std::string()) << "\n  measures: " << c.kind
+              << " — " << c.measurement->description << "\n  parameters: " << c.params.dump()
+              << "\n  on: " << c.subject.describe() << ", checkpoint " << c.stage.text() << ", seeds "
+              << (c.seeds.empty() ? std::string("all") : std::to_string(c.seeds.size()))
+              << "\n  rule: " << c.rule.describe()
+              << (c.measurement->statistic == analysis::Statistic::Proportion ? " (Wilson 95% interval)" : "")
+              << "\n  negative control: " << control << "\n  tier: " << catalogue::tier_name(c.tier) << "\n";
+    if (!c.notes.empty()) std::cout << "  notes: " << c.notes << "\n";
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -178,14 +292,14 @@ int cmd_verify(const std::vector<std::string>& args) {
       ("attribution", po::value(&attribution),
        "also measure every run claim on each variant of these sweeps (comma-separated, e.g. "
        "attribution_screen,attribution_confirm,robustness) and attribute each claim the default does not support "
-       "(claims/paper.yaml: the score and the rules)")
+       "(the paper.yaml beside the runs file: the score and the rules)")
       ("report", po::value(&report_dir), "report directory (default reports/latest)")
       ("fail-on", po::value(&fail_on), "any: exit 1 unless every claim passes or skips; error: only on ERROR/INVALID")
       ("baseline", po::value(&baseline_file),
-       "compare every outcome with this baseline (claims/expected.json): exit 3 when a verdict or value moved, 0 when "
+       "compare every outcome with this baseline (papers/NAME/expected.json): exit 3 when a verdict or value moved, 0 when "
        "none did (an expected FAIL passes); replaces --fail-on")
       ("write-baseline", po::value(&write_baseline),
-       "write this run's outcomes as a baseline file (e.g. claims/expected.json)")
+       "write this run's outcomes as a baseline file (e.g. papers/NAME/expected.json)")
       ("jobs", po::value(&jobs),
        "claims measured at once, one thread each (--budget fixture only; default: one per usable core); "
        "every value is the same for any number")
@@ -200,8 +314,8 @@ int cmd_verify(const std::vector<std::string>& args) {
   pos.add("paths", -1);
   po::variables_map vm;
   if (!parse("verify",
-             "[CLAIM FILES|DIRS] [options]\n  no path: every paper here (claims/, papers/NAME/claims), each into "
-             "REPORT/claims or REPORT/NAME",
+             "[CLAIM FILES|DIRS|PAPER DIR] [options]\n  no path: every paper here (papers/NAME/claims), each "
+             "into REPORT/NAME",
              desc, pos, args, vm))
     return kExitOk;
   // No path, and nothing that names one paper's files: every paper of this checkout in turn.
@@ -211,8 +325,14 @@ int cmd_verify(const std::vector<std::string>& args) {
          {"runs", "fixtures", "baseline", "write-baseline", "run", "robustness", "attribution", "sweep-as"})
       one_paper = one_paper || vm.count(o) > 0;
     const auto papers = paper_claim_folders();
-    if (!one_paper && papers.size() > 1) return verify_every_paper(args, papers, report_dir);
+    if (papers.size() > 1 && !one_paper) return verify_every_paper(args, papers, report_dir);
+    if (papers.size() > 1)
+      throw po::error(
+          "--runs, --fixtures, --baseline, --write-baseline, --run, --robustness, --attribution and "
+          "--sweep-as name one paper's files: give that paper's folder too");
+    common.paths = {papers.front().string()};
   }
+  common.paths = claim_paths(common.paths);
   if (fail_on != "any" && fail_on != "error") throw Error("--fail-on " + fail_on + ": expected any or error");
   if (vm.count("jobs") && (jobs < 1 || jobs > 256)) throw po::error("--jobs must be in [1, 256]");
   if (activation_mb < 0) throw po::error("--activation-memory must be >= 0");
@@ -267,7 +387,7 @@ int cmd_verify(const std::vector<std::string>& args) {
     if (!robustness_sweep) throw po::error("--robustness " + robustness + ": no such sweep in the runs file");
     if (robustness_sweep->variants.empty())
       throw po::error("--robustness " + robustness +
-                      ": the sweep has axes, not variants (see claims/runs.yaml `robustness`)");
+                      ": the sweep has axes, not variants (a sweep of `variants:` in the runs file)");
   }
   std::vector<const catalogue::SweepSpec*> attribution_sweeps;
   if (vm.count("attribution")) {
@@ -382,59 +502,23 @@ int cmd_list(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("paths", -1);
   po::variables_map vm;
-  if (!parse("list", "[CLAIM FILES|DIRS] [options]", desc, pos, args, vm)) return kExitOk;
-  const catalogue::Runs runs = catalogue::Runs::load(find_runs_file(common.runs_file, common.paths));
-  catalogue::StoreOptions so;
-  so.fixtures_dir = fixtures_dir(common);
-  so.cache_dir = common.cache;
-  catalogue::RunStore store(runs, so);
+  if (!parse("list", "[CLAIM FILES|DIRS|PAPER DIR] [options]\n  no path: every paper here, one after the other", desc,
+             pos, args, vm))
+    return kExitOk;
+  std::vector<std::vector<std::string>> papers;  // the claim paths of each paper listed
+  if (!common.paths.empty()) {
+    papers.push_back(claim_paths(common.paths));
+  } else {
+    if (!common.runs_file.empty() || !common.fixtures.empty())
+      throw po::error("--runs and --fixtures name one paper's files: give that paper's folder too");
+    for (const auto& dir : paper_claim_folders()) papers.push_back({dir.string()});
+  }
   int bad = 0;
   nlohmann::json rows = nlohmann::json::array();
-  // One claim: a table row, or an object of the --json array.
-  auto row = [&](const std::string& file, const std::string& id, const std::string& tier, const std::string& subject,
-                 const std::string& inputs, const std::string& title) {
-    if (json)
-      rows.push_back(
-          {{"file", file}, {"id", id}, {"tier", tier}, {"subject", subject}, {"inputs", inputs}, {"title", title}});
-    else
-      std::printf("%-10s %-8s %-9s %-22s %s\n", id.c_str(), tier.c_str(), subject.c_str(), inputs.c_str(),
-                  title.c_str());
-  };
-  if (!json) row("", "id", "tier", "run", "inputs", "title");
-  for (const auto& f : claims::find_claim_files(common.paths)) {
-    try {
-      const auto c = claims::load_claim(f, analysis::builtin_registry(), runs);
-      if (c.subject.is_sweep()) {  // its input is the collected summary, not checkpoints
-        const bool have = fs::exists(catalogue::summary_path(common.fixtures + "/sweeps/" + c.subject.name));
-        row(f, c.id, catalogue::tier_name(c.tier), c.subject.name, have ? "summary collected" : "summary missing",
-            c.title);
-        continue;
-      }
-      if (c.subject.is_theory()) {  // computed from the kind's own model: nothing to load
-        row(f, c.id, catalogue::tier_name(c.tier), "theory", "none (computed)", c.title);
-        continue;
-      }
-      const auto& spec = *runs.find(c.subject.name);
-      int present = 0, needed = 0;
-      for (uint64_t seed : c.seeds.empty() ? spec.seeds : c.seeds) {
-        for (const auto& stage : {std::optional<claims::Stage>(c.stage), c.control}) {
-          if (!stage) continue;
-          ++needed;
-          const auto step = stage->step_of(spec);
-          bool found = false;
-          for (const auto& dir : store.dirs(spec, seed)) found = found || fs::exists(train::checkpoint_path(dir, step));
-          present += found;
-        }
-      }
-      const std::string inputs = std::to_string(present) + "/" + std::to_string(needed) + " checkpoints";
-      row(f, c.id, catalogue::tier_name(c.tier), c.subject.name, inputs, c.title);
-    } catch (const Error& e) {
-      ++bad;
-      if (json)
-        rows.push_back({{"file", f}, {"error", e.what()}});
-      else
-        std::printf("%-10s %s\n", "ERROR", e.what());
-    }
+  for (const auto& paths : papers) {
+    common.paths = paths;
+    if (!json && !vm.count("paths")) std::printf("== %s\n", paths.front().c_str());
+    bad += list_claims(common, json, rows);
   }
   if (json) std::cout << rows.dump(2) << "\n";
   return bad ? kExitFailure : kExitOk;
@@ -451,54 +535,18 @@ int cmd_explain(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("id", 1);
   po::variables_map vm;
-  if (!parse("explain", "ID [options]", desc, pos, args, vm)) return kExitOk;
-  const catalogue::Runs runs = catalogue::Runs::load(find_runs_file(common.runs_file, common.paths));
-  for (const auto& f : claims::find_claim_files(common.paths)) {
-    claims::Claim c;
-    try {
-      c = claims::load_claim(f, analysis::builtin_registry(), runs);
-    } catch (const Error&) {
-      continue;  // `claimcheck list` reports broken files
-    }
-    if (c.id != id) continue;
-    const std::string control = c.control_params ? "must FAIL with parameters " + c.control_params->dump()
-                                : c.control      ? "must FAIL at checkpoint " + c.control->text()
-                                                 : "none (" + c.control_none_reason + ")";
-    if (json) {
-      nlohmann::json j = {
-          {"id", c.id},
-          {"title", c.title},
-          {"file", f},
-          {"paper",
-           {{"arxiv", c.paper.arxiv},
-            {"section", c.paper.section},
-            {"figure", c.paper.figure},
-            {"quote", c.paper.quote}}},
-          {"reported",
-           {{"text", c.reported_text}, {"value", c.reported ? nlohmann::json(*c.reported) : nlohmann::json()}}},
-          {"measure", {{"kind", c.kind}, {"description", c.measurement->description}, {"params", c.params}}},
-          {"subject", c.subject.describe()},
-          {"checkpoint", c.stage.text()},
-          {"seeds", c.seeds.empty() ? nlohmann::json("all") : nlohmann::json(c.seeds)},
-          {"rule", c.rule.describe()},
-          {"negative_control", control},
-          {"tier", catalogue::tier_name(c.tier)},
-          {"notes", c.notes}};
-      std::cout << j.dump(2) << "\n";
-      return kExitOk;
-    }
-    std::cout << c.id << ": " << c.title << "\n  file: " << f << "\n  paper: arXiv " << c.paper.arxiv << " §"
-              << c.paper.section << (c.paper.figure.empty() ? "" : ", " + c.paper.figure) << "\n  quote: \""
-              << c.paper.quote << "\"\n  reported: " << c.reported_text
-              << (c.reported ? " (" + std::to_string(*c.reported) + ")" : std::string()) << "\n  measures: " << c.kind
-              << " — " << c.measurement->description << "\n  parameters: " << c.params.dump()
-              << "\n  on: " << c.subject.describe() << ", checkpoint " << c.stage.text() << ", seeds "
-              << (c.seeds.empty() ? std::string("all") : std::to_string(c.seeds.size()))
-              << "\n  rule: " << c.rule.describe()
-              << (c.measurement->statistic == analysis::Statistic::Proportion ? " (Wilson 95% interval)" : "")
-              << "\n  negative control: " << control << "\n  tier: " << catalogue::tier_name(c.tier) << "\n";
-    if (!c.notes.empty()) std::cout << "  notes: " << c.notes << "\n";
+  if (!parse("explain", "ID [options]\n  no --paths: the claim of that id in any paper here", desc, pos, args, vm))
     return kExitOk;
+  std::vector<std::vector<std::string>> papers;
+  if (!common.paths.empty()) {
+    papers.push_back(claim_paths(common.paths));
+  } else {
+    if (!common.runs_file.empty()) throw po::error("--runs names one paper's file: give --paths too");
+    for (const auto& dir : paper_claim_folders()) papers.push_back({dir.string()});
+  }
+  for (const auto& paths : papers) {
+    common.paths = paths;
+    if (explain_claim(common, id, json)) return kExitOk;
   }
   throw Error("no claim with id '" + id + "' under the given paths");
 }

@@ -1,5 +1,5 @@
 // claimcheck: trains and measures the models of a paper and verifies its claims, written as YAML files
-// (claims/ and papers/NAME/claims: one folder per paper).
+// (papers/NAME/claims: one folder per paper).
 #include <iostream>
 
 #include "cli.h"

@@ -5,8 +5,8 @@
 # threads; the reference with 2 threads). Stop any training first. Prints a markdown table.
 #   bench/compare.sh                 # OpenBLAS as the environment sets it (OPENBLAS_CORETYPE, ...)
 #   bench/compare.sh --openblas-own  # both sides with OpenBLAS choosing its own kernel
-#   bench/compare.sh --all           # then the other rows of perf.md's targets: `verify claims
-#                                    # --budget fixture` timed, and ci/time-run (a 30000-step run
+#   bench/compare.sh --all           # then the other rows of perf.md's targets: `verify
+#                                    # papers/assign_and_add --budget fixture` timed, and ci/time-run (a 30000-step run
 #                                    # against its roofline, ~5 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,6 +59,6 @@ print(f'Roofline: BM_Sgemm/1024 on one thread {sgemm:.0f} GFLOP/s; the batch-128
 echo
 report=$(mktemp -d "${TMPDIR:-/tmp}/claimcheck-compare.XXXXXX")
 trap 'rm -rf "$report"' EXIT
-build/release/app/claimcheck verify claims --budget fixture --baseline claims/expected.json --report "$report" |
-  grep -E '^measured [0-9]+ claim' | sed 's/^/verify claims --budget fixture: /'
+build/release/app/claimcheck verify papers/assign_and_add --budget fixture --baseline papers/assign_and_add/expected.json --report "$report" |
+  grep -E '^measured [0-9]+ claim' | sed 's/^/verify papers\/assign_and_add --budget fixture: /'
 ci/time-run

@@ -1,12 +1,12 @@
-# One ctest test per claim file, for every paper: claims/ ("Assign and Add": claim.<id>) and each
-# papers/NAME/claims/ (claim.NAME.<id>), labels claim;<tier>;<section folder>;paper:<name>.
+# One ctest test per claim file of every paper papers/NAME/claims/: claim.NAME.<id>, labels
+# claim;<tier>;<section folder>;paper:NAME. Each reads its paper's fixtures (catalogue/paper_layout.h).
 # The outcome the paper's baseline (its expected.json) expects -> pass, an expected FAIL included;
 # SKIPPED -> ctest skip (exit 77); any change from the baseline -> fail (exit 3).
 # Adding a claim is adding a YAML file: the glob re-runs at build time (CONFIGURE_DEPENDS).
 set(CLAIMCHECK_CLAIM_BUDGET "fixture" CACHE STRING "--budget for the claim tests: fixture | cpu | gpu")
 
-# claim_tests(PAPER CLAIMS_DIR BASELINE FIXTURES PREFIX)
-function(claim_tests paper claims_dir baseline fixtures prefix)
+# claim_tests(PAPER CLAIMS_DIR BASELINE PREFIX)
+function(claim_tests paper claims_dir baseline prefix)
   file(GLOB_RECURSE claim_files CONFIGURE_DEPENDS ${claims_dir}/*.yaml)
   list(FILTER claim_files EXCLUDE REGEX "/(runs|paper)\\.yaml$")
   foreach(file IN LISTS claim_files)
@@ -33,7 +33,7 @@ function(claim_tests paper claims_dir baseline fixtures prefix)
     add_test(NAME ${prefix}${id}
              COMMAND claimcheck verify ${file} --budget ${budget} --baseline ${baseline}
                      --report ${PROJECT_BINARY_DIR}/claim-reports/${prefix}${id}
-                     --fixtures ${fixtures} --cache ${PROJECT_SOURCE_DIR}/cache
+                     --cache ${PROJECT_SOURCE_DIR}/cache
              WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
     # One BLAS thread per test: ctest -j N runs N claims side by side, and N processes of 2 BLAS
     # threads each on N cores oversubscribe them (measured: 2 min 40 s vs the figure in reports/perf.md).
@@ -42,12 +42,10 @@ function(claim_tests paper claims_dir baseline fixtures prefix)
   endforeach()
 endfunction()
 
-claim_tests(assign_and_add ${PROJECT_SOURCE_DIR}/claims ${PROJECT_SOURCE_DIR}/claims/expected.json
-            ${PROJECT_SOURCE_DIR}/fixtures "claim.")
 file(GLOB paper_dirs LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/papers/*)
 foreach(dir IN LISTS paper_dirs)
   if(IS_DIRECTORY ${dir}/claims AND EXISTS ${dir}/expected.json)  # a paper without a baseline yet has no tests
     get_filename_component(name ${dir} NAME)
-    claim_tests(${name} ${dir}/claims ${dir}/expected.json ${dir}/fixtures "claim.${name}.")
+    claim_tests(${name} ${dir}/claims ${dir}/expected.json "claim.${name}.")
   endif()
 endforeach()

@@ -1,17 +1,17 @@
 # `cmake --install build/release [--prefix DIR]`: the claimcheck binary and its data.
 #   bin/claimcheck
-#   share/claimcheck/claims, papers/NAME/{claims,runs.yaml,paper.yaml,expected.json,...}, schemas
-#   share/claimcheck/fixtures, papers/NAME/fixtures   (component `fixtures`: ~400 MB)
+#   share/claimcheck/papers/NAME/{claims,runs.yaml,paper.yaml,expected.json,...}, schemas
+#   share/claimcheck/fixtures (Assign and Add's), papers/NAME/fixtures   (component `fixtures`: ~400 MB)
 #   share/doc/claimcheck: README.md, docs/, LICENSE, CITATION.cff, CHANGELOG.md
-# `verify` finds the fixtures beside a paper's runs file, so the installed tree verifies as the source
-# tree does: claimcheck verify PREFIX/share/claimcheck/claims. Without the fixtures, install only the
+# `verify` finds a paper's fixtures as paper.yaml places them (catalogue/paper_layout.h), so the installed tree verifies as the source
+# tree does: claimcheck verify PREFIX/share/claimcheck/papers/NAME. Without the fixtures, install only the
 # component `claimcheck` (cmake --install build/release --component claimcheck): the claims then need
 # --budget cpu (training) or a --fixtures folder of their own.
 include(GNUInstallDirs)
 set(CLAIMCHECK_DATADIR ${CMAKE_INSTALL_DATADIR}/claimcheck)
 
 install(TARGETS claimcheck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT claimcheck)
-install(DIRECTORY claims schemas DESTINATION ${CLAIMCHECK_DATADIR} COMPONENT claimcheck)
+install(DIRECTORY schemas DESTINATION ${CLAIMCHECK_DATADIR} COMPONENT claimcheck)
 # Each paper's data; its C++ module is compiled into the binary, its fixtures are their own component.
 install(DIRECTORY papers DESTINATION ${CLAIMCHECK_DATADIR} COMPONENT claimcheck
         PATTERN module EXCLUDE PATTERN fixtures EXCLUDE)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The baseline guard can fail: on copies of committed claims (the claims themselves untouched),
-# `claimcheck verify --baseline claims/expected.json` must exit 3 and name the change for
+# `claimcheck verify --baseline papers/assign_and_add/expected.json` must exit 3 and name the change for
 #   - a claim that PASSes, its threshold raised above its value  -> regression
 #   - a claim that FAILs, its threshold lowered                   -> unexpected pass
 #   - a measurement that returns a slightly different value       -> value
@@ -12,8 +12,8 @@ CC=$1
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 fail=0
-G1=claims/s4_generalization/G1.yaml G3=claims/s4_generalization/G3.yaml
-v() { "$CC" verify "$@" --runs claims/runs.yaml --baseline claims/expected.json --report "$W/report"; }
+G1=papers/assign_and_add/claims/s4_generalization/G1.yaml G3=papers/assign_and_add/claims/s4_generalization/G3.yaml
+v() { "$CC" verify "$@" --runs papers/assign_and_add/runs.yaml --baseline papers/assign_and_add/expected.json --report "$W/report"; }
 check() {  # NAME EXIT REGEX FILE
   local out rc
   out=$(v "$4" 2>&1); rc=$?
@@ -35,21 +35,21 @@ check value_change 3 "CHANGED G1 +value +.* -> " "$W/c/g1_value.yaml"
 sed 's/^id: G1$/id: G1new/' "$G1" >"$W/c/g1_new.yaml"
 check added 3 "CHANGED G1new +added" "$W/c/g1_new.yaml"
 # diff: the baseline against the last report (the added claim), and against itself.
-out=$("$CC" diff claims/expected.json "$W/report/report.json" 2>&1); rc=$?
+out=$("$CC" diff papers/assign_and_add/expected.json "$W/report/report.json" 2>&1); rc=$?
 if [ "$rc" -eq 3 ] && grep -q "| G1new | \*\*added\*\*" <<<"$out"; then echo "ok   diff: exit 3, the added row"; else echo "FAIL diff: exit $rc"; echo "$out"; fail=1; fi
-out=$("$CC" diff claims/expected.json claims/expected.json 2>&1); rc=$?
+out=$("$CC" diff papers/assign_and_add/expected.json papers/assign_and_add/expected.json 2>&1); rc=$?
 if [ "$rc" -eq 0 ] && grep -qx "none" <<<"$out"; then echo "ok   diff with itself: none"; else echo "FAIL diff with itself: exit $rc"; echo "$out"; fail=1; fi
 # A baseline that would hide a change is refused before anything is measured, naming the entry:
 # a huge or negative tolerance, an unknown format, a claim listed twice.
 badb() {  # NAME REGEX PYTHON-EDIT (of the dict b)
   python3 - "$W/$1.json" "$3" <<'PY'
 import json, sys
-b = json.load(open("claims/expected.json"))
+b = json.load(open("papers/assign_and_add/expected.json"))
 exec(sys.argv[2])
 json.dump(b, open(sys.argv[1], "w"))
 PY
   local out rc
-  out=$("$CC" verify "$G1" --runs claims/runs.yaml --baseline "$W/$1.json" --report "$W/report" 2>&1); rc=$?
+  out=$("$CC" verify "$G1" --runs papers/assign_and_add/runs.yaml --baseline "$W/$1.json" --report "$W/report" 2>&1); rc=$?
   if [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || ! grep -Eq "$2" <<<"$out"; then
     echo "FAIL $1: exit $rc, looking for: $2"; echo "$out" | tail -3; fail=1
   else echo "ok   $1: exit $rc: $(grep -Eo "$2.*" <<<"$out" | head -1 | cut -c1-120)"; fi
@@ -60,17 +60,17 @@ badb unknown_format 'unknown "format" "claimcheck-baseline/9"' 'b["format"] = "c
 badb duplicate_id 'claim "G1" is listed twice' 'b["claims"].append(next(c for c in b["claims"] if c["id"] == "G1"))'
 # A full disk at report time (files limited to 1 KB; SIGXFSZ ignored, so writes fail with EFBIG): the
 # verdict line is still printed, the exit is non-zero, and no partial figure is left behind.
-out=$(bash -c 'trap "" XFSZ; ulimit -f 1; exec "$0" verify claims/s5_mechanisms/M8a.yaml --runs claims/runs.yaml --report "$1"' "$CC" "$W/full" 2>&1); rc=$?
+out=$(bash -c 'trap "" XFSZ; ulimit -f 1; exec "$0" verify papers/assign_and_add/claims/s5_mechanisms/M8a.yaml --runs papers/assign_and_add/runs.yaml --report "$1"' "$CC" "$W/full" 2>&1); rc=$?
 partial=$(find "$W/full" -name '*.part' 2>/dev/null | wc -l)
 if [ "$rc" -ne 0 ] && grep -Eq "^(PASS|FAIL|INCONCLUSIVE|INVALID) +M8a " <<<"$out" && [ "$partial" -eq 0 ]; then
   echo "ok   disk full: exit $rc, the verdict printed, no partial figure: $(tail -1 <<<"$out" | cut -c1-100)"
 else echo "FAIL disk full: exit $rc, $partial partial file(s):"; echo "$out" | tail -4; fail=1; fi
 
 # A report folder used again keeps no figure of the earlier report.
-"$CC" verify claims/s5_mechanisms/M8a.yaml --runs claims/runs.yaml --report "$W/again" >/dev/null 2>&1
+"$CC" verify papers/assign_and_add/claims/s5_mechanisms/M8a.yaml --runs papers/assign_and_add/runs.yaml --report "$W/again" >/dev/null 2>&1
 shopt -s nullglob
 figs=("$W/again/figures"/M8a-*); before=${#figs[@]}
-"$CC" verify "$G1" --runs claims/runs.yaml --report "$W/again" >/dev/null 2>&1
+"$CC" verify "$G1" --runs papers/assign_and_add/runs.yaml --report "$W/again" >/dev/null 2>&1
 figs=("$W/again/figures"/M8a-*); after=${#figs[@]}
 if [ "$before" -gt 0 ] && [ "$after" -eq 0 ]; then echo "ok   stale figures: $before M8a figure(s) removed by the next report"
 else echo "FAIL stale figures: $before before, $after after"; fail=1; fi

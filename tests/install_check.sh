@@ -11,7 +11,7 @@ trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" --component claimcheck > "$prefix.log" 2>&1 || { cat "$prefix.log"; rm -f "$prefix.log"; exit 1; }
 rm -f "$prefix.log"
 share=$prefix/share/claimcheck
-for f in bin/claimcheck share/claimcheck/claims/runs.yaml share/claimcheck/claims/expected.json \
+for f in bin/claimcheck share/claimcheck/papers/assign_and_add/runs.yaml share/claimcheck/papers/assign_and_add/expected.json \
          share/claimcheck/schemas/claim.schema.json share/claimcheck/papers/nanda_grokking/runs.yaml \
          share/doc/claimcheck/README.md share/doc/claimcheck/LICENSE share/doc/claimcheck/docs/using.md; do
   [ -e "$prefix/$f" ] || { echo "install.layout: $f is not installed"; exit 1; }
@@ -22,9 +22,9 @@ grep -q 'CMAKE_INSTALL_COMPONENT STREQUAL "fixtures"' "$build/cmake_install.cmak
 version=$("$prefix/bin/claimcheck" --version)
 echo "${version%%$'\n'*}"
 ln -s "$src/fixtures" "$share/fixtures"
-listed=$("$prefix/bin/claimcheck" list "$share/claims/s4_generalization/G1.yaml")
+listed=$("$prefix/bin/claimcheck" list "$share/papers/assign_and_add/claims/s4_generalization/G1.yaml")
 grep -q 'G1' <<<"$listed" || { echo "install.layout: list does not show G1:"; echo "$listed"; exit 1; }
-"$prefix/bin/claimcheck" verify "$share/claims/s4_generalization/G1.yaml" --report "$prefix/report" \
+"$prefix/bin/claimcheck" verify "$share/papers/assign_and_add/claims/s4_generalization/G1.yaml" --report "$prefix/report" \
   --fail-on error > "$prefix/verify.txt"
 grep -E "^PASS +G1 " "$prefix/verify.txt" || { echo "install.layout: G1 did not PASS:"; cat "$prefix/verify.txt"; exit 1; }
 echo "install.layout: installed, and the installed binary verified G1 from $share"

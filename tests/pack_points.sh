@@ -9,20 +9,22 @@ set -euo pipefail
 CC=$1 RUNS=$3
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-mkdir -p "$W/repo/claims" "$W/repo/fixtures"
-cp "$RUNS" "$W/repo/claims/runs.yaml"
+# A checkout with one paper, papers/tiny: `fixtures` finds its runs file and fixtures by itself.
+mkdir -p "$W/repo/papers/tiny/claims" "$W/repo/papers/tiny/fixtures"
+cp "$RUNS" "$W/repo/papers/tiny/runs.yaml"
 cd "$W/repo"
-"$CC" sweep run tiny_sweep --config claims/runs.yaml --cache "$W/cache" --jobs 2 >/dev/null
+F=papers/tiny/fixtures
+"$CC" sweep run tiny_sweep --config papers/tiny/runs.yaml --cache "$W/cache" --jobs 2 >/dev/null
 "$CC" fixtures pack --sweep tiny_sweep --cache "$W/cache"
 shopt -s nullglob
-points=(fixtures/tiny_sweep/*/seed*)
+points=("$F"/tiny_sweep/*/seed*)
 [ "${#points[@]}" -eq 4 ] || { echo "FAIL: ${#points[@]} of 4 points packed"; exit 1; }
-grep -q 'tiny_sweep/' fixtures/MANIFEST.sha256 || { echo "FAIL: the manifest does not list the packed points"; exit 1; }
-(cd fixtures && sha256sum --quiet -c MANIFEST.sha256) || { echo "FAIL: the manifest does not match the packed files"; exit 1; }
+grep -q 'tiny_sweep/' "$F/MANIFEST.sha256" || { echo "FAIL: the manifest does not list the packed points"; exit 1; }
+(cd "$F" && sha256sum --quiet -c MANIFEST.sha256) || { echo "FAIL: the manifest does not match the packed files"; exit 1; }
 "$CC" fixtures pack --sweep tiny_sweep --cache "$W/cache" | grep -q "packed 0 point" || { echo "FAIL: a second pack added points"; exit 1; }
 
 "$CC" fixtures restore tiny_sweep --cache "$W/restored"
-done=$("$CC" sweep plan tiny_sweep --config claims/runs.yaml --cache "$W/restored" | grep -c $'\tdone$')
+done=$("$CC" sweep plan tiny_sweep --config papers/tiny/runs.yaml --cache "$W/restored" | grep -c $'\tdone$')
 [ "$done" -eq 4 ] || { echo "FAIL: $done of 4 restored points are done"; exit 1; }
 for f in "$W"/restored/*/seed*/*; do
   cmp -s "$f" "$W/cache/${f#"$W"/restored/}" || { echo "FAIL: $f differs from the trained file"; exit 1; }
@@ -37,8 +39,8 @@ grep -q "does not match run.json" "$W/err" || { echo "FAIL: unexpected error:"; 
 
 # One run by itself: a recreate command with a double quote stays valid JSON.
 src=$(dirname "$(find "$W/cache" -name final_eval.json | sort | head -1)")
-"$CC" fixtures pack "$src" --out fixtures/single/seed0 --steps 0 --recreate 'claimcheck train --note "q"' >/dev/null
-python3 - fixtures/single/seed0/run.json <<'PY'
+"$CC" fixtures pack "$src" --out "$F/single/seed0" --steps 0 --recreate 'claimcheck train --note "q"' >/dev/null
+python3 - "$F/single/seed0/run.json" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))
 assert run["format"] == "claimcheck-fixture/1", run
@@ -46,9 +48,9 @@ assert run["recreate"] == 'claimcheck train --note "q"', run["recreate"]
 assert set(run["sha256"]) == {"step000000.safetensors", "step000000.json", "metrics.jsonl", "final_eval.json"}, run["sha256"]
 assert run["final_sidecar"] == "step000000.json" and len(run["trained_with_commit"]) > 0, run
 PY
-if "$CC" fixtures pack "$src" --out fixtures/single/seed1 --steps 0,999999 2>"$W/err"; then
+if "$CC" fixtures pack "$src" --out "$F/single/seed1" --steps 0,999999 2>"$W/err"; then
   echo "FAIL: a missing step was packed"; exit 1
 fi
 grep -q "step999999.safetensors: missing, nothing packed" "$W/err" || { echo "FAIL: unexpected error:"; cat "$W/err"; exit 1; }
-[ ! -e fixtures/single/seed1 ] || { echo "FAIL: a refused pack left a folder"; exit 1; }
+[ ! -e "$F/single/seed1" ] || { echo "FAIL: a refused pack left a folder"; exit 1; }
 echo "PASS: 4 points packed and restored byte for byte; a changed one is refused; a run packed alone has a valid run.json"

@@ -25,10 +25,8 @@ def schema(name):
 
 
 checks = [
-    (schema("claim.schema.json"), sorted(glob.glob(f"{root}/claims/**/*.yaml", recursive=True)
-                                         + glob.glob(f"{root}/papers/*/claims/**/*.yaml", recursive=True))),
-    (schema("baseline.schema.json"), sorted(glob.glob(f"{root}/claims/expected.json")
-                                            + glob.glob(f"{root}/papers/*/expected.json"))),
+    (schema("claim.schema.json"), sorted(glob.glob(f"{root}/papers/*/claims/**/*.yaml", recursive=True))),
+    (schema("baseline.schema.json"), sorted(glob.glob(f"{root}/papers/*/expected.json"))),
     (schema("report.schema.json"), sorted(glob.glob(f"{root}/reports/**/report.json", recursive=True)
                                           + glob.glob(f"{root}/papers/*/reports/**/report.json", recursive=True))),
 ]

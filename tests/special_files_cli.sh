@@ -16,7 +16,7 @@ ln -s /dev/urandom "$W/urandom.yaml"
 ln -s /dev/zero "$W/zero.safetensors"
 truncate -s 1G "$W/sparse.safetensors"
 # A checkpoint is read after its sidecar is found: give each a real one.
-SIDECAR=$(dirname "$RUNS")/../fixtures/default/seed0/step000000.json
+SIDECAR=$(dirname "$RUNS")/../../fixtures/default/seed0/step000000.json  # Assign and Add's fixtures (its paper.yaml)
 for c in fifo zero sparse; do cp "$SIDECAR" "$W/$c.json"; done
 # Just under the YAML cap (256 KiB): a flow list of 85000 one-digit values.
 python3 -c "import sys; open(sys.argv[1], 'w').write('id: big\nlist: [' + ', '.join(['1'] * 85000) + ']\n')" "$W/near_cap.yaml"

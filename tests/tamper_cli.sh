@@ -6,7 +6,7 @@
 # usage: tamper_cli.sh CLAIMCHECK SOURCE_DIR
 set -uo pipefail
 CC=$1 SRC=$2
-RUNS=$SRC/claims/runs.yaml
+RUNS=$SRC/papers/assign_and_add/runs.yaml
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 fail=0
@@ -34,21 +34,21 @@ fresh
 S=$W/f/sweeps/pair_fraction/summary.jsonl
 own "$S" && sed -i '1s/"correct":[0-9]*/"correct":3000/; 2s/"correct":[0-9]*/"correct":3000/' "$S"
 check summary.fixtures_verify "summary.jsonl: sha256 differs from MANIFEST.sha256" fverify
-check summary.verify_G6 "G6 .*ERROR|summary.jsonl: sha256 differs" verify "$SRC/claims/s4_sweeps/G6.yaml"
+check summary.verify_G6 "G6 .*ERROR|summary.jsonl: sha256 differs" verify "$SRC/papers/assign_and_add/claims/s4_sweeps/G6.yaml"
 
 # A metrics log: one line edited (this flipped D1 from PASS to FAIL).
 fresh
 M=$W/f/default/seed0/metrics.jsonl
 own "$M" && sed -i '50s/"test_1":0\.[0-9]*/"test_1":0.001/' "$M"
 check metrics.fixtures_verify "default/seed0/metrics.jsonl: sha256 differs" fverify
-check metrics.verify_D1 "metrics.jsonl: sha256 differs from" verify "$SRC/claims/s6_dynamics/D1.yaml"
+check metrics.verify_D1 "metrics.jsonl: sha256 differs from" verify "$SRC/papers/assign_and_add/claims/s6_dynamics/D1.yaml"
 
 # A robustness point: run.json deleted, then its weights noised with the sidecar's sha256 rewritten.
 fresh
 P=$W/f/robustness/batch512/seed3
 rm "$P/run.json"
 check run_json_deleted "robustness/batch512/seed3: missing \(runs.yaml commits run 'robustness/batch512' seed 3" fverify
-check run_json_deleted.verify_G1 "seed3/run.json: missing \(listed in" verify "$SRC/claims/s4_generalization/G1.yaml" --run robustness/batch512 --seeds 3
+check run_json_deleted.verify_G1 "seed3/run.json: missing \(listed in" verify "$SRC/papers/assign_and_add/claims/s4_generalization/G1.yaml" --run robustness/batch512 --seeds 3
 # ... and with run.json in place, weights noised and every hash beside them rewritten to match
 # (this took G1 on robustness/batch512 seed 3 from 99.80 % to 31.31 %, unnoticed).
 fresh
@@ -69,27 +69,27 @@ for name in ("step030000.safetensors", "step030000.json"):
 json.dump(r, open(run, "w"), indent=2)
 PY
 check noised_weights.fixtures_verify "seed3/step030000.safetensors: sha256 differs from MANIFEST.sha256" fverify
-check noised_weights.verify_G1 "seed3/(run.json|step030000.safetensors|step030000.json): sha256 differs from" verify "$SRC/claims/s4_generalization/G1.yaml" --run robustness/batch512 --seeds 3
+check noised_weights.verify_G1 "seed3/(run.json|step030000.safetensors|step030000.json): sha256 differs from" verify "$SRC/papers/assign_and_add/claims/s4_generalization/G1.yaml" --run robustness/batch512 --seeds 3
 
 # A file added beside the committed ones, and the manifest itself deleted.
 fresh
 touch "$W/f/default/seed1/step009999.safetensors"
-check unlisted_file "step009999.safetensors: not listed in" verify "$SRC/claims/s4_generalization/G1.yaml" --seeds 1
+check unlisted_file "step009999.safetensors: not listed in" verify "$SRC/papers/assign_and_add/claims/s4_generalization/G1.yaml" --seeds 1
 fresh
 rm "$W/f/MANIFEST.sha256"
-check manifest_deleted "MANIFEST.sha256: missing" verify "$SRC/claims/s4_generalization/G1.yaml" --seeds 1
+check manifest_deleted "MANIFEST.sha256: missing" verify "$SRC/papers/assign_and_add/claims/s4_generalization/G1.yaml" --seeds 1
 check manifest_deleted.fixtures_verify "MANIFEST.sha256: missing" fverify
 # Deletions are errors, never "not available": a checkpoint, a seed's folder, a sweep summary
 # (these turned D2a FAIL -> PASS, 26 claims INCONCLUSIVE and G6 SKIPPED, each with exit 0).
 fresh
 rm "$W/f/default/seed2/step030000.safetensors"
-check deleted_checkpoint.verify_D2a "seed2/step030000.safetensors: missing \(listed in" verify "$SRC/claims/s6_dynamics/D2a.yaml"
+check deleted_checkpoint.verify_D2a "seed2/step030000.safetensors: missing \(listed in" verify "$SRC/papers/assign_and_add/claims/s6_dynamics/D2a.yaml"
 fresh
 rm -r "$W/f/default/seed1"
-check deleted_seed.verify_G1 "default/seed1/[a-z0-9.]+: missing \(listed in" verify "$SRC/claims/s4_generalization/G1.yaml"
+check deleted_seed.verify_G1 "default/seed1/[a-z0-9.]+: missing \(listed in" verify "$SRC/papers/assign_and_add/claims/s4_generalization/G1.yaml"
 fresh
 rm "$W/f/sweeps/pair_fraction/summary.jsonl"
-check deleted_summary.verify_G6 "pair_fraction/summary.jsonl: missing \(listed in" verify "$SRC/claims/s4_sweeps/G6.yaml"
+check deleted_summary.verify_G6 "pair_fraction/summary.jsonl: missing \(listed in" verify "$SRC/papers/assign_and_add/claims/s4_sweeps/G6.yaml"
 
 # A symlink loop in place of run.json is listed as a problem, not an "internal error" abort.
 fresh
@@ -120,12 +120,12 @@ PY
 fresh
 S=$W/f/sweeps/pair_fraction/summary.jsonl
 own "$S" && sed -i '1s/"correct":[0-9]*/"correct":3000/' "$S" && rehash "$S"
-check rehashed_summary.verify_G6 "summary.jsonl: sha256 [0-9a-f]+ differs from the summary_sha256" verify "$SRC/claims/s4_sweeps/G6.yaml"
+check rehashed_summary.verify_G6 "summary.jsonl: sha256 [0-9a-f]+ differs from the summary_sha256" verify "$SRC/papers/assign_and_add/claims/s4_sweeps/G6.yaml"
 fresh
 D=$W/f/default
 for f in step030000.safetensors step030000.json; do rm "$D/seed0/$f"; cp "$D/seed2/$f" "$D/seed0/$f"; done
 rehash "$D/seed0/step030000.safetensors" "$D/seed0/step030000.json"
-check other_seeds_checkpoint.verify_G1 "seed0/step030000.safetensors: its sidecar says seed 2, but it stands in the folder of seed 0" verify "$SRC/claims/s4_generalization/G1.yaml" --seeds 0
+check other_seeds_checkpoint.verify_G1 "seed0/step030000.safetensors: its sidecar says seed 2, but it stands in the folder of seed 0" verify "$SRC/papers/assign_and_add/claims/s4_generalization/G1.yaml" --seeds 0
 fresh
 own "$D/seed0/step030000.safetensors" && own "$D/seed0/step030000.json"
 python3 - "$D/seed0/step030000.safetensors" "$D/seed0/step030000.json" <<'PY'
@@ -138,5 +138,5 @@ open(w, "wb").write(b)
 s = json.load(open(side)); s["sha256"] = hashlib.sha256(b).hexdigest(); json.dump(s, open(side, "w"), indent=2)
 PY
 rehash "$D/seed0/step030000.safetensors" "$D/seed0/step030000.json"
-check nan_weights.verify_G1 "step030000.safetensors: tensor '[a-z_.A-Z0-9]+' holds 1 non-finite value" verify "$SRC/claims/s4_generalization/G1.yaml" --seeds 0
+check nan_weights.verify_G1 "step030000.safetensors: tensor '[a-z_.A-Z0-9]+' holds 1 non-finite value" verify "$SRC/papers/assign_and_add/claims/s4_generalization/G1.yaml" --seeds 0
 exit $fail

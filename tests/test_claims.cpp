@@ -390,10 +390,10 @@ TEST(Verifier, FractionRuleJudgesTheShareOfPassingSeeds) {
             std::string::npos);
 }
 
-// claims/README.md's kinds table is written by hand: every registered kind must have a row there, and
+// docs/claim-files.md's kinds table is written by hand: every registered kind must have a row there, and
 // every row must name a registered kind, so that the table cannot drift from the registry.
 TEST(ClaimFile, KindsTableInTheReadmeMatchesTheRegistry) {
-  std::ifstream in(std::string(CLAIMCHECK_TEST_DATA) + "/../../claims/README.md");
+  std::ifstream in(std::string(CLAIMCHECK_TEST_DATA) + "/../../docs/claim-files.md");
   ASSERT_TRUE(in.good());
   std::set<std::string> rows;
   for (std::string line; std::getline(in, line);) {
@@ -403,9 +403,9 @@ TEST(ClaimFile, KindsTableInTheReadmeMatchesTheRegistry) {
   }
   const auto& registry = analysis::builtin_registry();
   for (const auto& name : registry.names())
-    EXPECT_TRUE(rows.count(name)) << "kind '" << name << "' has no row in claims/README.md";
+    EXPECT_TRUE(rows.count(name)) << "kind '" << name << "' has no row in docs/claim-files.md";
   for (const auto& row : rows)
     if (row.find('.') == std::string::npos && row.find(' ') == std::string::npos && row.find('_') != std::string::npos)
       EXPECT_NE(registry.find(row), nullptr)
-          << "claims/README.md has a row for '" << row << "', which is not a registered kind";
+          << "docs/claim-files.md has a row for '" << row << "', which is not a registered kind";
 }

@@ -21,9 +21,10 @@ using cc::test::fresh_dir;
 
 namespace {
 
-// The project's own claims/paper.yaml: the windows the default rule breaks ties by are data.
+// Assign and Add's paper.yaml: the windows the default rule breaks ties by are data.
 const PaperFacts& paper() {
-  static const PaperFacts facts = PaperFacts::load(std::string(CLAIMCHECK_TEST_DATA) + "/../../claims/paper.yaml");
+  static const PaperFacts facts =
+      PaperFacts::load(std::string(CLAIMCHECK_TEST_DATA) + "/../../papers/assign_and_add/paper.yaml");
   return facts;
 }
 

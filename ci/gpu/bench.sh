@@ -30,7 +30,7 @@ echo "ctest -L gpu: exit $?" | tee -a "$S"
 # checkpoint's sha256 compared; then 2000 steps timed with and without deterministic kernels.
 D="$OUT/determinism.txt"
 for k in 1 2; do
-  timeout 90 $cc train --config claims/runs.yaml --run default --seed 0 --steps 1000 --device cuda \
+  timeout 90 $cc train --config papers/assign_and_add/runs.yaml --run default --seed 0 --steps 1000 --device cuda \
     --out /tmp/det$k --no-progress >> "$D" 2>&1 || echo "determinism run $k: exit $?" | tee -a "$S"
 done
 {
@@ -45,7 +45,7 @@ else
 fi
 for det in 1 0; do
   t0=$(now)
-  CLAIMCHECK_CUDA_DETERMINISTIC=$det timeout 120 $cc train --config claims/runs.yaml --run default --seed 1 \
+  CLAIMCHECK_CUDA_DETERMINISTIC=$det timeout 120 $cc train --config papers/assign_and_add/runs.yaml --run default --seed 1 \
     --steps 2000 --device cuda --out /tmp/timing$det --no-progress >> "$D" 2>&1
   echo "default seed 1, 2000 steps on cuda, CLAIMCHECK_CUDA_DETERMINISTIC=$det: exit $? after $(secs "$t0" "$(now)") s" | tee -a "$S"
 done
@@ -53,7 +53,7 @@ done
 
 # The 30000-step default run, seed 0, as the fixtures' CPU run but on cuda.
 t0=$(now)
-timeout 270 $cc train --config claims/runs.yaml --run default --seed 0 --device cuda \
+timeout 270 $cc train --config papers/assign_and_add/runs.yaml --run default --seed 0 --device cuda \
   --out /tmp/gpu-seed0 --no-progress >> "$D" 2>&1
 rc=$?
 last=$(find /tmp/gpu-seed0 -maxdepth 1 -name 'step*[0-9].safetensors' 2>/dev/null | sort | tail -1)
@@ -66,7 +66,7 @@ fi
 
 # A K = 32 ensemble of seeds 0..31 (one stacked model), 2000 steps: GPU throughput for many seeds.
 t0=$(now)
-timeout 120 $cc train --config claims/runs.yaml --run default --seeds "$(seq -s, 0 31)" --ensemble --steps 2000 \
+timeout 120 $cc train --config papers/assign_and_add/runs.yaml --run default --seeds "$(seq -s, 0 31)" --ensemble --steps 2000 \
   --device cuda --out /tmp/ensemble32 --no-progress > /dev/null 2>&1
 echo "K=32 ensemble, 2000 steps on cuda: exit $? after $(secs "$t0" "$(now)") s" | tee -a "$S"
 

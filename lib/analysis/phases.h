@@ -21,8 +21,8 @@ struct PhaseSteps {
   std::optional<int64_t> var_restricted_1;  // first step var_restricted_1 >= 0.9
   std::optional<int64_t> var_restricted;    // the later of the first steps var_restricted_1 and _2 reach 0.9
   int64_t last_step = 0;                    // the log's last step
-  // "Learns the task" (the robustness rule for the default, reports/assumptions.md): binding and var_restricted_1
-  // both reached within the log.
+  // "Learns the task" (the robustness rule for the default, papers/assign_and_add/assumptions.md): binding and
+  // var_restricted_1 both reached within the log.
   bool learned() const { return binding.has_value() && var_restricted_1.has_value(); }
 };
 

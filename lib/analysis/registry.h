@@ -84,7 +84,7 @@ struct MeasurementKind {
   // them normalised with defaults filled in. Must call r.finish().
   std::function<nlohmann::json(ObjectReader r)> parse_params = no_params;
   CheckpointMeasure measure;          // Subject::Checkpoint
-  std::string params_doc = "(none)";  // one line per parameter, for `claimcheck explain` and claims/README.md
+  std::string params_doc = "(none)";  // one line per parameter, for `claimcheck explain` and docs/claim-files.md
   Subject subject = Subject::Checkpoint;
   SweepMeasure measure_sweep;    // Subject::Sweep
   bool needs_history = false;    // Subject::Checkpoint kinds that read the run's history

@@ -1,5 +1,5 @@
 #pragma once
-// claims/runs.yaml: the named runs that claims refer to.
+// A paper's runs.yaml: the named runs that claims refer to.
 //   runs:
 //     default:
 //       seeds: [0, 1, 2]

@@ -1,5 +1,5 @@
 #pragma once
-// Sweeps: named families of runs in claims/runs.yaml, next to the runs they vary.
+// Sweeps: named families of runs in a paper's runs.yaml, next to the runs they vary.
 //   sweeps:
 //     pair_fraction:
 //       base: default                       # a run of `runs:`
@@ -60,7 +60,7 @@ struct SweepSpec {
   uint64_t final_eval_seed = 20260531;  // the claims' accuracy seed: independent of the training log
   // Whether its results are committed (fixtures/sweeps/NAME for a grid, fixtures/NAME/VARIANT/seedK
   // for variants): `claimcheck fixtures verify` then requires them. `committed: false` in runs.yaml
-  // for a sweep whose evidence lives elsewhere (batch_seeds: reports/assumptions.md).
+  // for a sweep whose evidence lives elsewhere (batch_seeds: papers/assign_and_add/assumptions.md).
   bool committed = true;
   SourcePos where;
   std::vector<SweepPoint> points;  // expanded and validated at load

@@ -21,7 +21,7 @@ const std::set<std::string> kNotChoices = {
     "train.eval_every",       "train.eval_size",    "train.eval_seed", "train.checkpoint_steps",
     "train.checkpoint_every", "train.resume_every", "train.engine"};
 
-// A seed's score, term by term (claims/paper.yaml's `score`): the accuracy terms' sum, and each phase's
+// A seed's score, term by term (paper.yaml's `score`): the accuracy terms' sum, and each phase's
 // distance to its window in score points.
 struct ScoreTerms {
   double accuracy = 0, binding = 0, refinement = 0;
@@ -55,7 +55,7 @@ const SeedResult* find_seed(const std::vector<ClaimResult>& results, const std::
   return nullptr;
 }
 
-// The per-seed score of reports/assumptions.md, for every seed with all its terms.
+// The per-seed score of the paper's assumptions.md, for every seed with all its terms.
 void score(Config& c, const PaperFacts& f) {
   for (const auto& [seed, p] : c.phases) {
     ScoreTerms t;

@@ -3,9 +3,9 @@
 // unstated choices (if any) makes it hold. Reads the per-variant outcomes of several sweeps
 // (claims/robustness.h: the attribution search's stages and the robustness sweep), scores every
 // configuration by its distance to the paper's reported numbers, estimates each design factor's
-// effect, applies the pre-registered rules (reports/assumptions.md, "Attribution") and writes one
+// effect, applies the pre-registered rules (the paper's assumptions.md, "Attribution") and writes one
 // sentence per claim. The score's terms, the paper's phase windows and the rules' numbers are data:
-// claims/paper.yaml.
+// the paper's paper.yaml.
 #include <nlohmann/json.hpp>
 
 #include <map>

@@ -297,7 +297,7 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
 std::vector<std::string> find_claim_files(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
   auto is_claim = [](const fs::path& p) {
-    // claims/runs.yaml (the runs) and claims/paper.yaml (the paper's facts) are data, not claims.
+    // runs.yaml (the runs) and paper.yaml (the paper's facts) are data, not claims.
     return (p.extension() == ".yaml" || p.extension() == ".yml") && p.filename() != "runs.yaml" &&
            p.filename() != "paper.yaml";
   };

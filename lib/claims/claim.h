@@ -1,6 +1,6 @@
 #pragma once
 // A claim file (claims/<section>/<id>.yaml): what the paper says, what to measure on which
-// run, and the rule that decides. Schema: claims/README.md.
+// run, and the rule that decides. Schema: docs/claim-files.md.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>

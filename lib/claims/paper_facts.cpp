@@ -43,6 +43,7 @@ PaperFacts PaperFacts::load(const std::string& path) {
   at.finish();
   top.object_or_empty("paper");  // the paper itself: the report header reads it (read_paper_header)
   if (top.has("cross_checks")) top.raw("cross_checks");  // the report reads them (report/cross_checks.h)
+  if (top.has("fixtures")) top.raw("fixtures");          // the fixtures' folder (catalogue/paper_layout.h)
   top.finish();
   return f;
 }

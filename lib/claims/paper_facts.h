@@ -1,5 +1,5 @@
 #pragma once
-// claims/paper.yaml: facts from the paper that rules and reports read, rather than C++ constants: the
+// A paper's paper.yaml: facts from the paper that rules and reports read, rather than C++ constants: the
 // §6 phase windows (the robustness sweep's default rule and the attribution score both measure a
 // run's distance to them), and the attribution search's pre-registered score and rules.
 #include <cstdint>
@@ -9,7 +9,7 @@
 
 namespace cc::claims {
 
-// claims/paper.yaml: the paper's phase windows and the attribution rules.
+// paper.yaml: the paper's phase windows and the attribution rules.
 struct PaperFacts {
   struct Window {
     int64_t low = 0, high = 0;

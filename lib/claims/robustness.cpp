@@ -138,7 +138,7 @@ nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vec
                          {"distance", std::isfinite(dist) ? nlohmann::json(dist) : nlohmann::json(nullptr)}});
   }
 
-  // The rule for the default, fixed before the per-claim results were looked at (reports/assumptions.md):
+  // The rule for the default, fixed before the per-claim results were looked at (the paper's assumptions.md):
   // most seeds learning the task (binding and var_restricted_1 >= 0.9 by the last step), ties
   // broken by the distance of the median binding and refinement steps from the paper's ranges.
   std::stable_sort(ranking.begin(), ranking.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
@@ -173,7 +173,7 @@ nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vec
       const int64_t n = static_cast<int64_t>(r.seeds.size());
       nlohmann::json cell = rate(k, n);
       cell["verdict"] = verdict_name(r.verdict);
-      // The two readings of a single-run statement (reports/assumptions.md): it holds on every
+      // The two readings of a single-run statement (the paper's assumptions.md): it holds on every
       // seed, or on at least half of them (Wilson interval of k/n against 1/2).
       if (n > 0) {
         bool any_fail = false;

@@ -1,6 +1,6 @@
 #pragma once
 // Robustness: the paper reports one run, so each claim is also measured on every variant of a
-// sweep with `variants:` (claims/runs.yaml `robustness`: the default run and one unstated choice
+// sweep with `variants:` (Assign and Add's `robustness`: the default run and one unstated choice
 // changed at a time, several seeds each). Per claim and variant: k of n seeds pass, with a Wilson
 // interval on the rate; per variant: the phase steps over its seeds (analysis/phases.h); and the
 // rule, fixed before any per-claim result was seen, that names the default configuration.
@@ -45,7 +45,7 @@ std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files
 //  the two readings of a single-run statement (every seed passes; at least half do, by Wilson), "default_rule": {rule,
 //  complete, ranking, chosen}}.
 // Claims on a sweep or a theory model are left out: they do not depend on a run.
-// The default rule breaks ties by the paper's phase windows (§6, Figures 8 and 9: claims/paper.yaml).
+// The default rule breaks ties by the paper's phase windows (§6, Figures 8 and 9: paper.yaml).
 nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes,
                                const PaperFacts& facts);
 

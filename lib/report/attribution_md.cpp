@@ -137,7 +137,7 @@ std::string attribution_markdown(const nlohmann::json& att) {
         "here (the attribution search's stages and the robustness sweep), with k of n seeds passing the claim's "
         "per-seed "
         "test. The design, the score, the stage sizes and the rules were committed before the first result "
-        "(reports/assumptions.md, \"Attribution\"); the score's terms are in claims/paper.yaml.\n\n";
+        "(the paper's assumptions.md, \"Attribution\"); the score's terms are in its paper.yaml.\n\n";
 
   md << "### Per claim\n\n| claim | on `" << att["default_run"].get<std::string>()
      << "` | attribution |\n| --- | --- | --- |\n";

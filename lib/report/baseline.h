@@ -38,7 +38,7 @@ struct Change {
 
 // The comparable part of a report: per claim its id, file, tier, verdict, measured value and
 // interval, whether it is a proportion, and each seed's value, n, interval and verdict. With
-// `tolerance` (per device) and `command` (how it was made), as committed in claims/expected.json.
+// `tolerance` (per device) and `command` (how it was made), as committed in papers/NAME/expected.json.
 nlohmann::json baseline_from_report(const nlohmann::json& report, const nlohmann::json& tolerance,
                                     const std::string& command);
 

@@ -102,7 +102,7 @@ std::string robustness_markdown(const nlohmann::json& rob) {
         "claim must "
      << "hold on **every** seed / on **at least half** of the seeds (Wilson 95% interval of k/n against 1/2); which "
         "reading "
-     << "each claim family supports is argued in reports/assumptions.md.\n\n";
+     << "each claim family supports is argued in the paper's assumptions.md.\n\n";
   claims_table(md, rob, [](const nlohmann::json& cell) {
     return cell.contains("each") ? cell["each"].get<std::string>() + " / " + cell["half"].get<std::string>()
                                  : std::string("–");

@@ -27,7 +27,7 @@ struct PointState {
 
 struct SweepOptions {
   std::string cache_dir = "cache";
-  std::string runs_path = "claims/runs.yaml";
+  std::string runs_path;  // the paper's runs file (recorded in every command the sweep writes)
   torch::Device device = torch::kCPU;
   int64_t stop_after = -1;  // stop each point at this step (tests; resume later)
 };

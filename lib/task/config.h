@@ -24,7 +24,7 @@ struct TaskConfig {
   double pair_fraction = 0.7;  // f (stated: "approximately 30%" removed)
   uint64_t pair_seed = 0;      // which pairs are held out (unstated)
   // S_V (stated in §3): these variables never stand at position 13 / 14 in training.
-  // §6 reads as if b was held out at position 14; run s6_reading in claims/runs.yaml swaps the lists.
+  // §6 reads as if b was held out at position 14; run s6_reading in papers/assign_and_add/runs.yaml swaps the lists.
   std::vector<std::string> restricted_first = {"a", "b"};
   std::vector<std::string> restricted_second = {"g", "h"};
   double ratio_2var_to_0var = 1.0;  // r (§4 sweeps it; its default is unstated)

@@ -1,6 +1,6 @@
 #pragma once
 // A run = task + model + training schedule + seed. Read from YAML (a run config file, or one
-// entry of claims/runs.yaml), written to JSON into every checkpoint sidecar.
+// entry of a paper's runs.yaml), written to JSON into every checkpoint sidecar.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -15,7 +15,7 @@ namespace cc::train {
 
 struct TrainConfig {
   int64_t steps = 30000;              // stated
-  int batch_size = 128;               // unstated: the seed sweep's choice (reports/assumptions.md)
+  int batch_size = 128;               // unstated: the seed sweep's choice (papers/assign_and_add/assumptions.md)
   double lr = 1e-3;                   // stated
   double weight_decay = 2e-2;         // stated
   double beta1 = 0.9, beta2 = 0.999;  // unstated: PyTorch's AdamW defaults

@@ -1,0 +1,52 @@
+#include "catalogue/paper_layout.h"
+
+#include <algorithm>
+#include <system_error>
+
+#include "util/yaml_json.h"
+
+namespace cc::catalogue {
+namespace fs = std::filesystem;
+
+std::vector<fs::path> paper_folders(const fs::path& root) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (!fs::is_directory(root / "papers", ec)) return out;
+  for (const auto& e : fs::directory_iterator(root / "papers", ec))
+    if (fs::is_directory(e.path() / "claims", ec) && fs::is_regular_file(e.path() / "runs.yaml", ec))
+      out.push_back(e.path().lexically_normal());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+fs::path fixtures_beside(const fs::path& runs_file) {
+  const fs::path dir = runs_file.parent_path();
+  const fs::path paper_yaml = dir / "paper.yaml";
+  if (fs::is_regular_file(paper_yaml)) {
+    const YamlDoc doc = load_yaml_file(paper_yaml.string());
+    if (doc.value.is_object() && doc.value.contains("fixtures")) {
+      // Read through ObjectReader for its FILE:LINE message on a wrong type; the other keys belong
+      // to the paper's facts, read elsewhere, so no finish() here.
+      ObjectReader top(doc, "");
+      const std::string rel = top.string("fixtures");
+      if (rel.empty()) top.fail("fixtures", "expected a folder, relative to paper.yaml");
+      return (dir / rel).lexically_normal();
+    }
+  }
+  return (dir / "fixtures").lexically_normal();
+}
+
+std::optional<fs::path> runs_beside(const fs::path& fixtures_dir, const fs::path& root) {
+  std::error_code ec;
+  for (const fs::path& paper : paper_folders(root)) {
+    const fs::path runs = paper / "runs.yaml";
+    if (fs::equivalent(fixtures_beside(runs), fixtures_dir, ec)) return runs;
+  }
+  fs::path dir = fixtures_dir.lexically_normal();
+  if (!dir.has_filename()) dir = dir.parent_path();  // "fixtures/" names the folder "fixtures"
+  const fs::path parent_runs = dir.parent_path() / "runs.yaml";
+  if (fs::is_regular_file(parent_runs, ec)) return parent_runs;
+  return std::nullopt;
+}
+
+}  // namespace cc::catalogue

@@ -1,0 +1,23 @@
+#pragma once
+// Where a paper's files are. Each paper is a folder papers/NAME/ with runs.yaml (its runs and sweeps),
+// claims/ (its claim files), an optional paper.yaml (its facts) and its committed fixtures: the
+// folder paper.yaml's `fixtures:` names (relative to paper.yaml), else fixtures/ beside runs.yaml.
+// The engine knows papers only through this layout: no paper's name or path is written in lib/ or app/.
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+namespace cc::catalogue {
+
+// Every paper of the checkout at ROOT: ROOT/papers/NAME with a runs.yaml and a claims/ folder, sorted.
+std::vector<std::filesystem::path> paper_folders(const std::filesystem::path& root = ".");
+
+// The committed fixtures of the paper whose runs file this is (see above). The folder need not exist.
+std::filesystem::path fixtures_beside(const std::filesystem::path& runs_file);
+
+// The runs file whose fixtures this folder is: the paper of the checkout whose fixtures_beside() is
+// this folder, else DIR/../runs.yaml where that exists; nullopt when neither.
+std::optional<std::filesystem::path> runs_beside(const std::filesystem::path& fixtures_dir,
+                                                 const std::filesystem::path& root = ".");
+
+}  // namespace cc::catalogue
