@@ -75,7 +75,11 @@ struct Common {
 // beside the runs file).
 std::string fixtures_dir(const Common& c) {
   if (!c.fixtures.empty()) return c.fixtures;
-  return catalogue::fixtures_beside(find_runs_file(c.runs_file, c.paths)).string();
+  const fs::path found = catalogue::fixtures_beside(find_runs_file(c.runs_file, c.paths));
+  // Relative to here, as reports print it: no machine's own path in a committed report.
+  std::error_code ec;
+  const fs::path rel = fs::relative(found, ec);
+  return (ec || rel.empty() ? found : rel).string();
 }
 
 // A paper's folder given as a path means its claims/: its fixtures and reports hold no claim files.
