@@ -4,11 +4,13 @@
 #include "paper_modules.h"
 
 #include "family.h"  // papers/nanda_grokking/module
+#include "module.h"  // papers/assign_and_add/module
 
 namespace cc::app {
 
 void register_paper_modules() {
   static const bool once = [] {
+    assign_and_add::register_module();
     grokking::register_module();
     return true;
   }();

@@ -6,9 +6,15 @@
 #include <string>
 
 #include "claims/claim.h"
+#include "module.h"  // papers/assign_and_add/module: the theory kinds its claims use
 #include "util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const bool registered = [] {
+    cc::assign_and_add::register_module();
+    return true;
+  }();
+  (void)registered;
   static const cc::catalogue::Runs runs = cc::catalogue::Runs::load(CLAIMCHECK_FUZZ_RUNS);
   try {
     cc::claims::load_claim_string(std::string(reinterpret_cast<const char*>(data), size), "claims/s4/fuzz.yaml",

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "analysis/disentangled.h"
+#include "disentangled.h"  // papers/assign_and_add/module
 
 using namespace cc::analysis::theory;
 

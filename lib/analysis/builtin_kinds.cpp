@@ -25,8 +25,6 @@ const Registry& builtin_registry() {
     register_probes(r);
     register_reproducibility(r);
     register_sweep(r);
-    register_theory(r);
-    register_theory_terms(r);
     register_dynamics(r);
     for (const auto& add : module_kinds()) add(r);
     return r;

@@ -12,8 +12,6 @@ void register_fourier(Registry& r);          // fourier.cpp
 void register_probes(Registry& r);           // probes.cpp
 void register_reproducibility(Registry& r);  // reproducibility.cpp
 void register_sweep(Registry& r);            // sweep.cpp
-void register_theory(Registry& r);           // theory.cpp (§7 disentangled model)
-void register_theory_terms(Registry& r);     // theory_terms.cpp (§7: which terms carry the gradient)
 void register_dynamics(Registry& r);         // dynamics.cpp (§6 training dynamics)
 
 }  // namespace cc::analysis

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "analysis/common.h"
-#include "analysis/disentangled.h"
-#include "analysis/kinds.h"
-#include "analysis/theory_common.h"
+#include "disentangled.h"
+#include "module.h"
+#include "theory_common.h"
 
 namespace cc::analysis {
 namespace {

@@ -1,4 +1,4 @@
-#include "analysis/theory_common.h"
+#include "theory_common.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "analysis/disentangled.h"
+#include "disentangled.h"
 #include "analysis/registry.h"
 
 namespace cc::analysis::theory {

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "analysis/common.h"
-#include "analysis/disentangled.h"
-#include "analysis/theory_common.h"
-#include "analysis/kinds.h"
+#include "disentangled.h"
+#include "theory_common.h"
+#include "module.h"
 
 namespace cc::analysis {
 namespace {

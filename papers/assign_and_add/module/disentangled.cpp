@@ -1,4 +1,4 @@
-#include "analysis/disentangled.h"
+#include "disentangled.h"
 
 #include <torch/torch.h>
 
