@@ -85,10 +85,7 @@ std::string fixtures_dir(const Common& c) {
 // A paper's folder given as a path means its claims/: its fixtures and reports hold no claim files.
 std::vector<std::string> claim_paths(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
-  for (const auto& p : paths)
-    out.push_back(fs::is_directory(fs::path(p) / "claims") && fs::is_regular_file(fs::path(p) / "runs.yaml")
-                      ? (fs::path(p) / "claims").string()
-                      : p);
+  for (const auto& p : paths) out.push_back(catalogue::is_paper_folder(p) ? (fs::path(p) / "claims").string() : p);
   return out;
 }
 
@@ -98,6 +95,18 @@ std::vector<fs::path> paper_claim_folders() {
   for (const auto& paper : catalogue::paper_folders()) out.push_back(paper / "claims");
   if (out.empty())
     throw po::error("no path given and no paper here (papers/NAME with runs.yaml and claims/): name claim files");
+  return out;
+}
+
+// What `list` and `explain` read, one paper at a time: the paths given (a paper's folder as its
+// claims/), else every paper's claims/. --runs and --fixtures name one paper's files: with them, a
+// path is needed.
+std::vector<std::vector<std::string>> claim_paths_by_paper(const Common& c) {
+  if (!c.paths.empty()) return {claim_paths(c.paths)};
+  if (!c.runs_file.empty() || !c.fixtures.empty())
+    throw po::error("--runs and --fixtures name one paper's files: give that paper's folder or claims too");
+  std::vector<std::vector<std::string>> out;
+  for (const auto& dir : paper_claim_folders()) out.push_back({dir.string()});
   return out;
 }
 
@@ -509,17 +518,9 @@ int cmd_list(const std::vector<std::string>& args) {
   if (!parse("list", "[CLAIM FILES|DIRS|PAPER DIR] [options]\n  no path: every paper here, one after the other", desc,
              pos, args, vm))
     return kExitOk;
-  std::vector<std::vector<std::string>> papers;  // the claim paths of each paper listed
-  if (!common.paths.empty()) {
-    papers.push_back(claim_paths(common.paths));
-  } else {
-    if (!common.runs_file.empty() || !common.fixtures.empty())
-      throw po::error("--runs and --fixtures name one paper's files: give that paper's folder too");
-    for (const auto& dir : paper_claim_folders()) papers.push_back({dir.string()});
-  }
   int bad = 0;
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& paths : papers) {
+  for (const auto& paths : claim_paths_by_paper(common)) {
     common.paths = paths;
     if (!json && !vm.count("paths")) std::printf("== %s\n", paths.front().c_str());
     bad += list_claims(common, json, rows);
@@ -541,14 +542,7 @@ int cmd_explain(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse("explain", "ID [options]\n  no --paths: the claim of that id in any paper here", desc, pos, args, vm))
     return kExitOk;
-  std::vector<std::vector<std::string>> papers;
-  if (!common.paths.empty()) {
-    papers.push_back(claim_paths(common.paths));
-  } else {
-    if (!common.runs_file.empty()) throw po::error("--runs names one paper's file: give --paths too");
-    for (const auto& dir : paper_claim_folders()) papers.push_back({dir.string()});
-  }
-  for (const auto& paths : papers) {
+  for (const auto& paths : claim_paths_by_paper(common)) {
     common.paths = paths;
     if (explain_claim(common, id, json)) return kExitOk;
   }

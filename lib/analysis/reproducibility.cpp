@@ -128,7 +128,11 @@ Measurement integrity(const MeasureInput& in) {
   Measurement out;
   out.value = static_cast<double>(problems.size());
   out.n = files;
-  out.details = {{"fixtures_root", root.string()}, {"files", files}, {"problems", problems}};
+  // The root as a path relative to here where there is one: a committed report names no machine's folders.
+  std::error_code ec;
+  const fs::path shown = root.empty() ? root : fs::relative(root, ec);
+  out.details = {
+      {"fixtures_root", (ec || shown.empty() ? root : shown).string()}, {"files", files}, {"problems", problems}};
   return out;
 }
 

@@ -8,13 +8,17 @@
 namespace cc::catalogue {
 namespace fs = std::filesystem;
 
+bool is_paper_folder(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_directory(dir / "claims", ec) && fs::is_regular_file(dir / "runs.yaml", ec);
+}
+
 std::vector<fs::path> paper_folders(const fs::path& root) {
   std::vector<fs::path> out;
   std::error_code ec;
   if (!fs::is_directory(root / "papers", ec)) return out;
   for (const auto& e : fs::directory_iterator(root / "papers", ec))
-    if (fs::is_directory(e.path() / "claims", ec) && fs::is_regular_file(e.path() / "runs.yaml", ec))
-      out.push_back(e.path().lexically_normal());
+    if (is_paper_folder(e.path())) out.push_back(e.path().lexically_normal());
   std::sort(out.begin(), out.end());
   return out;
 }

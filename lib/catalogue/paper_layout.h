@@ -9,7 +9,10 @@
 
 namespace cc::catalogue {
 
-// Every paper of the checkout at ROOT: ROOT/papers/NAME with a runs.yaml and a claims/ folder, sorted.
+// A paper's folder: one with a runs.yaml and a claims/ folder.
+bool is_paper_folder(const std::filesystem::path& dir);
+
+// Every paper of the checkout at ROOT: each ROOT/papers/NAME that is_paper_folder, sorted.
 std::vector<std::filesystem::path> paper_folders(const std::filesystem::path& root = ".");
 
 // The committed fixtures of the paper whose runs file this is (see above). The folder need not exist.
