@@ -7,6 +7,7 @@
 #include "train/evaluate.h"
 #include "train/runtime.h"
 #include "train/trainer.h"
+#include "train/run_config.h"
 
 using namespace cc;
 
@@ -28,7 +29,7 @@ double train_step_flops(int64_t B) {
 train::RunConfig default_run(int batch) {
   train::RunConfig c;
   c.train.batch_size = batch;
-  c.model.derive(c.task);
+  c.model.derive(train::token_space(c.task));
   return c;
 }
 

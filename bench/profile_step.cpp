@@ -11,6 +11,7 @@
 #include "train/ensemble_trainer.h"
 #include "train/runtime.h"
 #include "train/trainer.h"
+#include "train/run_config.h"
 
 using namespace cc;
 
@@ -23,7 +24,7 @@ int main(int argc, char** argv) {
   train::apply_threads(train::default_threads());
   train::RunConfig cfg;
   cfg.train.batch_size = batch;
-  cfg.model.derive(cfg.task);
+  cfg.model.derive(train::token_space(cfg.task));
   auto o = train::TrainOptions::silent();
   std::unique_ptr<train::Trainer> single;
   std::unique_ptr<train::EnsembleTrainer> ensemble;

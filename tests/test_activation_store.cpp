@@ -8,6 +8,7 @@
 #include "analysis/activation_store.h"
 #include "analysis/common.h"
 #include "analysis/registry.h"
+#include "train/run_config.h"
 
 using namespace cc;
 
@@ -15,7 +16,7 @@ namespace {
 
 train::Checkpoint random_model(uint64_t seed) {
   train::Checkpoint ck;
-  ck.config.model.derive(ck.config.task);
+  ck.config.model.derive(train::token_space(ck.config.task));
   ck.model = std::make_shared<model::Transformer>(ck.config.model);
   ck.model->init(seed);
   return ck;

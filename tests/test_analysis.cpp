@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "analysis/registry.h"
+#include "train/run_config.h"
 
 using namespace cc;
 
@@ -10,7 +11,7 @@ namespace {
 
 train::Checkpoint constructed(const std::function<void(std::map<std::string, torch::Tensor>&)>& edit) {
   train::Checkpoint ck;
-  ck.config.model.derive(ck.config.task);
+  ck.config.model.derive(train::token_space(ck.config.task));
   ck.model = std::make_shared<model::Transformer>(ck.config.model);
   std::map<std::string, torch::Tensor> w;
   for (const auto& [name, t] : ck.model->named_parameters()) w[name] = torch::zeros_like(t);

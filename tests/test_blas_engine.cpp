@@ -14,6 +14,7 @@
 
 #ifdef CLAIMCHECK_BLAS_ENGINE
 #include "model/blas_transformer.h"
+#include "train/run_config.h"
 
 using namespace cc;
 
@@ -26,7 +27,7 @@ model::ModelConfig model_config(const std::string& activation = "relu", int head
   m.n_heads = heads;
   m.d_head = 128 / heads;
   m.output_vocab = vocab;
-  m.derive(task::TaskConfig{});
+  m.derive(train::token_space(task::TaskConfig{}));
   return m;
 }
 

@@ -13,6 +13,7 @@
 #include "util/error.h"
 #include "util/platform.h"
 #include "test_helpers.h"
+#include "train/run_config.h"
 
 using namespace cc;
 namespace fs = std::filesystem;
@@ -23,7 +24,7 @@ namespace {
 
 train::RunConfig small_config() {
   train::RunConfig c;
-  c.model.derive(c.task);
+  c.model.derive(train::token_space(c.task));
   return c;
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/registry.h"
+#include "train/run_config.h"
 
 using namespace cc;
 
@@ -32,7 +33,7 @@ std::vector<nlohmann::json> synthetic_log(bool reversed) {
 
 train::Checkpoint zero_model() {
   train::Checkpoint ck;
-  ck.config.model.derive(ck.config.task);
+  ck.config.model.derive(train::token_space(ck.config.task));
   ck.model = std::make_shared<model::Transformer>(ck.config.model);
   std::map<std::string, torch::Tensor> w;
   for (const auto& [name, t] : ck.model->named_parameters()) w[name] = torch::zeros_like(t);

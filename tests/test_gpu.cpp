@@ -7,6 +7,7 @@
 
 #include "train/runtime.h"
 #include "train/trainer.h"
+#include "train/run_config.h"
 
 using namespace cc;
 
@@ -17,7 +18,7 @@ std::unique_ptr<train::Trainer> trained(int64_t steps, const torch::Device& devi
   train::RunConfig c;
   c.train.steps = steps;
   c.train.batch_size = 64;
-  c.model.derive(c.task);
+  c.model.derive(train::token_space(c.task));
   auto o = train::TrainOptions::silent();
   o.device = device;
   auto t = std::make_unique<train::Trainer>(c, o);

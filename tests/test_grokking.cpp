@@ -11,7 +11,6 @@
 #include "analysis/fourier_fit.h"
 #include "analysis/registry.h"
 #include "catalogue/runs.h"
-#include "family.h"
 #include "kinds.h"
 #include "modular_addition.h"
 #include "run_config.h"
@@ -26,14 +25,6 @@ namespace fs = std::filesystem;
 using namespace cc;
 
 namespace {
-
-void register_once() {
-  static const bool done = [] {
-    grokking::register_module();
-    return true;
-  }();
-  (void)done;
-}
 
 // A small run of the stated shape: p = 13, d_model 32, 2 heads, 12 steps.
 const char* kTinyRuns = R"(runs:
@@ -72,7 +63,6 @@ TEST(Grokking, SplitIsAPartitionOfEveryPair) {
 }
 
 TEST(Grokking, FamilyRunsRoundTripThroughTheEngine) {
-  register_once();
   const auto dir = cc::test::fresh_dir("family");
   const auto runs = catalogue::Runs::load(write_runs(dir));
   const auto cfg = runs.find("tiny")->for_seed(1);
@@ -95,7 +85,6 @@ TEST(Grokking, FamilyRunsRoundTripThroughTheEngine) {
 }
 
 TEST(Grokking, ResumedRunEqualsUninterruptedRunBitwise) {
-  register_once();
   const auto dir = cc::test::fresh_dir("resume");
   const auto cfg = grokking::read_run(write_runs(dir), "tiny", 0);
   grokking::train(cfg, dir + "/whole", false, "test");
@@ -115,7 +104,6 @@ TEST(Grokking, ResumedRunEqualsUninterruptedRunBitwise) {
 }
 
 TEST(Grokking, KindsMeasureTheirOwnModelsAndRefuseOthers) {
-  register_once();
   const auto dir = cc::test::fresh_dir("kinds");
   const auto cfg = grokking::read_run(write_runs(dir), "tiny", 0);
   grokking::train(cfg, dir, false, "test", 0);
@@ -140,7 +128,6 @@ TEST(Grokking, KindsMeasureTheirOwnModelsAndRefuseOthers) {
 // progress_order (N9) judges the last grid checkpoint before test accuracy reaches the level, with the
 // subject's key frequencies; with no drop, the subject itself. The metrics here are written by hand.
 TEST(Grokking, ProgressOrderJudgesTheLastGridCheckpointBeforeTheDrop) {
-  register_once();
   const auto dir = cc::test::fresh_dir("progress");
   const auto cfg = grokking::read_run(write_runs(dir), "tiny", 0);
   grokking::train(cfg, dir, false, "test");  // checkpoints at 0, 6, 12

@@ -9,6 +9,7 @@
 #include "task/eval_sets.h"
 #include "train/evaluate.h"
 #include "util/error.h"
+#include "train/run_config.h"
 
 using namespace cc;
 
@@ -16,7 +17,7 @@ namespace {
 
 model::ModelConfig default_model() {
   model::ModelConfig m;
-  m.derive(task::TaskConfig{});
+  m.derive(train::token_space(task::TaskConfig{}));
   return m;
 }
 
@@ -54,7 +55,7 @@ TEST(Model, ParameterNamesAndShapesFollowTransformerLens) {
 TEST(Model, OutputVocabularyOption) {
   model::ModelConfig c;
   c.output_vocab = "numbers";
-  c.derive(task::TaskConfig{});
+  c.derive(train::token_space(task::TaskConfig{}));
   EXPECT_EQ(model::Transformer(c).W_U().size(1), 59);
 }
 
@@ -157,8 +158,29 @@ TEST(Model, LayerFieldsAreWrittenOnlyWhenNotTheDefaults) {
   one.n_layers = 1;
   one.mlp_layers = {0};
   EXPECT_EQ(one.to_json()["mlp_layers"], nlohmann::json::array({0}));
-  EXPECT_EQ(model::ModelConfig::from_json(one.to_json(), task::TaskConfig{}).mlp_layers, std::vector<int>{0});
-  EXPECT_THROW(model::ModelConfig::from_json({{"n_layers", 1}}, task::TaskConfig{}), Error);
-  EXPECT_THROW(model::ModelConfig::from_json({{"n_layers", 2}, {"mlp_layers", {2}}}, task::TaskConfig{}), Error);
-  EXPECT_THROW(model::ModelConfig::from_json({{"n_layers", 2}, {"mlp_layers", {1, 0}}}, task::TaskConfig{}), Error);
+  const auto tokens = train::token_space(task::TaskConfig{});
+  EXPECT_EQ(model::ModelConfig::from_json(one.to_json(), tokens).mlp_layers, std::vector<int>{0});
+  EXPECT_THROW(model::ModelConfig::from_json({{"n_layers", 1}}, tokens), Error);
+  EXPECT_THROW(model::ModelConfig::from_json({{"n_layers", 2}, {"mlp_layers", {2}}}, tokens), Error);
+  EXPECT_THROW(model::ModelConfig::from_json({{"n_layers", 2}, {"mlp_layers", {1, 0}}}, tokens), Error);
+}
+
+// The model knows no task: its vocabulary and context come from the token space it is given, and
+// an empty or inconsistent one is an error rather than a zero-sized embedding.
+TEST(Model, TakesItsVocabularyAndContextFromTheTokenSpaceItIsGiven) {
+  model::ModelConfig c;
+  EXPECT_THROW(c.derive({}), Error);
+  EXPECT_THROW(c.derive({10, 11, 3}), Error);  // more answers than tokens
+  c.derive({10, 4, 3});
+  EXPECT_EQ(c.d_vocab, 10);
+  EXPECT_EQ(c.d_vocab_out, 10);  // output_vocab: full
+  EXPECT_EQ(c.n_ctx, 3);
+  c.output_vocab = "numbers";
+  c.derive({10, 4, 3});
+  EXPECT_EQ(c.d_vocab_out, 4);
+  // The built-in task's: N = 59 numbers + V = 12 variables + PAD, '+', '=' in; 59 answers; T = 16.
+  const auto tokens = train::token_space(task::TaskConfig{});
+  EXPECT_EQ(tokens.d_vocab, 74);
+  EXPECT_EQ(tokens.n_answers, 59);
+  EXPECT_EQ(tokens.n_ctx, 16);
 }

@@ -9,7 +9,6 @@
 
 #include "catalogue/paper_layout.h"
 #include "catalogue/runs.h"
-#include "family.h"  // papers/nanda_grokking/module: its runs.yaml names the modular_addition family
 #include "test_helpers.h"
 #include "util/error.h"
 #include "util/yaml_json.h"
@@ -18,14 +17,6 @@ namespace fs = std::filesystem;
 using namespace cc;
 
 namespace {
-
-void register_once() {
-  static const bool done = [] {
-    grokking::register_module();
-    return true;
-  }();
-  (void)done;
-}
 
 // The keys of WANT (recursing into objects) that HAVE lacks, as dotted paths under PREFIX.
 void missing_keys(const nlohmann::json& want, const nlohmann::json& have, const std::string& prefix,
@@ -49,7 +40,6 @@ void write(const fs::path& p, const std::string& text) {
 // A run without `base:` is its whole config: every field its JSON (what the hash is taken over) holds
 // is written in runs.yaml, so no C++ default decides a committed run's hash.
 TEST(Papers, EveryRunWithoutABaseSpellsOutItsWholeConfig) {
-  register_once();
   const auto papers = catalogue::paper_folders(CLAIMCHECK_SOURCE_DIR);
   ASSERT_GE(papers.size(), 2u) << "expected papers/assign_and_add and papers/nanda_grokking";
   int checked = 0;

@@ -17,7 +17,7 @@ inline train::RunConfig tiny_run(int64_t steps, uint64_t seed = 0, int batch = 6
   c.train.eval_every = 10;
   c.train.eval_size = eval_size;
   c.train.resume_every = 10;
-  c.model.derive(c.task);
+  c.model.derive(train::token_space(c.task));
   return c;
 }
 

@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/error.h"
+
 namespace cc::model {
 
-void ModelConfig::derive(const task::TaskConfig& task) {
-  task::Vocab vocab(task);
-  d_vocab = vocab.size();
-  d_vocab_out = output_vocab == "numbers" ? task.modulus : d_vocab;
-  n_ctx = task::kSeqLen;
+void ModelConfig::derive(const TokenSpace& tokens) {
+  if (tokens.d_vocab < 1 || tokens.n_ctx < 1 || tokens.n_answers < 1 || tokens.n_answers > tokens.d_vocab)
+    throw Error("model: the task's token space needs d_vocab >= 1, n_ctx >= 1 and 1 <= n_answers <= d_vocab");
+  d_vocab = tokens.d_vocab;
+  d_vocab_out = output_vocab == "numbers" ? tokens.n_answers : d_vocab;
+  n_ctx = tokens.n_ctx;
 }
 
 bool ModelConfig::has_mlp(int layer) const {
@@ -22,7 +25,7 @@ double ModelConfig::effective_init_std() const {
   return init_std > 0 ? init_std : 0.8 / std::sqrt(static_cast<double>(d_model));
 }
 
-ModelConfig ModelConfig::from_yaml(ObjectReader r, const task::TaskConfig& task) {
+ModelConfig ModelConfig::from_yaml(ObjectReader r, const TokenSpace& tokens) {
   ModelConfig c;
   c.d_model = static_cast<int>(r.integer_in("d_model", c.d_model, 1, 65536));
   c.d_head = static_cast<int>(r.integer_in("d_head", c.d_head, 1, 65536));
@@ -46,15 +49,15 @@ ModelConfig ModelConfig::from_yaml(ObjectReader r, const task::TaskConfig& task)
   for (const char* key : {"d_model", "d_head", "n_heads", "d_mlp"})
     if (r.has(key) && r.raw(key).get<int64_t>() <= 0) r.fail(key, "must be a positive integer");
   r.finish();
-  c.derive(task);
+  c.derive(tokens);
   return c;
 }
 
-ModelConfig ModelConfig::from_json(const nlohmann::json& j, const task::TaskConfig& task) {
+ModelConfig ModelConfig::from_json(const nlohmann::json& j, const TokenSpace& tokens) {
   YamlDoc doc;
   doc.file = "<model config json>";
   doc.value = j;
-  return from_yaml(ObjectReader(doc, ""), task);
+  return from_yaml(ObjectReader(doc, ""), tokens);
 }
 
 nlohmann::json ModelConfig::to_json(bool every_field) const {

@@ -3,15 +3,24 @@
 // d_mlp = 512, no biases, no normalisation, an MLP in block 1 only (the paper removes layer 1's),
 // learned absolute positions, causal attention. n_layers and mlp_layers let one model serve other
 // shapes (a one-layer model with its MLP in block 0, as in Nanda et al. 2023).
+// The model knows no task: what a task fixes about it (TokenSpace) is given by whoever pairs the
+// two (a run config: train/run_config.h for the built-in task, a paper module's own for a family).
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
-#include "task/config.h"
 #include "util/yaml_json.h"
 
 namespace cc::model {
+
+// What a task fixes about the model: its input tokens, how many of them can be answers (tokens
+// 0..n_answers-1, the `output_vocab: numbers` unembedding) and the sequence length.
+struct TokenSpace {
+  int d_vocab = 0;
+  int n_answers = 0;
+  int n_ctx = 0;
+};
 
 struct ModelConfig {
   int d_model = 128;                  // stated
@@ -25,16 +34,16 @@ struct ModelConfig {
   // into its hash, only when not these defaults: every run trained before they existed keeps its hash.
   int n_layers = 2;
   std::vector<int> mlp_layers = {1};
-  // Derived from the task, not read from YAML:
-  int d_vocab = 74;
-  int d_vocab_out = 74;
-  int n_ctx = task::kSeqLen;
+  // Derived from the task's TokenSpace (derive), not read from YAML; 0 until then:
+  int d_vocab = 0;
+  int d_vocab_out = 0;
+  int n_ctx = 0;
 
-  static ModelConfig from_yaml(ObjectReader r, const task::TaskConfig& task);
-  static ModelConfig from_json(const nlohmann::json& j, const task::TaskConfig& task);
+  static ModelConfig from_yaml(ObjectReader r, const TokenSpace& tokens);
+  static ModelConfig from_json(const nlohmann::json& j, const TokenSpace& tokens);
   // every_field: also n_layers and mlp_layers at their defaults (for checking a key against the schema).
   nlohmann::json to_json(bool every_field = false) const;
-  void derive(const task::TaskConfig& task);
+  void derive(const TokenSpace& tokens);
   double effective_init_std() const;
   bool has_mlp(int layer) const;
   int last_mlp_layer() const;  // -1 when no block has one

@@ -83,6 +83,11 @@ nlohmann::json TrainConfig::to_json(bool every_field) const {
   return j;
 }
 
+model::TokenSpace token_space(const task::TaskConfig& task) {
+  const task::Vocab vocab(task);
+  return {vocab.size(), task.modulus, task::kSeqLen};
+}
+
 RunConfig RunConfig::from_yaml(ObjectReader r) {
   RunConfig c;
   c.name = r.string("name", c.name);
@@ -103,7 +108,7 @@ RunConfig RunConfig::from_yaml(ObjectReader r) {
     return c;
   }
   c.task = task::TaskConfig::from_yaml(r.object_or_empty("task"));
-  c.model = model::ModelConfig::from_yaml(r.object_or_empty("model"), c.task);
+  c.model = model::ModelConfig::from_yaml(r.object_or_empty("model"), token_space(c.task));
   c.train = TrainConfig::from_yaml(r.object_or_empty("train"));
   r.finish();
   return c;

@@ -53,6 +53,10 @@ double warmup_lr(double lr, int64_t warmup_steps, int64_t step);
 // Whether `step` is on a checkpoint grid: step 0, the last step, and every `every`-th step (0: none).
 bool on_checkpoint_grid(int64_t step, int64_t last, int64_t every);
 
+// The built-in task's token space (the model's input and output, model/config.h): N numbers, V
+// variables, PAD, '+' and '=' in; the N numbers as answers; T positions.
+model::TokenSpace token_space(const task::TaskConfig& task);
+
 struct RunConfig {
   std::string name = "unnamed";  // a config file without `name:` (runs.yaml names each of its runs)
   uint64_t seed = 0;

@@ -54,13 +54,9 @@ RunConfig RunConfig::from_yaml(ObjectReader r, const std::string& name, uint64_t
   c.name = name;
   c.seed = seed;
   c.task = TaskConfig::from_yaml(r.object("task"));
-  // ModelConfig derives its vocabulary and context from the engine's own task; this task's are set
-  // here: p numbers and '=' in, the p numbers out ("numbers"), 3 positions.
-  c.model = model::ModelConfig::from_yaml(r.object("model"), task::TaskConfig{});
+  // This task's token space: p numbers and '=' in, the p numbers out ("numbers"), 3 positions.
+  c.model = model::ModelConfig::from_yaml(r.object("model"), {c.task.vocab_size(), c.task.modulus, kSeqLen});
   if (c.model.output_vocab != "numbers") r.fail("model", "output_vocab must be 'numbers' (the p residues)");
-  c.model.d_vocab = c.task.vocab_size();
-  c.model.d_vocab_out = c.task.modulus;
-  c.model.n_ctx = kSeqLen;
   c.train = OptimConfig::from_yaml(r.object("train"));
   r.finish();
   return c;
