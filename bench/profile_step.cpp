@@ -9,9 +9,9 @@
 #include <string>
 
 #include "train/ensemble_trainer.h"
+#include "train/run_config.h"
 #include "train/runtime.h"
 #include "train/trainer.h"
-#include "train/run_config.h"
 
 using namespace cc;
 

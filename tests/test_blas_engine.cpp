@@ -10,11 +10,11 @@
 #include "model/transformer.h"
 #include "task/eval_sets.h"
 #include "train/evaluate.h"
+#include "train/run_config.h"
 #include "util/error.h"
 
 #ifdef CLAIMCHECK_BLAS_ENGINE
 #include "model/blas_transformer.h"
-#include "train/run_config.h"
 
 using namespace cc;
 

@@ -8,12 +8,12 @@
 
 #include "train/checkpoint.h"
 #include "train/metrics_log.h"
+#include "train/run_config.h"
 #include "train/runtime.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/platform.h"
 #include "test_helpers.h"
-#include "train/run_config.h"
 
 using namespace cc;
 namespace fs = std::filesystem;

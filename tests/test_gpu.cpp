@@ -5,9 +5,9 @@
 
 #include <memory>
 
+#include "train/run_config.h"
 #include "train/runtime.h"
 #include "train/trainer.h"
-#include "train/run_config.h"
 
 using namespace cc;
 

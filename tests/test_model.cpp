@@ -8,8 +8,8 @@
 #include "model/transformer.h"
 #include "task/eval_sets.h"
 #include "train/evaluate.h"
-#include "util/error.h"
 #include "train/run_config.h"
+#include "util/error.h"
 
 using namespace cc;
 
