@@ -14,13 +14,13 @@ namespace cc::app {
 namespace {
 
 // The first 64 sequences of every evaluation set, their logits and their activation cache.
-void write_cache(const model::Transformer& model, const std::vector<task::EvalSet>& sets, const std::string& path) {
-  std::vector<task::Example> examples;
+void write_cache(const model::Transformer& model, const std::vector<train::NamedBatch>& sets, const std::string& path) {
+  std::vector<torch::Tensor> firsts;
   for (const auto& s : sets)
-    for (size_t i = 0; i < s.examples.size() && i < 64; ++i) examples.push_back(s.examples[i]);
-  if (examples.empty()) throw Error("--cache-out: the evaluation sets are empty");
+    if (s.batch.size() > 0) firsts.push_back(s.batch.tokens.slice(0, 0, 64));
+  if (firsts.empty()) throw Error("--cache-out: the evaluation sets are empty");
   torch::NoGradGuard no_grad;
-  const auto tokens = train::tokens_tensor(examples);  // [B, T]
+  const auto tokens = torch::cat(firsts);  // [B, T]
   model::ActivationCache cache;
   const auto logits = model.run_with_cache(tokens.to(model.device()), cache);  // [B, T, vocab]
   StFile file;
@@ -29,7 +29,8 @@ void write_cache(const model::Transformer& model, const std::vector<task::EvalSe
   file.tensors.emplace_back("logits", train::safetensors_tensor(logits));
   for (const auto& name : cache.names()) file.tensors.emplace_back(name, train::safetensors_tensor(cache[name]));
   write_safetensors(path, file);
-  std::printf("cache: %s (%zu sequences, %zu activations)\n", path.c_str(), examples.size(), cache.names().size());
+  std::printf("cache: %s (%lld sequences, %zu activations)\n", path.c_str(), static_cast<long long>(tokens.size(0)),
+              cache.names().size());
 }
 
 }  // namespace
@@ -47,7 +48,7 @@ int cmd_eval(const std::vector<std::string>& args) {
       ("eval-seed", po::value(&eval_seed), "seed of the evaluation sets (default: the run's train.eval_seed)")
       ("device", po::value(&device), "cpu | cuda | cuda:N")
       ("cache-out", po::value(&cache_out),
-       "also write FILE (safetensors): `tokens` [B, 16] (I64; the first 64 sequences of each evaluation set), their "
+       "also write FILE (safetensors): `tokens` [B, T] (I64; the first 64 sequences of each evaluation set), their "
        "`logits` [B, 16, vocab] and every activation of run_with_cache under its TransformerLens hook name, for "
        "checking the forward pass against another implementation (tests/tl_reference.py)");
   // clang-format on
@@ -62,8 +63,7 @@ int cmd_eval(const std::vector<std::string>& args) {
   train::apply_threads(train::default_threads());
   const auto ck = train::load_checkpoint(checkpoint, train::parse_device(device));
   const uint64_t seed = vm.count("eval-seed") ? eval_seed : ck.config.train.eval_seed;
-  task::Sampler sampler(ck.config.task);
-  const auto sets = task::make_eval_sets(sampler, size, seed);
+  const auto sets = train::make_task_data(ck.config)->eval_sets(size, seed);
   std::printf("%s  (run %s, seed %llu, step %lld)\n", checkpoint.c_str(), ck.config.name.c_str(),
               static_cast<unsigned long long>(ck.config.seed), static_cast<long long>(ck.step));
   std::printf("%-18s %8s %10s %8s\n", "set", "n", "accuracy", "loss");

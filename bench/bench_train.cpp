@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
+#include "train/builtin_task.h"
 #include "train/ensemble_trainer.h"
 #include "train/evaluate.h"
 #include "train/run_config.h"
@@ -148,11 +149,11 @@ struct EvalCase {
   EvalCase() : model(default_run(512).model), sampler(default_run(512).task) {
     train::apply_threads(train::default_threads());
     model.init(0);
-    set = task::make_eval_set(sampler, "test_2", 10000, 1);
+    set = train::to_batch(task::make_eval_set(sampler, "test_2", 10000, 1));
   }
   model::Transformer model;
   task::Sampler sampler;
-  task::EvalSet set;
+  train::NamedBatch set;  // tokens [10000, T], targets [10000]
 };
 
 void BM_Evaluate(benchmark::State& state) {
@@ -166,17 +167,15 @@ BENCHMARK(BM_Evaluate)->Unit(benchmark::kMillisecond)->UseRealTime();
 // 512, argmax and summed cross-entropy (the ratio to BM_Evaluate is the engine's gain).
 void BM_EvaluateLibtorch(benchmark::State& state) {
   EvalCase c;
-  const auto& ex = c.set.examples;
+  const int64_t n = c.set.batch.size();
   torch::NoGradGuard no_grad;
   for (auto _ : state) {
     int64_t correct = 0;
     double loss = 0.0;
-    for (size_t start = 0; start < ex.size(); start += train::kEvalBatch) {
-      const auto end = std::min(ex.size(), start + train::kEvalBatch);
-      const std::vector<task::Example> chunk(ex.begin() + static_cast<std::ptrdiff_t>(start),
-                                             ex.begin() + static_cast<std::ptrdiff_t>(end));
-      auto logits = c.model.forward_last(train::tokens_tensor(chunk));
-      auto targets = train::targets_tensor(chunk);
+    for (int64_t start = 0; start < n; start += train::kEvalBatch) {
+      const int64_t end = std::min(n, start + train::kEvalBatch);
+      auto logits = c.model.forward_last(c.set.batch.tokens.slice(0, start, end));  // [b, d_vocab_out]
+      auto targets = c.set.batch.targets.slice(0, start, end);                      // [b]
       correct += (logits.argmax(-1) == targets).sum().item<int64_t>();
       loss += torch::nn::functional::cross_entropy(
                   logits, targets, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))

@@ -9,7 +9,7 @@
 #include "model/blas_bridge.h"
 #include "model/transformer.h"
 #include "task/eval_sets.h"
-#include "train/evaluate.h"
+#include "train/builtin_task.h"
 #include "train/run_config.h"
 #include "util/error.h"
 

@@ -3,6 +3,7 @@
 
 #include "analysis/kinds.h"
 #include "task/eval_sets.h"
+#include "train/builtin_task.h"
 #include "train/evaluate.h"
 #include "train/metrics_log.h"
 
@@ -30,7 +31,7 @@ Measurement measure(const MeasureInput& in) {
   task::Sampler sampler(in.checkpoint.config.task);
   const auto set = task::make_eval_set(sampler, in.params["set"].get<std::string>(), in.params["size"].get<int>(),
                                        in.params["eval_seed"].get<uint64_t>());
-  const auto r = train::evaluate_set(*in.checkpoint.model, set);
+  const auto r = train::evaluate_set(*in.checkpoint.model, train::to_batch(set));
   Measurement m;
   m.n = r.n;
   m.successes = r.correct;

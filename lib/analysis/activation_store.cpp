@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "analysis/common.h"
-#include "train/evaluate.h"
+#include "train/builtin_task.h"
 
 namespace cc::analysis {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "train/evaluate.h"
+#include "train/builtin_task.h"
 
 namespace cc::analysis {
 

@@ -10,7 +10,6 @@
 
 #include "analysis/common.h"
 #include "analysis/kinds.h"
-#include "train/evaluate.h"
 
 namespace cc::analysis {
 namespace {

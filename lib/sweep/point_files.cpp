@@ -8,7 +8,6 @@
 #include <cstring>
 #include <filesystem>
 
-#include "task/eval_sets.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
 #include "util/atomic_file.h"
@@ -57,8 +56,7 @@ bool final_eval_done(const std::string& dir, int64_t steps) {
 void write_final_eval(const std::string& dir, const catalogue::SweepSpec& s, const catalogue::SweepPoint& p) {
   const int64_t steps = p.config.train.steps;
   const train::Checkpoint ck = train::load_checkpoint(train::checkpoint_path(dir, steps));
-  task::Sampler sampler(p.config.task);
-  const auto sets = task::make_eval_sets(sampler, s.final_eval_size, s.final_eval_seed);
+  const auto sets = train::make_task_data(p.config)->eval_sets(s.final_eval_size, s.final_eval_seed);
   nlohmann::json out = {{"step", steps}, {"size", s.final_eval_size}, {"eval_seed", s.final_eval_seed}};
   out["sets"] = nlohmann::json::object();
   for (const auto& r : train::evaluate(*ck.model, sets))

@@ -12,9 +12,7 @@
 
 #include "catalogue/layout.h"
 #include "sweep/point_files.h"
-#include "task/eval_sets.h"
 #include "train/checkpoint.h"
-#include "train/evaluate.h"
 #include "train/metrics_log.h"
 #include "train/runtime.h"
 #include "train/trainer.h"

@@ -10,7 +10,6 @@
 #include "model/blas_bridge.h"
 #include "model/blas_transformer.h"
 #include "train/checkpoint.h"
-#include "train/evaluate.h"
 #include "train/step_engine.h"
 
 namespace cc::train {
@@ -36,8 +35,8 @@ class BlasStep final : public StepEngine {
     }
   }
 
-  torch::Tensor step(int64_t step, const std::vector<task::Example>& batch) override {
-    auto tokens = tokens_tensor(batch), targets = targets_tensor(batch);  // [B, T], [B]
+  torch::Tensor step(int64_t step, const Batch& batch) override {
+    auto tokens = batch.tokens.contiguous(), targets = batch.targets.contiguous();  // [B, T], [B] on the CPU
     const int64_t B = tokens.size(0), T = tokens.size(1);
     logits_.resize(static_cast<size_t>(B * model_.config().d_vocab_out));
     engine_.forward(w_.data(), tokens.data_ptr<int64_t>(), B, T, logits_.data());

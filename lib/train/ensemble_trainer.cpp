@@ -48,7 +48,7 @@ EnsembleTrainer::EnsembleTrainer(std::vector<RunConfig> members, std::vector<std
   ensemble_ = std::make_unique<model::Ensemble>(cfgs_[0].model, K);
   std::vector<int64_t> resume(K, 0);
   for (int64_t k = 0; k < K; ++k) {
-    samplers_.emplace_back(cfgs_[k].task);
+    data_.push_back(make_task_data(cfgs_[k]));
     model::Transformer m(cfgs_[k].model);
     m.init(cfgs_[k].seed);
     ensemble_->set_member(k, m);
@@ -99,10 +99,10 @@ std::unique_ptr<model::Transformer> EnsembleTrainer::member(int64_t k) const {
 torch::Tensor EnsembleTrainer::train_step(int64_t step) {
   const int B = cfgs_[0].train.batch_size;
   std::vector<torch::Tensor> tokens, targets;
-  for (size_t k = 0; k < cfgs_.size(); ++k) {
-    const auto batch = samplers_[k].train_batch(cfgs_[k].seed, step, B);
-    tokens.push_back(tokens_tensor(batch));    // [B, T]
-    targets.push_back(targets_tensor(batch));  // [B]
+  for (const auto& data : data_) {
+    Batch batch = data->train_batch(step);
+    tokens.push_back(batch.tokens);    // [B, T]
+    targets.push_back(batch.targets);  // [B]
   }
   const int64_t K = members();
   auto logits = ensemble_->forward_last(torch::stack(tokens).to(opts_.device));  // [K, B, V]
@@ -155,7 +155,7 @@ int64_t EnsembleTrainer::run() {
   eval_sets_.resize(static_cast<size_t>(K));
   if (opts_.log_metrics)
     for (int64_t k = 0; k < K; ++k) {
-      eval_sets_[k] = task::make_eval_sets(samplers_[k], tc.eval_size, tc.eval_seed);
+      eval_sets_[k] = data_[k]->eval_sets(tc.eval_size, tc.eval_seed);
       if (!dirs_[k].empty()) metrics_[k] = open_metrics_log(dirs_[k], start_step_);
     }
   ScheduleHooks hooks;

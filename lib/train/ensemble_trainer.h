@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "model/ensemble.h"
-#include "task/sampler.h"
-#include "train/evaluate.h"
-#include "train/run_config.h"
 #include "train/bookkeeping.h"
+#include "train/evaluate.h"
 #include "train/options.h"
+#include "train/run_config.h"
+#include "train/task_data.h"
 
 namespace torch::optim {
 class AdamW;
@@ -50,8 +50,8 @@ class EnsembleTrainer {
   std::vector<RunConfig> cfgs_;
   std::vector<std::string> dirs_;
   TrainOptions opts_;
-  std::vector<task::Sampler> samplers_;
-  std::vector<std::vector<task::EvalSet>> eval_sets_;
+  std::vector<std::unique_ptr<TaskData>> data_;  // member k's batches and evaluation sets
+  std::vector<std::vector<NamedBatch>> eval_sets_;
   nlohmann::json runtime_;
   std::unique_ptr<model::Ensemble> ensemble_;
   std::unique_ptr<torch::optim::AdamW> opt_;

@@ -1,5 +1,5 @@
 #pragma once
-// Accuracy and loss of a model on evaluation sets, and the bridge from task examples to tensors.
+// Accuracy and loss of a model on evaluation sets (task_data.h: tokens and targets as tensors).
 #include <torch/types.h>
 
 #include <cstdint>
@@ -7,18 +7,15 @@
 #include <vector>
 
 #include "model/transformer.h"
-#include "task/eval_sets.h"
+#include "train/task_data.h"
 
 namespace cc::train {
-
-torch::Tensor tokens_tensor(const std::vector<task::Example>& examples);   // [B, T] int64
-torch::Tensor targets_tensor(const std::vector<task::Example>& examples);  // [B] int64
 
 struct SetResult {
   std::string name;
   int64_t n = 0;
   int64_t correct = 0;
-  double loss = 0.0;  // mean cross-entropy at '='
+  double loss = 0.0;  // mean cross-entropy at the last position
   double accuracy() const { return n > 0 ? static_cast<double>(correct) / static_cast<double>(n) : 0.0; }
 };
 
@@ -30,11 +27,8 @@ struct SetResult {
 // arithmetic (measured: G1 from 11.2 s to the figure in reports/perf.md).
 constexpr int kEvalBatch = 512;
 
-// Per-example correctness (1 = argmax at '=' equals the target), in the set's order.
-std::vector<uint8_t> correct_mask(const model::Transformer& model, const std::vector<task::Example>& examples,
-                                  int batch = kEvalBatch);
-SetResult evaluate_set(const model::Transformer& model, const task::EvalSet& set, int batch = kEvalBatch);
-std::vector<SetResult> evaluate(const model::Transformer& model, const std::vector<task::EvalSet>& sets,
+SetResult evaluate_set(const model::Transformer& model, const NamedBatch& set, int batch = kEvalBatch);
+std::vector<SetResult> evaluate(const model::Transformer& model, const std::vector<NamedBatch>& sets,
                                 int batch = kEvalBatch);
 
 }  // namespace cc::train

@@ -9,6 +9,7 @@
 #include <torch/types.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@ namespace cc::train {
 
 struct RunConfig;
 struct UnstatedChoice;
+class TaskData;
 
 struct TaskFamily {
   std::string name;  // the value of task.family, e.g. "modular_addition"
@@ -29,6 +31,9 @@ struct TaskFamily {
       train;
   // The choices the family's paper leaves open, with this config's values (the report lists them).
   std::function<std::vector<UnstatedChoice>(const RunConfig& cfg)> unstated;
+  // The run's batches and evaluation sets as tensors (task_data.h), for the engine's trainers and
+  // `claimcheck eval`. Empty: the family trains its runs itself (`train` above) and gives none.
+  std::function<std::unique_ptr<TaskData>(const RunConfig& cfg)> data;
   // Every ordered pair of operands (n, m) once, as the model's input tokens [N*N, T], row g = n * N + m,
   // with N set: the grid the engine's Fourier kinds (analysis/neuron_grid.h) fit over. Empty: none.
   std::function<torch::Tensor(const RunConfig& cfg, int& modulus)> operand_grid;

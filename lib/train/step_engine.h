@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "model/transformer.h"
-#include "task/sampler.h"
 #include "train/run_config.h"
+#include "train/task_data.h"
 
 namespace torch::optim {
 class AdamW;
@@ -26,7 +26,7 @@ class StepEngine {
   virtual ~StepEngine() = default;
   // One optimisation step on `batch`, the batch of `step` (the step also sets a warmup's rate);
   // returns the batch's mean loss (a 0-dim tensor).
-  virtual torch::Tensor step(int64_t step, const std::vector<task::Example>& batch) = 0;
+  virtual torch::Tensor step(int64_t step, const Batch& batch) = 0;
   // Makes the model and the optimizer the engine was made with hold its current weights and AdamW
   // moments. An engine that trains them in place has nothing to do; one that keeps its own copies
   // copies them back (only when a step was taken since the last time).

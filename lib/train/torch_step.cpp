@@ -2,7 +2,6 @@
 // model's own parameters, on any device.
 #include <torch/torch.h>
 
-#include "train/evaluate.h"
 #include "train/step_engine.h"
 
 namespace cc::train {
@@ -13,10 +12,10 @@ class TorchStep final : public StepEngine {
   TorchStep(const TrainConfig& tc, model::Transformer& model, torch::optim::AdamW& opt, torch::Device device)
       : tc_(tc), model_(model), opt_(opt), device_(device) {}
 
-  torch::Tensor step(int64_t step, const std::vector<task::Example>& batch) override {
-    auto tokens = tokens_tensor(batch).to(device_);    // [B, T]
-    auto targets = targets_tensor(batch).to(device_);  // [B]
-    auto logits = model_.forward_last(tokens);         // [B, d_vocab_out]
+  torch::Tensor step(int64_t step, const Batch& batch) override {
+    auto tokens = batch.tokens.to(device_);     // [B, T]
+    auto targets = batch.targets.to(device_);   // [B]
+    auto logits = model_.forward_last(tokens);  // [B, d_vocab_out]
     auto loss = torch::nn::functional::cross_entropy(logits, targets);
     opt_.zero_grad();
     loss.backward();

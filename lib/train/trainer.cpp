@@ -13,7 +13,7 @@ namespace cc::train {
 namespace fs = std::filesystem;
 
 Trainer::Trainer(RunConfig cfg, TrainOptions opts)
-    : cfg_(std::move(cfg)), opts_(std::move(opts)), sampler_(cfg_.task), runtime_(runtime_info()) {
+    : cfg_(std::move(cfg)), opts_(std::move(opts)), data_(make_task_data(cfg_)), runtime_(runtime_info()) {
   model_ = std::make_unique<model::Transformer>(cfg_.model);
   model_->init(cfg_.seed);
   model_->to(opts_.device);
@@ -50,21 +50,19 @@ void Trainer::save(int64_t step, bool with_optimizer) {
   if (with_optimizer) save_optimizer(checkpoint_path(opts_.out_dir, step), *opt_, *model_);
 }
 
-void Trainer::log_eval(int64_t step, const std::vector<task::EvalSet>& sets, double train_loss) {
+void Trainer::log_eval(int64_t step, const std::vector<NamedBatch>& sets, double train_loss) {
   if (metrics_ && logged_before_resume(*metrics_, step, start_step_)) return;
   last_eval_ = evaluate(model(), sets);
   if (metrics_) metrics_->append(metrics_record(step, clock_.elapsed(), train_loss, last_eval_));
 }
 
-torch::Tensor Trainer::train_step(int64_t step) {
-  return engine_->step(step, sampler_.train_batch(cfg_.seed, step, cfg_.train.batch_size));
-}
+torch::Tensor Trainer::train_step(int64_t step) { return engine_->step(step, data_->train_batch(step)); }
 
 int64_t Trainer::run() {
   clock_.start();
-  std::vector<task::EvalSet> sets;
+  std::vector<NamedBatch> sets;
   if (opts_.log_metrics) {
-    sets = task::make_eval_sets(sampler_, cfg_.train.eval_size, cfg_.train.eval_seed);
+    sets = data_->eval_sets(cfg_.train.eval_size, cfg_.train.eval_seed);
     if (!opts_.out_dir.empty()) metrics_ = open_metrics_log(opts_.out_dir, start_step_);
   }
   ScheduleHooks hooks;

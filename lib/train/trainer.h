@@ -1,5 +1,6 @@
 #pragma once
-// The training loop (§3): AdamW on cross-entropy at '=', batches drawn on the fly from S_T.
+// The training loop (§3): AdamW on cross-entropy at the last position, on the batch the task's data
+// (task_data.h) gives for each step.
 // Deterministic on CPU: the same config, seed, build and thread setup give bitwise-identical
 // weights, and a resumed run equals an uninterrupted one (the data for step s depends only on
 // (seed, s); weights and AdamW moments are restored from the resume point).
@@ -18,6 +19,7 @@
 #include "train/evaluate.h"
 #include "train/options.h"
 #include "train/run_config.h"
+#include "train/task_data.h"
 
 namespace torch::optim {
 class AdamW;
@@ -45,12 +47,12 @@ class Trainer {
  private:
   void resume_from(const std::string& dir);
   void save(int64_t step, bool with_optimizer);
-  void log_eval(int64_t step, const std::vector<task::EvalSet>& sets, double train_loss);
+  void log_eval(int64_t step, const std::vector<NamedBatch>& sets, double train_loss);
 
   RunConfig cfg_;
   TrainOptions opts_;
-  task::Sampler sampler_;
-  nlohmann::json runtime_;  // versions and git commit of the code that trains, taken once at start
+  std::unique_ptr<TaskData> data_;  // the run's batches and evaluation sets
+  nlohmann::json runtime_;          // versions and git commit of the code that trains, taken once at start
   std::unique_ptr<model::Transformer> model_;
   std::unique_ptr<torch::optim::AdamW> opt_;
   std::unique_ptr<StepEngine> engine_;

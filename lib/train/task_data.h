@@ -1,0 +1,43 @@
+#pragma once
+// What the engine's trainers and evaluation need of a task, as tensors: the batch of each training
+// step and the named evaluation sets of the metrics log. Trainer, EnsembleTrainer, the step engines
+// and evaluate.h know no more of a task than this. A task family gives it (family.h: TaskFamily::data);
+// a run without a family gets the built-in task's (builtin_task.h).
+#include <torch/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cc::train {
+
+struct RunConfig;
+
+// Sequences and the answer each should give at its last position.
+struct Batch {
+  torch::Tensor tokens;   // [B, T] int64, contiguous, on the CPU
+  torch::Tensor targets;  // [B] int64
+  int64_t size() const { return tokens.defined() ? tokens.size(0) : 0; }
+};
+
+struct NamedBatch {
+  std::string name;  // the evaluation set's name, as the metrics log and the claims spell it
+  Batch batch;
+};
+
+class TaskData {
+ public:
+  virtual ~TaskData() = default;
+  // The batch of `step` (0-based) of the run the data was made for: a function of the run's seed,
+  // its batch size and `step` only, so a resumed run sees the batches an uninterrupted one would.
+  virtual Batch train_batch(int64_t step) const = 0;
+  // Every evaluation set, in report order; `size` rows each (an exhaustive set has its own size),
+  // a function of `eval_seed` only. A set may be empty.
+  virtual std::vector<NamedBatch> eval_sets(int size, uint64_t eval_seed) const = 0;
+};
+
+// The data of `cfg`'s task: its family's (cc::Error when that family gives none), else the built-in task's.
+std::unique_ptr<TaskData> make_task_data(const RunConfig& cfg);
+
+}  // namespace cc::train
