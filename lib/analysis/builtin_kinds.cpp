@@ -18,14 +18,9 @@ const Registry& builtin_registry() {
   static const Registry registry = [] {
     Registry r;
     register_accuracy(r);
-    register_attention(r);
-    register_circuits(r);
-    register_cosine(r);
     register_fourier(r);
-    register_probes(r);
     register_reproducibility(r);
     register_sweep(r);
-    register_dynamics(r);
     for (const auto& add : module_kinds()) add(r);
     return r;
   }();

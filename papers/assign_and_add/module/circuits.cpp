@@ -9,7 +9,7 @@
 #include <algorithm>
 
 #include "analysis/common.h"
-#include "analysis/kinds.h"
+#include "module.h"
 
 namespace cc::analysis {
 namespace {

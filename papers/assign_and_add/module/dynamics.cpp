@@ -21,7 +21,7 @@
 #include <optional>
 
 #include "analysis/common.h"
-#include "analysis/kinds.h"
+#include "module.h"
 #include "analysis/phases.h"
 #include "task/eval_sets.h"
 

@@ -14,7 +14,7 @@
 #include <set>
 
 #include "analysis/common.h"
-#include "analysis/kinds.h"
+#include "module.h"
 
 namespace cc::analysis {
 namespace {
