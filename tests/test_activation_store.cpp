@@ -8,6 +8,8 @@
 #include "analysis/activation_store.h"
 #include "analysis/common.h"
 #include "analysis/registry.h"
+#include "examples.h"  // papers/assign_and_add/module
+#include "train/builtin_task.h"
 #include "train/run_config.h"
 
 using namespace cc;
@@ -25,12 +27,13 @@ train::Checkpoint random_model(uint64_t seed) {
 const analysis::HookRead kPattern{"blocks.0.attn.hook_pattern"};
 const analysis::HookRead kResidMidAtEquals{"blocks.1.hook_resid_mid", task::kEqualsPos};
 
-// The hook as the kinds read it before the store existed: their own forward over sample_sets.
+// The hook as the kinds read it before the store existed: their own forward over the sampled
+// sequences, made into tokens afresh.
 torch::Tensor own_forward(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size,
                           const analysis::HookRead& h) {
   std::vector<torch::Tensor> parts;
-  analysis::for_each_cached(*ck.model, analysis::sample_sets(ck, sets, size, 7),
-                            [&](const model::ActivationCache& c, const std::vector<task::Example>&) {
+  analysis::for_each_cached(*ck.model, train::tokens_tensor(analysis::sample_examples(ck, sets, size, 7)),
+                            [&](const model::ActivationCache& c, size_t, size_t) {
                               parts.push_back(h.position < 0 ? c[h.hook] : c[h.hook].select(1, h.position));
                             });
   return torch::cat(parts);
@@ -38,7 +41,7 @@ torch::Tensor own_forward(const train::Checkpoint& ck, const std::vector<std::st
 
 torch::Tensor from_store(const analysis::Activations& a, const analysis::HookRead& h) {
   std::vector<torch::Tensor> parts;
-  a.for_each([&](const model::ActivationCache& c, const std::vector<task::Example>&) { parts.push_back(c[h.key()]); });
+  a.for_each([&](const model::ActivationCache& c, size_t, size_t) { parts.push_back(c[h.key()]); });
   return torch::cat(parts);
 }
 
@@ -52,7 +55,7 @@ TEST(ActivationStore, GivesTheSameBitsAsAForwardOfItsOwn) {
   EXPECT_TRUE(torch::equal(from_store(a, kPattern), own_forward(ck, {"test_1", "test_2"}, 1000, kPattern)));
   EXPECT_TRUE(
       torch::equal(from_store(a, kResidMidAtEquals), own_forward(ck, {"test_1", "test_2"}, 1000, kResidMidAtEquals)));
-  EXPECT_EQ(a.examples().size(), 2000u);
+  EXPECT_EQ(a.rows(), 2000u);
   EXPECT_EQ(from_store(a, kResidMidAtEquals).sizes(), (std::vector<int64_t>{2000, 128}));
 }
 

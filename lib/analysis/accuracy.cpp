@@ -2,8 +2,6 @@
 #include <torch/torch.h>
 
 #include "analysis/kinds.h"
-#include "task/eval_sets.h"
-#include "train/builtin_task.h"
 #include "train/evaluate.h"
 #include "train/metrics_log.h"
 
@@ -17,7 +15,7 @@ constexpr int64_t kDefaultClaimEvalSeed = 20260531;
 
 nlohmann::json parse(ObjectReader r) {
   nlohmann::json p;
-  p["set"] = r.one_of("set", task::eval_set_names(), "test_0");
+  p["set"] = r.one_of("set", train::known_eval_set_names(), "test_0");
   const int64_t size = r.integer("size", 10000);
   // The set's sequences are held while it is evaluated (in chunks): ~100 bytes each, so 1e6 is ~0.1 GB.
   if (size < 1 || size > 1000000) r.fail("size", "must be in [1, 1000000]");
@@ -28,10 +26,10 @@ nlohmann::json parse(ObjectReader r) {
 }
 
 Measurement measure(const MeasureInput& in) {
-  task::Sampler sampler(in.checkpoint.config.task);
-  const auto set = task::make_eval_set(sampler, in.params["set"].get<std::string>(), in.params["size"].get<int>(),
-                                       in.params["eval_seed"].get<uint64_t>());
-  const auto r = train::evaluate_set(*in.checkpoint.model, train::to_batch(set));
+  const auto set = train::make_task_data(in.checkpoint.config)
+                       ->eval_set(in.params["set"].get<std::string>(), in.params["size"].get<int>(),
+                                  in.params["eval_seed"].get<uint64_t>());
+  const auto r = train::evaluate_set(*in.checkpoint.model, set);
   Measurement m;
   m.n = r.n;
   m.successes = r.correct;

@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "analysis/common.h"
-#include "train/builtin_task.h"
+#include "train/task_data.h"
 
 namespace cc::analysis {
 namespace {
@@ -16,21 +16,20 @@ size_t cache_bytes(const model::ActivationCache& c) {
   return n;
 }
 
-// Runs the model over one set's examples in chunks, keeping `hooks` (each its own storage, so the
+// Runs the model over one set's sequences in chunks, keeping `hooks` (each its own storage, so the
 // byte count is what the entry holds).
-std::shared_ptr<SetActivations> run_set(const model::Transformer& model, std::vector<task::Example> examples,
+std::shared_ptr<SetActivations> run_set(const model::Transformer& model, torch::Tensor tokens,
                                         const std::set<HookRead>& hooks) {
   torch::NoGradGuard no_grad;
   auto out = std::make_shared<SetActivations>();
-  out->examples = std::move(examples);
+  out->tokens = std::move(tokens);
   out->hooks = hooks;
+  const size_t rows = static_cast<size_t>(out->tokens.size(0));
   const size_t chunk = static_cast<size_t>(ActivationStore::kChunk);
-  for (size_t begin = 0; begin < out->examples.size(); begin += chunk) {
-    const size_t end = std::min(out->examples.size(), begin + chunk);
-    const std::vector<task::Example> part(out->examples.begin() + static_cast<std::ptrdiff_t>(begin),
-                                          out->examples.begin() + static_cast<std::ptrdiff_t>(end));
+  for (size_t begin = 0; begin < rows; begin += chunk) {
+    const size_t end = std::min(rows, begin + chunk);
     model::ActivationCache full;
-    model.run_with_cache(train::tokens_tensor(part), full);
+    model.run_with_cache(out->tokens.slice(0, static_cast<int64_t>(begin), static_cast<int64_t>(end)), full);
     SetActivations::Chunk c{begin, end, {}};
     for (const auto& h : hooks) {
       const torch::Tensor& all = full[h.hook];  // throws, naming the hooks there are, for an unknown one
@@ -49,18 +48,18 @@ std::string HookRead::key() const { return position < 0 ? hook : hook + "[:, " +
 
 bool HookRead::operator<(const HookRead& o) const { return std::tie(hook, position) < std::tie(o.hook, o.position); }
 
-void Activations::for_each(
-    const std::function<void(const model::ActivationCache&, const std::vector<task::Example>&)>& fn) const {
-  for (const auto& s : sets)
-    for (const auto& c : s->chunks)
-      fn(c.cache, std::vector<task::Example>(s->examples.begin() + static_cast<std::ptrdiff_t>(c.begin),
-                                             s->examples.begin() + static_cast<std::ptrdiff_t>(c.end)));
+void Activations::for_each(const std::function<void(const model::ActivationCache&, size_t, size_t)>& fn) const {
+  size_t offset = 0;  // rows of the sets before this one
+  for (const auto& s : sets) {
+    for (const auto& c : s->chunks) fn(c.cache, offset + c.begin, offset + c.end);
+    offset += static_cast<size_t>(s->tokens.size(0));
+  }
 }
 
-std::vector<task::Example> Activations::examples() const {
-  std::vector<task::Example> out;
-  for (const auto& s : sets) out.insert(out.end(), s->examples.begin(), s->examples.end());
-  return out;
+size_t Activations::rows() const {
+  size_t n = 0;
+  for (const auto& s : sets) n += static_cast<size_t>(s->tokens.size(0));
+  return n;
 }
 
 bool ActivationStore::Key::operator<(const Key& o) const {
@@ -116,8 +115,8 @@ std::shared_ptr<const SetActivations> ActivationStore::get_set(const train::Chec
     wanted_.insert(asked.begin(), asked.end());
     keep = wanted_;
   }
-  task::Sampler sampler(ck.config.task);
-  auto value = run_set(*ck.model, task::make_eval_set(sampler, key.set, key.size, key.seed).examples, keep);
+  auto value =
+      run_set(*ck.model, train::make_task_data(ck.config)->eval_set(key.set, key.size, key.seed).batch.tokens, keep);
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.forwards;
   auto it = slots_.find(key);

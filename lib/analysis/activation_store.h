@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "model/transformer.h"
-#include "task/eval_sets.h"
 #include "train/checkpoint.h"
 
 namespace cc::analysis {
@@ -39,10 +38,10 @@ struct HookRead {
 // One evaluation set's sequences and the chosen activations on them, in chunks.
 struct SetActivations {
   struct Chunk {
-    size_t begin = 0, end = 0;     // examples[begin, end)
+    size_t begin = 0, end = 0;     // rows [begin, end) of tokens
     model::ActivationCache cache;  // the kept hooks, [end - begin, ...] each
   };
-  std::vector<task::Example> examples;
+  torch::Tensor tokens;  // [R, T] int64: the set's sequences (train::TaskData::eval_set)
   std::vector<Chunk> chunks;
   std::set<HookRead> hooks;  // what every chunk's cache holds
   size_t bytes = 0;
@@ -51,9 +50,11 @@ struct SetActivations {
 // The sample a kind reads: several sets, in the order asked.
 struct Activations {
   std::vector<std::shared_ptr<const SetActivations>> sets;
-  // fn(cache, the chunk's examples), set by set, chunk by chunk.
-  void for_each(const std::function<void(const model::ActivationCache&, const std::vector<task::Example>&)>& fn) const;
-  std::vector<task::Example> examples() const;  // every set's, concatenated
+  // fn(cache, begin, end), set by set, chunk by chunk: the chunk holds rows [begin, end) of the sets'
+  // sequences taken one after the other (a kind that needs more of a sequence than its tokens gets
+  // its task's sequences in the same order, e.g. papers/assign_and_add/module/examples.h).
+  void for_each(const std::function<void(const model::ActivationCache&, size_t begin, size_t end)>& fn) const;
+  size_t rows() const;  // every set's sequences
 };
 
 class ActivationStore {
@@ -65,8 +66,8 @@ class ActivationStore {
   // them: the reads of every kind a verify will measure, so that each forward runs once.
   void want(const std::vector<HookRead>& hooks);
 
-  // `hooks` of `ck` on sample_sets(ck, {set}, size, seed) for each set: from the store, else computed
-  // (once, whichever thread asks first) and kept.
+  // `hooks` of `ck` on each of `sets`, its task's evaluation sets (train::TaskData::eval_set with `size`
+  // and `seed`): from the store, else computed (once, whichever thread asks first) and kept.
   Activations get(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size, uint64_t seed,
                   const std::vector<HookRead>& hooks);
 

@@ -6,32 +6,19 @@
 
 #include <cmath>
 
-#include "train/builtin_task.h"
+#include "train/task_data.h"
 
 namespace cc::analysis {
 
-std::vector<task::Example> sample_sets(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size,
-                                       uint64_t seed) {
-  task::Sampler sampler(ck.config.task);
-  std::vector<task::Example> out;
-  for (const auto& name : sets) {
-    auto set = task::make_eval_set(sampler, name, size, seed);
-    out.insert(out.end(), set.examples.begin(), set.examples.end());
-  }
-  return out;
-}
-
-void for_each_cached(const model::Transformer& model, const std::vector<task::Example>& examples,
-                     const std::function<void(const model::ActivationCache&, const std::vector<task::Example>&)>& fn,
-                     int chunk) {
+void for_each_cached(const model::Transformer& model, const torch::Tensor& tokens,
+                     const std::function<void(const model::ActivationCache&, size_t, size_t)>& fn, int chunk) {
   torch::NoGradGuard no_grad;
-  for (size_t start = 0; start < examples.size(); start += static_cast<size_t>(chunk)) {
-    const size_t end = std::min(examples.size(), start + static_cast<size_t>(chunk));
-    std::vector<task::Example> part(examples.begin() + static_cast<std::ptrdiff_t>(start),
-                                    examples.begin() + static_cast<std::ptrdiff_t>(end));
+  const size_t rows = static_cast<size_t>(tokens.size(0));
+  for (size_t start = 0; start < rows; start += static_cast<size_t>(chunk)) {
+    const size_t end = std::min(rows, start + static_cast<size_t>(chunk));
     model::ActivationCache cache;
-    model.run_with_cache(train::tokens_tensor(part), cache);
-    fn(cache, part);
+    model.run_with_cache(tokens.slice(0, static_cast<int64_t>(start), static_cast<int64_t>(end)), cache);
+    fn(cache, start, end);
   }
 }
 
@@ -79,7 +66,7 @@ std::vector<std::string> read_sets(ObjectReader& r, const std::vector<std::strin
   auto sets = r.strings("sets", fallback);
   if (sets.empty()) r.fail("sets", "needs at least one evaluation set");
   for (const auto& s : sets)
-    if (!task::is_eval_set(s)) r.fail("sets", "'" + s + "' is not an evaluation set");
+    if (!train::is_known_eval_set(s)) r.fail("sets", "'" + s + "' is not an evaluation set");
   return sets;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// Helpers shared by the measurement families: test sequences, cached forward passes in
-// chunks, means with intervals, and parameter readers.
+// Helpers shared by the measurement families: cached forward passes in chunks, means with
+// intervals, and parameter readers.
 #include <torch/types.h>
 
 #include <functional>
@@ -9,7 +9,6 @@
 
 #include "analysis/measurement.h"
 #include "model/transformer.h"
-#include "task/eval_sets.h"
 #include "train/checkpoint.h"
 #include "util/yaml_json.h"
 
@@ -17,13 +16,9 @@ namespace cc::analysis {
 
 constexpr int64_t kAnalysisSeed = 20260531;
 
-// "Test sequences": a seeded sample of `size` sequences from each named evaluation set.
-std::vector<task::Example> sample_sets(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size,
-                                       uint64_t seed);
-
-// run_with_cache over `examples` in chunks; fn(cache, examples of the chunk).
-void for_each_cached(const model::Transformer& model, const std::vector<task::Example>& examples,
-                     const std::function<void(const model::ActivationCache&, const std::vector<task::Example>&)>& fn,
+// run_with_cache over the rows of `tokens` [R, T] in chunks; fn(cache, begin, end) for rows [begin, end).
+void for_each_cached(const model::Transformer& model, const torch::Tensor& tokens,
+                     const std::function<void(const model::ActivationCache&, size_t begin, size_t end)>& fn,
                      int chunk = 500);  // keeps [chunk, T, d_mlp] under glibc's 32 MB mmap ceiling
 
 // One hook's activation at the last position for every row of `tokens` [R, T]: [R, d] float64 on the
@@ -43,6 +38,7 @@ double jackknife_se(const std::vector<double>& leave_one_out);
 double t_critical_95(int64_t df);
 
 // Readers for parameters several kinds share; each validates and names FILE:LINE:COL.
+// `sets`: evaluation-set names (train::known_eval_set_names()), at least one.
 std::vector<std::string> read_sets(ObjectReader& r, const std::vector<std::string>& fallback);
 int read_size(ObjectReader& r, int fallback);
 int read_paper_layer(ObjectReader& r);  // the paper's "layer 1" / "layer 2" -> blocks index 0 / 1

@@ -20,6 +20,7 @@
 #include "analysis/fourier_fit.h"
 #include "analysis/kinds.h"
 #include "analysis/neuron_grid.h"
+#include "task/config.h"
 #include "train/family.h"
 #include "util/error.h"
 
@@ -87,7 +88,7 @@ torch::Tensor builtin_grid(const MeasureInput& in, int& N) {
   const auto acts = activations(in.activations, in.checkpoint, {"all_pairs_0"}, 0,
                                 in.params["eval_seed"].get<uint64_t>(), {kMlpPreAtEquals});  // (x, y) row-major
   std::vector<torch::Tensor> parts;
-  acts.for_each([&](const model::ActivationCache& c, const std::vector<task::Example>&) {
+  acts.for_each([&](const model::ActivationCache& c, size_t, size_t) {
     parts.push_back(c[kMlpPreAtEquals.key()].to(torch::kCPU, torch::kDouble));
   });
   return torch::cat(parts, 0);

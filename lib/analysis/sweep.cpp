@@ -10,7 +10,7 @@
 #include <limits>
 
 #include "analysis/kinds.h"
-#include "task/eval_sets.h"
+#include "train/task_data.h"
 
 namespace cc::analysis {
 namespace {
@@ -65,7 +65,7 @@ void require_points(const SweepSeries& s) {
 
 nlohmann::json parse_threshold(ObjectReader r) {
   nlohmann::json p;
-  p["set"] = r.one_of("set", task::eval_set_names(), "test_0");
+  p["set"] = r.one_of("set", train::known_eval_set_names(), "test_0");
   const double level = r.number("level", 0.98);
   if (!(level > 0 && level <= 1)) r.fail("level", "must be in (0, 1]");
   p["level"] = level;
@@ -99,7 +99,7 @@ Measurement measure_threshold(const SweepMeasureInput& in) {
 
 nlohmann::json parse_accuracy(ObjectReader r) {
   nlohmann::json p;
-  p["set"] = r.one_of("set", task::eval_set_names(), "test_0");
+  p["set"] = r.one_of("set", train::known_eval_set_names(), "test_0");
   const double lo = r.number("from", -std::numeric_limits<double>::max());
   const double hi = r.number("to", std::numeric_limits<double>::max());
   if (lo > hi) r.fail("to", "must be >= from");

@@ -25,7 +25,11 @@ Batch to_batch(const std::vector<task::Example>& examples) {
   return {tokens_tensor(examples), targets_tensor(examples)};
 }
 
-NamedBatch to_batch(const task::EvalSet& set) { return {set.name, to_batch(set.examples)}; }
+NamedBatch to_batch(const task::EvalSet& set) {
+  return {set.name, set.description, set.exhaustive, to_batch(set.examples)};
+}
+
+std::vector<std::string> builtin_eval_set_names() { return task::eval_set_names(); }
 
 namespace {
 
@@ -40,6 +44,10 @@ class BuiltinTaskData final : public TaskData {
     std::vector<NamedBatch> out;
     for (const auto& set : task::make_eval_sets(sampler_, size, eval_seed)) out.push_back(to_batch(set));
     return out;
+  }
+
+  NamedBatch eval_set(const std::string& name, int size, uint64_t eval_seed) const override {
+    return to_batch(task::make_eval_set(sampler_, name, size, eval_seed));
   }
 
  private:

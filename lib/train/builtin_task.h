@@ -20,5 +20,6 @@ Batch to_batch(const std::vector<task::Example>& examples);
 NamedBatch to_batch(const task::EvalSet& set);
 
 std::unique_ptr<TaskData> builtin_task_data(const RunConfig& cfg);
+std::vector<std::string> builtin_eval_set_names();  // task::eval_set_names(), in report order
 
 }  // namespace cc::train

@@ -34,6 +34,8 @@ struct TaskFamily {
   // The run's batches and evaluation sets as tensors (task_data.h), for the engine's trainers and
   // `claimcheck eval`. Empty: the family trains its runs itself (`train` above) and gives none.
   std::function<std::unique_ptr<TaskData>(const RunConfig& cfg)> data;
+  // The names of the evaluation sets `data` gives (what a claim's `set:` may name; task_data.h).
+  std::vector<std::string> eval_set_names;
   // Every ordered pair of operands (n, m) once, as the model's input tokens [N*N, T], row g = n * N + m,
   // with N set: the grid the engine's Fourier kinds (analysis/neuron_grid.h) fit over. Empty: none.
   std::function<torch::Tensor(const RunConfig& cfg, int& modulus)> operand_grid;

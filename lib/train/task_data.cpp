@@ -1,11 +1,26 @@
 #include "train/task_data.h"
 
+#include <algorithm>
+
 #include "train/builtin_task.h"
 #include "train/family.h"
 #include "train/run_config.h"
 #include "util/error.h"
 
 namespace cc::train {
+
+std::vector<std::string> known_eval_set_names() {
+  std::vector<std::string> names = builtin_eval_set_names();
+  for (const auto& f : family_names())
+    for (const auto& n : find_family(f)->eval_set_names)
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  return names;
+}
+
+bool is_known_eval_set(const std::string& name) {
+  const auto names = known_eval_set_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
 
 std::unique_ptr<TaskData> make_task_data(const RunConfig& cfg) {
   if (cfg.family.empty()) return builtin_task_data(cfg);

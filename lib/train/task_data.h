@@ -22,7 +22,9 @@ struct Batch {
 };
 
 struct NamedBatch {
-  std::string name;  // the evaluation set's name, as the metrics log and the claims spell it
+  std::string name;         // the evaluation set's name, as the metrics log and the claims spell it
+  std::string description;  // what the set is, for reports
+  bool exhaustive = false;  // every sequence of its kind once (its size is its own, not the one asked for)
   Batch batch;
 };
 
@@ -35,7 +37,15 @@ class TaskData {
   // Every evaluation set, in report order; `size` rows each (an exhaustive set has its own size),
   // a function of `eval_seed` only. A set may be empty.
   virtual std::vector<NamedBatch> eval_sets(int size, uint64_t eval_seed) const = 0;
+  // One of them by name, as eval_sets() gives it. cc::Error for a name the task does not have.
+  virtual NamedBatch eval_set(const std::string& name, int size, uint64_t eval_seed) const = 0;
 };
+
+// The evaluation-set names a claim's parameters may name: the built-in task's, then each family's
+// (TaskFamily::eval_set_names). A claim file is checked against them when it is read, before any run
+// is loaded; a set the run's own task lacks is an error when the claim is measured.
+std::vector<std::string> known_eval_set_names();
+bool is_known_eval_set(const std::string& name);
 
 // The data of `cfg`'s task: its family's (cc::Error when that family gives none), else the built-in task's.
 std::unique_ptr<TaskData> make_task_data(const RunConfig& cfg);

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "analysis/common.h"
+#include "examples.h"
 #include "module.h"
 
 namespace cc::analysis {
@@ -56,11 +57,14 @@ Scores score(const MeasureInput& in, const std::vector<std::string>& sets) {
   const std::string hook = pattern_hook(layer);
   const auto acts =
       activations(in.activations, in.checkpoint, sets, p["size"].get<int>(), p["eval_seed"].get<uint64_t>(), {{hook}});
+  const auto ex = sample_examples(in.checkpoint, sets, p["size"].get<int>(), p["eval_seed"].get<uint64_t>());
   size_t sequences = 0;
 
   Scores sc;
   sc.mean_row = torch::zeros({task::kSeqLen}, torch::kDouble);
-  acts.for_each([&](const model::ActivationCache& cache, const std::vector<task::Example>& part) {
+  acts.for_each([&](const model::ActivationCache& cache, size_t begin, size_t end) {
+    const std::vector<task::Example> part(ex.begin() + static_cast<std::ptrdiff_t>(begin),
+                                          ex.begin() + static_cast<std::ptrdiff_t>(end));
     sequences += part.size();
     const auto pattern = cache[hook].select(1, 0).to(torch::kCPU, torch::kDouble).contiguous();  // [B, T, T] (head 0)
     if (query == "equals") sc.mean_row += pattern.select(1, task::kEqualsPos).sum(0);

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "analysis/common.h"
+#include "task/config.h"
 #include "module.h"
 
 namespace cc::analysis {

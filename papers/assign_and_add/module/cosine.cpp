@@ -9,6 +9,8 @@
 #include <torch/torch.h>
 
 #include "analysis/common.h"
+#include "examples.h"
+#include "train/builtin_task.h"
 #include "module.h"
 
 namespace cc::analysis {
@@ -32,7 +34,7 @@ const HookRead kResidMidAtEquals{kResidMid, task::kEqualsPos};
 // resid_mid at '=' for each example: [n, D].
 torch::Tensor resid_mid_at_equals(const Activations& acts) {
   std::vector<torch::Tensor> parts;
-  acts.for_each([&](const model::ActivationCache& c, const std::vector<task::Example>&) {
+  acts.for_each([&](const model::ActivationCache& c, size_t, size_t) {
     parts.push_back(c[kResidMidAtEquals.key()].to(torch::kCPU));
   });
   return torch::cat(parts, 0);
@@ -42,9 +44,10 @@ Measurement measure(const MeasureInput& in) {
   torch::NoGradGuard no_grad;
   const auto& p = in.params;
   const auto& m = *in.checkpoint.model;
-  const auto acts = activations(in.activations, in.checkpoint, p["sets"].get<std::vector<std::string>>(),
-                                p["size"].get<int>(), p["eval_seed"].get<uint64_t>(), {kResidMidAtEquals});
-  const auto ex = acts.examples();
+  const auto sets = p["sets"].get<std::vector<std::string>>();
+  const auto acts = activations(in.activations, in.checkpoint, sets, p["size"].get<int>(),
+                                p["eval_seed"].get<uint64_t>(), {kResidMidAtEquals});
+  const auto ex = sample_examples(in.checkpoint, sets, p["size"].get<int>(), p["eval_seed"].get<uint64_t>());
   const int64_t n = static_cast<int64_t>(ex.size());
   auto resid = resid_mid_at_equals(acts);  // [n, D]
   torch::Tensor target;                    // [n, D]: what each residual should match
@@ -64,7 +67,7 @@ Measurement measure(const MeasureInput& in) {
     for (const auto& e : ex) twins.push_back(sampler.sample_with_pair(rng, 0, task::PositionRule::Any, e.x, e.y));
     // The twins are this kind's own sequences: run here, not kept in the store.
     std::vector<torch::Tensor> parts;
-    for_each_cached(m, twins, [&](const model::ActivationCache& c, const std::vector<task::Example>&) {
+    for_each_cached(m, train::tokens_tensor(twins), [&](const model::ActivationCache& c, size_t, size_t) {
       parts.push_back(c[kResidMid].select(1, task::kEqualsPos).to(torch::kCPU));
     });
     target = torch::cat(parts, 0);

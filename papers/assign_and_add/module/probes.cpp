@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "analysis/common.h"
+#include "examples.h"
 #include "module.h"
 
 namespace cc::analysis {
@@ -53,12 +54,12 @@ double probe_accuracy(const torch::Tensor& X, const torch::Tensor& y, int classe
 
 Measurement measure(const MeasureInput& in) {
   const auto& p = in.params;
-  const auto acts =
-      activations(in.activations, in.checkpoint, p["sets"].get<std::vector<std::string>>(), p["size"].get<int>(),
-                  p["eval_seed"].get<uint64_t>(), {kResidMidAtEquals, kResidPostAtEquals});
-  const auto ex = acts.examples();
+  const auto sets = p["sets"].get<std::vector<std::string>>();
+  const auto acts = activations(in.activations, in.checkpoint, sets, p["size"].get<int>(),
+                                p["eval_seed"].get<uint64_t>(), {kResidMidAtEquals, kResidPostAtEquals});
+  const auto ex = sample_examples(in.checkpoint, sets, p["size"].get<int>(), p["eval_seed"].get<uint64_t>());
   std::vector<torch::Tensor> pre, post;
-  acts.for_each([&](const model::ActivationCache& c, const std::vector<task::Example>&) {
+  acts.for_each([&](const model::ActivationCache& c, size_t, size_t) {
     pre.push_back(c[kResidMidAtEquals.key()].to(torch::kCPU));
     post.push_back(c[kResidPostAtEquals.key()].to(torch::kCPU));
   });

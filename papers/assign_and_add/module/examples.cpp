@@ -1,0 +1,16 @@
+#include "examples.h"
+
+namespace cc::analysis {
+
+std::vector<task::Example> sample_examples(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size,
+                                           uint64_t seed) {
+  task::Sampler sampler(ck.config.task);
+  std::vector<task::Example> out;
+  for (const auto& name : sets) {
+    auto set = task::make_eval_set(sampler, name, size, seed);
+    out.insert(out.end(), set.examples.begin(), set.examples.end());
+  }
+  return out;
+}
+
+}  // namespace cc::analysis
