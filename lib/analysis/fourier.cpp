@@ -1,7 +1,8 @@
 // MLP neurons over the N x N grid of operand pairs (n, m) ("Assign and Add" §5.1, Figure 11).
-// Preactivations are the last MLP's hook_pre at the answer position: for the built-in task,
-// blocks.1.mlp.hook_pre at '=' on all_pairs_0 (one sequence per pair); for another paper's task, the
-// operand grid its family gives (train/family.h: Nanda et al.'s "a b =", M8b's positive control).
+// Preactivations are the last MLP's hook_pre at the last (answer) position over the operand grid of
+// the run's task (train/family.h: OperandGrid): an exhaustive evaluation set through the activation
+// store (the built-in task's all_pairs_0, one sequence per pair), or the sequences a task family gives
+// (Nanda et al.'s "a b =", M8b's positive control).
 // Only active neurons count: positive preactivation on >= 1 % of the grid (neuron_grid.h).
 //   mlp_additive_r2  (M8a): R^2 of the additive fit u(n) + w(m) (row and column means)
 //   mlp_fourier_r2   (M8b): R^2 of A cos(2πkn/N + α) + B cos(2πkm/N + β) + c, the best k in 1..(N-1)/2,
@@ -20,14 +21,11 @@
 #include "analysis/fourier_fit.h"
 #include "analysis/kinds.h"
 #include "analysis/neuron_grid.h"
-#include "task/config.h"
 #include "train/family.h"
 #include "util/error.h"
 
 namespace cc::analysis {
 namespace {
-
-const HookRead kMlpPreAtEquals{"blocks.1.mlp.hook_pre", task::kEqualsPos};
 
 nlohmann::json parse(ObjectReader r, const char* form) {
   nlohmann::json p;
@@ -83,33 +81,33 @@ GridNeuronFit grid_neuron_fit(torch::Tensor Y, int N, const std::string& form, d
 
 namespace {
 
-torch::Tensor builtin_grid(const MeasureInput& in, int& N) {
-  N = in.checkpoint.config.task.modulus;
-  const auto acts = activations(in.activations, in.checkpoint, {"all_pairs_0"}, 0,
-                                in.params["eval_seed"].get<uint64_t>(), {kMlpPreAtEquals});  // (x, y) row-major
+// [N*N, d_mlp] float64: the last MLP's preactivations at the last position, row g = n*N + m.
+torch::Tensor grid_preactivations(const MeasureInput& in, int& N) {
+  const train::Checkpoint& ck = in.checkpoint;
+  train::OperandGrid grid;
+  try {
+    grid = train::operand_grid(ck.config);
+  } catch (const Error& e) {
+    throw Error(ck.path + ": " + e.what());
+  }
+  N = grid.modulus;
+  const model::ModelConfig& mc = ck.model->config();
+  const std::string hook = "blocks." + std::to_string(mc.last_mlp_layer()) + ".mlp.hook_pre";
+  if (grid.eval_set.empty()) return hook_at_last_position(*ck.model, grid.tokens, hook);
+  const HookRead read{hook, mc.n_ctx - 1};
+  const auto acts = activations(in.activations, ck, {grid.eval_set}, 0, in.params["eval_seed"].get<uint64_t>(), {read});
   std::vector<torch::Tensor> parts;
   acts.for_each([&](const model::ActivationCache& c, size_t, size_t) {
-    parts.push_back(c[kMlpPreAtEquals.key()].to(torch::kCPU, torch::kDouble));
+    parts.push_back(c[read.key()].to(torch::kCPU, torch::kDouble));
   });
   return torch::cat(parts, 0);
-}
-
-torch::Tensor family_grid(const train::Checkpoint& ck, int& N) {
-  const train::TaskFamily* family = train::find_family(ck.config.family);
-  if (!family || !family->operand_grid)
-    throw Error(ck.path + ": task family '" + ck.config.family + "' gives no operand grid for this kind");
-  const auto tokens = family->operand_grid(ck.config, N);  // [N*N, T]
-  return hook_at_last_position(*ck.model, tokens,
-                               "blocks." + std::to_string(ck.model->config().last_mlp_layer()) + ".mlp.hook_pre");
 }
 
 Measurement measure(const MeasureInput& in) {
   torch::NoGradGuard no_grad;
   const auto& p = in.params;
   int N = 0;
-  // [N*N, d_mlp] preactivations at the answer position, row g = n*N + m: the built-in task's
-  // all_pairs_0, or the operand grid another paper's task family gives (train/family.h).
-  auto Y = in.checkpoint.config.family.empty() ? builtin_grid(in, N) : family_grid(in.checkpoint, N);
+  auto Y = grid_preactivations(in, N);  // [N*N, d_mlp]
   if (p.value("hook", "pre") == "post") Y = in.checkpoint.model->mlp_activation(Y);
   GridNeuronFit fit =
       grid_neuron_fit(Y, N, p["form"].get<std::string>(), p["active_fraction"].get<double>(), *in.checkpoint.model);
@@ -151,10 +149,12 @@ Measurement measure(const MeasureInput& in) {
 
 void register_fourier(Registry& r) {
   const std::string doc =
-      "eval_seed: seed of the distractors in all_pairs_0 (default 20260531)\n"
+      "eval_seed: seed of the grid's other tokens where the task draws them (the built-in task's all_pairs_0: "
+      "where its PADs stand; default 20260531)\n"
       "active_fraction: a neuron counts if its preactivation is positive on at least this share of the grid (0.01)\n"
       "hook: pre (preactivations, default) | post (after the activation function)";
-  add_modes(r, measure, parse, doc, {kMlpPreAtEquals},
+  // No read declared for every forward: the grid's position is its task's last, known per checkpoint.
+  add_modes(r, measure, parse, doc, {},
             {{"mlp_additive_r2", Statistic::Scalar, "additive",
               "median R^2 of the additive fit u(n) + w(m) of active layer-2 MLP preactivations over the N x N grid"},
              {"mlp_fourier_r2", Statistic::Scalar, "fourier",

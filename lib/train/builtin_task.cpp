@@ -31,6 +31,8 @@ NamedBatch to_batch(const task::EvalSet& set) {
 
 std::vector<std::string> builtin_eval_set_names() { return task::eval_set_names(); }
 
+OperandGrid builtin_operand_grid(const RunConfig& cfg) { return {cfg.task.modulus, "all_pairs_0", {}}; }
+
 namespace {
 
 class BuiltinTaskData final : public TaskData {

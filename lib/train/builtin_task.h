@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "task/eval_sets.h"
+#include "train/family.h"
 #include "train/task_data.h"
 
 namespace cc::train {
@@ -21,5 +22,7 @@ NamedBatch to_batch(const task::EvalSet& set);
 
 std::unique_ptr<TaskData> builtin_task_data(const RunConfig& cfg);
 std::vector<std::string> builtin_eval_set_names();  // task::eval_set_names(), in report order
+// all_pairs_0: every pair (x, y) once as a 0-var sequence, row x * N + y, its PADs placed by the seed.
+OperandGrid builtin_operand_grid(const RunConfig& cfg);
 
 }  // namespace cc::train

@@ -3,6 +3,8 @@
 #include <map>
 #include <mutex>
 
+#include "train/builtin_task.h"
+#include "train/run_config.h"
 #include "util/error.h"
 
 namespace cc::train {
@@ -40,6 +42,14 @@ std::vector<std::string> family_names() {
   std::vector<std::string> out;
   for (const auto& kv : f.by_name) out.push_back(kv.first);
   return out;
+}
+
+OperandGrid operand_grid(const RunConfig& cfg) {
+  if (cfg.family.empty()) return builtin_operand_grid(cfg);
+  const TaskFamily* family = find_family(cfg.family);
+  if (!family || !family->operand_grid)
+    throw Error("task family '" + cfg.family + "' gives no operand grid (train/family.h: TaskFamily::operand_grid)");
+  return family->operand_grid(cfg);
 }
 
 }  // namespace cc::train

@@ -21,6 +21,16 @@ struct RunConfig;
 struct UnstatedChoice;
 class TaskData;
 
+// The grid the engine's Fourier kinds fit over (analysis/neuron_grid.h): every ordered pair of operands
+// (n, m) once, row g = n * N + m, read at the last position. Either an exhaustive evaluation set of
+// the task's data (TaskData::eval_set), whose other tokens may be drawn with the claim's eval_seed, or
+// the sequences themselves.
+struct OperandGrid {
+  int modulus = 0;       // N
+  std::string eval_set;  // the set's name, or empty: then
+  torch::Tensor tokens;  // [N*N, T] int64
+};
+
 struct TaskFamily {
   std::string name;  // the value of task.family, e.g. "modular_addition"
   // Reads {task, model, train} (and any other key of a run entry) into `cfg`: model, train.steps and
@@ -36,13 +46,16 @@ struct TaskFamily {
   std::function<std::unique_ptr<TaskData>(const RunConfig& cfg)> data;
   // The names of the evaluation sets `data` gives (what a claim's `set:` may name; task_data.h).
   std::vector<std::string> eval_set_names;
-  // Every ordered pair of operands (n, m) once, as the model's input tokens [N*N, T], row g = n * N + m,
-  // with N set: the grid the engine's Fourier kinds (analysis/neuron_grid.h) fit over. Empty: none.
-  std::function<torch::Tensor(const RunConfig& cfg, int& modulus)> operand_grid;
+  // The operand grid of the run's task (OperandGrid above). Empty: none.
+  std::function<OperandGrid(const RunConfig& cfg)> operand_grid;
 };
 
 void register_family(TaskFamily family);  // cc::Error for a second family of the same name
 const TaskFamily* find_family(const std::string& name);
 std::vector<std::string> family_names();
+
+// The operand grid of `cfg`'s task: its family's, else the built-in task's. cc::Error when its family
+// gives none.
+OperandGrid operand_grid(const RunConfig& cfg);
 
 }  // namespace cc::train

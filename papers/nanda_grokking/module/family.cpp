@@ -50,10 +50,9 @@ std::vector<train::UnstatedChoice> unstated(const train::RunConfig& c) {
   };
 }
 
-torch::Tensor operand_grid(const train::RunConfig& c, int& modulus) {
+train::OperandGrid operand_grid(const train::RunConfig& c) {
   const RunConfig g = RunConfig::from_json(c.to_json());
-  modulus = g.task.modulus;
-  return all_pairs(g.task).tokens;  // [p², 3], row a * p + b
+  return {g.task.modulus, "", all_pairs(g.task).tokens};  // tokens [p², 3], row a * p + b
 }
 
 }  // namespace
