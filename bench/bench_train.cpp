@@ -3,7 +3,8 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
-#include "train/builtin_task.h"
+#include "module.h"       // papers/assign_and_add/module
+#include "task_family.h"  // papers/assign_and_add/module
 #include "train/ensemble_trainer.h"
 #include "train/evaluate.h"
 #include "train/run_config.h"
@@ -27,10 +28,15 @@ double train_step_flops(int64_t B) {
   return 3 * forward;
 }
 
+// Assign and Add's task family (the default one) reads and trains the runs below, as in claimcheck.
+const bool registered = [] {
+  assign_and_add::register_module();
+  return true;
+}();
+
 train::RunConfig default_run(int batch) {
-  train::RunConfig c;
+  train::RunConfig c = assign_and_add::run_config();
   c.train.batch_size = batch;
-  c.model.derive(train::token_space(c.task));
   return c;
 }
 
@@ -123,9 +129,9 @@ void BM_CachedForward(benchmark::State& state) {
   auto cfg = default_run(128);
   model::Transformer model(cfg.model);
   model.init(0);
-  task::Sampler sampler(cfg.task);
+  task::Sampler sampler(assign_and_add::task_config(cfg));
   const int64_t n = state.range(0);
-  auto tokens = train::tokens_tensor(sampler.train_batch(0, 0, static_cast<int>(n)));
+  auto tokens = assign_and_add::tokens_tensor(sampler.train_batch(0, 0, static_cast<int>(n)));
   torch::NoGradGuard no_grad;
   for (auto _ : state) {
     model::ActivationCache cache;
@@ -146,10 +152,10 @@ BENCHMARK(BM_DataGeneration)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // An initialised default model and 10000 test_2 sequences: what both evaluation benchmarks run on.
 struct EvalCase {
-  EvalCase() : model(default_run(512).model), sampler(default_run(512).task) {
+  EvalCase() : model(default_run(512).model), sampler(assign_and_add::task_config(default_run(512))) {
     train::apply_threads(train::default_threads());
     model.init(0);
-    set = train::to_batch(task::make_eval_set(sampler, "test_2", 10000, 1));
+    set = assign_and_add::to_batch(task::make_eval_set(sampler, "test_2", 10000, 1));
   }
   model::Transformer model;
   task::Sampler sampler;

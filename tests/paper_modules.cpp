@@ -1,6 +1,6 @@
-// Linked into the test binaries that load claims through analysis::builtin_registry(): Assign and Add's
-// module adds its kinds there before any test asks for the registry, as the claimcheck binary's
-// app/paper_modules.cpp does at start-up.
+// Linked into the test binaries that read, train or measure Assign and Add's runs: its module registers
+// its task family (the default one, which reads every run whose task names none) and its kinds before
+// any test runs, as the claimcheck binary's app/paper_modules.cpp does at start-up.
 #include "module.h"  // papers/assign_and_add/module
 
 namespace {

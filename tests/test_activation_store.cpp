@@ -9,8 +9,8 @@
 #include "analysis/common.h"
 #include "analysis/registry.h"
 #include "examples.h"  // papers/assign_and_add/module
-#include "train/builtin_task.h"
 #include "train/run_config.h"
+#include "task_family.h"  // papers/assign_and_add/module
 
 using namespace cc;
 
@@ -18,7 +18,7 @@ namespace {
 
 train::Checkpoint random_model(uint64_t seed) {
   train::Checkpoint ck;
-  ck.config.model.derive(train::token_space(ck.config.task));
+  ck.config = assign_and_add::run_config();
   ck.model = std::make_shared<model::Transformer>(ck.config.model);
   ck.model->init(seed);
   return ck;
@@ -32,7 +32,7 @@ const analysis::HookRead kResidMidAtEquals{"blocks.1.hook_resid_mid", task::kEqu
 torch::Tensor own_forward(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size,
                           const analysis::HookRead& h) {
   std::vector<torch::Tensor> parts;
-  analysis::for_each_cached(*ck.model, train::tokens_tensor(analysis::sample_examples(ck, sets, size, 7)),
+  analysis::for_each_cached(*ck.model, assign_and_add::tokens_tensor(analysis::sample_examples(ck, sets, size, 7)),
                             [&](const model::ActivationCache& c, size_t, size_t) {
                               parts.push_back(h.position < 0 ? c[h.hook] : c[h.hook].select(1, h.position));
                             });

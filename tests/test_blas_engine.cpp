@@ -9,7 +9,7 @@
 #include "model/blas_bridge.h"
 #include "model/transformer.h"
 #include "task/eval_sets.h"
-#include "train/builtin_task.h"
+#include "task_family.h"  // papers/assign_and_add/module
 #include "train/run_config.h"
 #include "util/error.h"
 
@@ -27,7 +27,7 @@ model::ModelConfig model_config(const std::string& activation = "relu", int head
   m.n_heads = heads;
   m.d_head = 128 / heads;
   m.output_vocab = vocab;
-  m.derive(train::token_space(task::TaskConfig{}));
+  m.derive(assign_and_add::token_space(task::TaskConfig{}));
   return m;
 }
 
@@ -52,7 +52,7 @@ TEST_P(BlasEngine, LogitsAndGradientsMatchLibtorchAutograd) {
   model::Transformer ref(model_config(c.activation, c.heads, c.vocab));
   ref.init(7);
   const auto ex = some_examples(96);
-  auto tokens = train::tokens_tensor(ex), targets = train::targets_tensor(ex);
+  auto tokens = assign_and_add::tokens_tensor(ex), targets = assign_and_add::targets_tensor(ex);
   if (c.vocab == "numbers") targets = targets.remainder(59);  // any valid class will do
 
   auto logits_ref = ref.forward_last(tokens);
@@ -157,7 +157,7 @@ TEST(BlasEngineStep, ChunkedLogitsEqualOneForwardAndBadInputIsAnError) {
   model::Transformer ref(model_config());
   ref.init(2);
   const auto ex = some_examples(300);
-  auto tokens = train::tokens_tensor(ex);
+  auto tokens = assign_and_add::tokens_tensor(ex);
   auto fast = model::fast_forward_last(ref, tokens);
   torch::NoGradGuard no_grad;
   EXPECT_LT(max_abs(fast - ref.forward_last(tokens)), 1e-4);

@@ -14,6 +14,7 @@
 #include "util/error.h"
 #include "util/platform.h"
 #include "test_helpers.h"
+#include "task_family.h"  // papers/assign_and_add/module
 
 using namespace cc;
 namespace fs = std::filesystem;
@@ -23,8 +24,7 @@ using cc::test::fresh_dir;
 namespace {
 
 train::RunConfig small_config() {
-  train::RunConfig c;
-  c.model.derive(train::token_space(c.task));
+  train::RunConfig c = assign_and_add::run_config();
   return c;
 }
 
@@ -223,7 +223,7 @@ TEST(Platform, KnowsWhatAKernelNeeds) {
 // The report's unstated-choice table says whether a run uses PyTorch's default, reading the value:
 // the default run's eps is 1e-6, which the label once called "PyTorch default".
 TEST(UnstatedChoices, LabelsReadTheValueTheyDescribe) {
-  train::RunConfig c;
+  train::RunConfig c = assign_and_add::run_config();
   auto note = [&c](const std::string& key) {
     for (const auto& u : train::unstated_choices(c))
       if (u.key == key) return u.note;

@@ -33,7 +33,8 @@ TEST(Config, ErrorsNameFileLineAndField) {
   EXPECT_EQ(error_of("modulus: 59\npair_fraction: lots\n"),
             "cfg.yaml:2:16: field 'pair_fraction': expected a number, got a string");
   EXPECT_EQ(error_of("modulus: 59\nmodulo: 3\n"),
-            "cfg.yaml:2:9: field 'modulo': unknown field; expected one of 'modulus', 'n_variables', 'pair_fraction', "
+            "cfg.yaml:2:9: field 'modulo': unknown field; expected one of 'family', 'modulus', 'n_variables', "
+            "'pair_fraction', "
             "'pair_seed', 'restricted_first', 'restricted_second', 'ratio_2var_to_0var', 'weight_1var', "
             "'assignments_min', 'assignments_max', 'allow_same_variable'");
   EXPECT_EQ(error_of("modulus: [1\n"), error_of("modulus: [1\n"));  // deterministic

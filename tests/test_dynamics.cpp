@@ -6,6 +6,7 @@
 
 #include "analysis/registry.h"
 #include "train/run_config.h"
+#include "task_family.h"  // papers/assign_and_add/module
 
 using namespace cc;
 
@@ -33,7 +34,7 @@ std::vector<nlohmann::json> synthetic_log(bool reversed) {
 
 train::Checkpoint zero_model() {
   train::Checkpoint ck;
-  ck.config.model.derive(train::token_space(ck.config.task));
+  ck.config = assign_and_add::run_config();
   ck.model = std::make_shared<model::Transformer>(ck.config.model);
   std::map<std::string, torch::Tensor> w;
   for (const auto& [name, t] : ck.model->named_parameters()) w[name] = torch::zeros_like(t);

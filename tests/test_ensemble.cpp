@@ -14,6 +14,7 @@
 #include "train/trainer.h"
 #include "test_helpers.h"
 #include "train_helpers.h"
+#include "task_family.h"  // papers/assign_and_add/module
 
 using namespace cc;
 namespace fs = std::filesystem;
@@ -78,8 +79,10 @@ TEST(Ensemble, ThreeSeedsEqualThreeSeparateRuns) {
 
 TEST(Ensemble, SweepPointsWithDifferentDataEqualSeparateRuns) {
   auto a = tiny_run(20, 0), b = tiny_run(20, 0);
-  b.task.pair_fraction = 0.3;       // a §4 f-sweep point
-  b.task.ratio_2var_to_0var = 0.2;  // and an r-sweep point
+  task::TaskConfig t = assign_and_add::task_config(b);
+  t.pair_fraction = 0.3;       // a §4 f-sweep point
+  t.ratio_2var_to_0var = 0.2;  // and an r-sweep point
+  assign_and_add::set_task(b, t);
   auto o = train::TrainOptions::silent();
   train::EnsembleTrainer ens({a, b}, {}, o);
   ens.run();

@@ -8,6 +8,7 @@
 #include "train/run_config.h"
 #include "train/runtime.h"
 #include "train/trainer.h"
+#include "task_family.h"  // papers/assign_and_add/module
 
 using namespace cc;
 
@@ -15,10 +16,9 @@ namespace {
 
 // A trained default-config model after `steps` steps of batch 64 on `device`.
 std::unique_ptr<train::Trainer> trained(int64_t steps, const torch::Device& device) {
-  train::RunConfig c;
+  train::RunConfig c = assign_and_add::run_config();
   c.train.steps = steps;
   c.train.batch_size = 64;
-  c.model.derive(train::token_space(c.task));
   auto o = train::TrainOptions::silent();
   o.device = device;
   auto t = std::make_unique<train::Trainer>(c, o);

@@ -117,7 +117,7 @@ TEST(Grokking, KindsMeasureTheirOwnModelsAndRefuseOthers) {
   const auto e = reg.find("embedding_fourier_share")->measure({ck, top});
   EXPECT_EQ(e.n, 6);               // (13 - 1) / 2 frequencies
   EXPECT_DOUBLE_EQ(e.value, 1.0);  // all six
-  // A checkpoint of the built-in task is refused by name, not measured as if it were this paper's.
+  // A checkpoint of another family's task is refused by name, not measured as if it were this paper's.
   train::Checkpoint other = ck;
   other.config = train::RunConfig{};
   EXPECT_THROW(reg.find("grok_accuracy")->measure({other, params}), Error);

@@ -7,9 +7,9 @@
 
 #include "model/transformer.h"
 #include "task/eval_sets.h"
-#include "train/builtin_task.h"
 #include "train/run_config.h"
 #include "util/error.h"
+#include "task_family.h"  // papers/assign_and_add/module
 
 using namespace cc;
 
@@ -17,13 +17,13 @@ namespace {
 
 model::ModelConfig default_model() {
   model::ModelConfig m;
-  m.derive(train::token_space(task::TaskConfig{}));
+  m.derive(assign_and_add::token_space(task::TaskConfig{}));
   return m;
 }
 
 torch::Tensor some_tokens(int n) {
   task::Sampler s{task::TaskConfig{}};
-  return train::tokens_tensor(task::make_eval_set(s, "test_2", n, 5).examples);
+  return assign_and_add::tokens_tensor(task::make_eval_set(s, "test_2", n, 5).examples);
 }
 
 // Every activation of `m` on `n` sequences, by TransformerLens name.
@@ -55,7 +55,7 @@ TEST(Model, ParameterNamesAndShapesFollowTransformerLens) {
 TEST(Model, OutputVocabularyOption) {
   model::ModelConfig c;
   c.output_vocab = "numbers";
-  c.derive(train::token_space(task::TaskConfig{}));
+  c.derive(assign_and_add::token_space(task::TaskConfig{}));
   EXPECT_EQ(model::Transformer(c).W_U().size(1), 59);
 }
 
@@ -158,7 +158,7 @@ TEST(Model, LayerFieldsAreWrittenOnlyWhenNotTheDefaults) {
   one.n_layers = 1;
   one.mlp_layers = {0};
   EXPECT_EQ(one.to_json()["mlp_layers"], nlohmann::json::array({0}));
-  const auto tokens = train::token_space(task::TaskConfig{});
+  const auto tokens = assign_and_add::token_space(task::TaskConfig{});
   EXPECT_EQ(model::ModelConfig::from_json(one.to_json(), tokens).mlp_layers, std::vector<int>{0});
   EXPECT_THROW(model::ModelConfig::from_json({{"n_layers", 1}}, tokens), Error);
   EXPECT_THROW(model::ModelConfig::from_json({{"n_layers", 2}, {"mlp_layers", {2}}}, tokens), Error);
@@ -178,8 +178,8 @@ TEST(Model, TakesItsVocabularyAndContextFromTheTokenSpaceItIsGiven) {
   c.output_vocab = "numbers";
   c.derive({10, 4, 3});
   EXPECT_EQ(c.d_vocab_out, 4);
-  // The built-in task's: N = 59 numbers + V = 12 variables + PAD, '+', '=' in; 59 answers; T = 16.
-  const auto tokens = train::token_space(task::TaskConfig{});
+  // Assign and Add's: N = 59 numbers + V = 12 variables + PAD, '+', '=' in; 59 answers; T = 16.
+  const auto tokens = assign_and_add::token_space(task::TaskConfig{});
   EXPECT_EQ(tokens.d_vocab, 74);
   EXPECT_EQ(tokens.n_answers, 59);
   EXPECT_EQ(tokens.n_ctx, 16);

@@ -10,6 +10,8 @@
 #include "catalogue/paper_layout.h"
 #include "catalogue/runs.h"
 #include "test_helpers.h"
+#include "train/family.h"
+#include "train/run_config.h"
 #include "util/error.h"
 #include "util/yaml_json.h"
 
@@ -51,7 +53,7 @@ TEST(Papers, EveryRunWithoutABaseSpellsOutItsWholeConfig) {
       if (entry.contains("base")) continue;
       const catalogue::RunSpec* spec = runs.find(name);
       ASSERT_NE(spec, nullptr) << runs_file << ": " << name;
-      nlohmann::json want = spec->config.family.empty() ? spec->config.to_json() : spec->config.family_config;
+      nlohmann::json want = spec->config.family_config.is_null() ? spec->config.to_json() : spec->config.family_config;
       want.erase("name");
       want.erase("seed");
       std::vector<std::string> missing;
@@ -63,6 +65,31 @@ TEST(Papers, EveryRunWithoutABaseSpellsOutItsWholeConfig) {
     }
   }
   EXPECT_GE(checked, 5);  // search_base, b512, s6_reading; stated, no_weight_decay
+}
+
+// Every run's task comes from a registered family. Assign and Add's runs name none: its module's
+// family is the default one, and a run that names it has the same config and hash as one that does not.
+TEST(Papers, ARunIsReadByTheFamilyItNamesOrTheDefaultOne) {
+  ASSERT_NE(train::default_family(), nullptr);
+  const auto plain = train::RunConfig::from_json({{"task", {{"modulus", 59}}}});
+  const auto named = train::RunConfig::from_json({{"task", {{"family", "assign_and_add"}, {"modulus", 59}}}});
+  EXPECT_EQ(plain.family, train::default_family()->name);
+  EXPECT_EQ(named.family, plain.family);
+  EXPECT_EQ(named.to_json(), plain.to_json());
+  EXPECT_EQ(named.weights_hash(), plain.weights_hash());
+  EXPECT_FALSE(named.to_json()["task"].contains("family"));
+  try {
+    train::RunConfig::from_json({{"task", {{"family", "nope"}}}});
+    ADD_FAILURE() << "an unknown family was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown task family 'nope' (registered: assign_and_add, modular_addition)"),
+              std::string::npos)
+        << e.what();
+  }
+  train::TaskFamily second;
+  second.name = "another_default";
+  second.is_default = true;
+  EXPECT_THROW(train::register_family(second), Error);  // one family reads the runs that name none
 }
 
 // The fixtures of a paper: fixtures/ beside its runs file, or the folder its paper.yaml names; and back.

@@ -12,6 +12,7 @@
 #include "claims/verifier.h"
 #include "catalogue/sweep_results.h"
 #include "util/fixture_manifest.h"
+#include "task_family.h"  // papers/assign_and_add/module
 
 using namespace cc;
 using namespace cc::claims;
@@ -65,13 +66,15 @@ TEST(SweepDefinition, ExpandsAxesTimesSeedsIntoOrdinaryRuns) {
   EXPECT_EQ(s->points[0].label(), "task.pair_fraction=0.1 seed=0");
   EXPECT_EQ(s->points[1].label(), "task.pair_fraction=0.1 seed=1");
   EXPECT_EQ(s->points[5].label(), "task.pair_fraction=0.5 seed=1");
-  EXPECT_DOUBLE_EQ(s->points[2].config.task.pair_fraction, 0.25);
+  EXPECT_DOUBLE_EQ(assign_and_add::task_config(s->points[2].config).pair_fraction, 0.25);
   EXPECT_EQ(s->points[2].config.train.eval_every, 50);  // `set` applies to every point
   EXPECT_EQ(s->points[2].config.train.steps, 100);      // the rest comes from the base run
   EXPECT_EQ(s->points[3].config.seed, 1u);
   // Each point hashes like the ordinary run it is; the logging cadence is not in the hash.
   train::RunConfig plain = runs.find("base")->for_seed(1);
-  plain.task.pair_fraction = 0.25;
+  task::TaskConfig t = assign_and_add::task_config(plain);
+  t.pair_fraction = 0.25;
+  assign_and_add::set_task(plain, t);
   EXPECT_EQ(s->points[3].config_hash, plain.weights_hash());
   // Shards interleave: 0/4 gets points 0 and 4.
   const auto shard = s->shard(0, 4);
@@ -126,8 +129,8 @@ TEST(SweepDefinition, VariantsAreNamedChangesOneAtATime) {
   EXPECT_EQ(s->points[3].label(), "variant=big_batch seed=1");
   EXPECT_EQ(s->points[3].config.train.batch_size, 256);
   EXPECT_EQ(s->points[0].config.train.batch_size, runs.find("base")->config.train.batch_size);
-  EXPECT_EQ(s->points[4].config.task.restricted_first, (std::vector<std::string>{"g", "h"}));
-  EXPECT_EQ(s->points[4].config.task.restricted_second, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(assign_and_add::task_config(s->points[4].config).restricted_first, (std::vector<std::string>{"g", "h"}));
+  EXPECT_EQ(assign_and_add::task_config(s->points[4].config).restricted_second, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(s->points[1].config_hash, runs.find("base")->for_seed(1).weights_hash());  // the base itself
   EXPECT_EQ(s->definition()["variants"]["big_batch"]["train.batch_size"], 256);
   // Each variant is also a run, SWEEP/VARIANT, whose cache folders are the sweep points' own.

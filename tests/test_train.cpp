@@ -11,6 +11,7 @@
 #include "train/trainer.h"
 #include "test_helpers.h"
 #include "train_helpers.h"
+#include "task_family.h"  // papers/assign_and_add/module
 
 using namespace cc;
 namespace fs = std::filesystem;
@@ -111,8 +112,10 @@ TEST(Train, RefusesToMixRunsInOneDirectory) {
 TEST(Train, ThreeHundredStepsLiftZeroVarAccuracyWellAboveChance) {
   // 0-var only, so the test measures learning of modular addition, the paper's first phase.
   auto cfg = tiny_run(300);
-  cfg.task.weight_1var = 0;
-  cfg.task.ratio_2var_to_0var = 0;
+  task::TaskConfig zero_var_only = assign_and_add::task_config(cfg);
+  zero_var_only.weight_1var = 0;
+  zero_var_only.ratio_2var_to_0var = 0;
+  assign_and_add::set_task(cfg, zero_var_only);
   cfg.train.batch_size = 256;
   cfg.train.eval_every = 300;
   cfg.train.eval_size = 1000;

@@ -6,18 +6,18 @@
 
 #include "model/transformer.h"
 #include "train/run_config.h"
+#include "task_family.h"  // papers/assign_and_add/module
 
 namespace cc::test {
 
 inline train::RunConfig tiny_run(int64_t steps, uint64_t seed = 0, int batch = 64, int eval_size = 50) {
-  train::RunConfig c;
+  train::RunConfig c = assign_and_add::run_config();
   c.seed = seed;
   c.train.steps = steps;
   c.train.batch_size = batch;
   c.train.eval_every = 10;
   c.train.eval_size = eval_size;
   c.train.resume_every = 10;
-  c.model.derive(train::token_space(c.task));
   return c;
 }
 

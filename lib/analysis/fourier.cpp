@@ -1,7 +1,7 @@
 // MLP neurons over the N x N grid of operand pairs (n, m) ("Assign and Add" §5.1, Figure 11).
 // Preactivations are the last MLP's hook_pre at the last (answer) position over the operand grid of
 // the run's task (train/family.h: OperandGrid): an exhaustive evaluation set through the activation
-// store (the built-in task's all_pairs_0, one sequence per pair), or the sequences a task family gives
+// store (one sequence per pair, e.g. "Assign and Add"'s all_pairs_0), or the sequences themselves
 // (Nanda et al.'s "a b =", M8b's positive control).
 // Only active neurons count: positive preactivation on >= 1 % of the grid (neuron_grid.h).
 //   mlp_additive_r2  (M8a): R^2 of the additive fit u(n) + w(m) (row and column means)
@@ -149,8 +149,8 @@ Measurement measure(const MeasureInput& in) {
 
 void register_fourier(Registry& r) {
   const std::string doc =
-      "eval_seed: seed of the grid's other tokens where the task draws them (the built-in task's all_pairs_0: "
-      "where its PADs stand; default 20260531)\n"
+      "eval_seed: seed of the grid's other tokens where the task draws them (an evaluation set's: "
+      "e.g. where all_pairs_0's PADs stand; default 20260531)\n"
       "active_fraction: a neuron counts if its preactivation is positive on at least this share of the grid (0.01)\n"
       "hook: pre (preactivations, default) | post (after the activation function)";
   // No read declared for every forward: the grid's position is its task's last, known per checkpoint.

@@ -160,14 +160,12 @@ void RunStore::train_into(const RunSpec& spec, uint64_t seed, const std::string&
   t.command = "claimcheck train --config " + runs_.path() + " --run " + spec.name + " --seed " + std::to_string(seed) +
               (stop_after >= 0 ? " --stop-after " + std::to_string(stop_after) : std::string()) + " --out " + dir;
   const train::RunConfig cfg = spec.for_seed(seed);
-  if (!cfg.family.empty()) {  // another paper's task: its module trains it (train/family.h)
-    const train::TaskFamily* family = train::find_family(cfg.family);
-    if (!family || !family->train)
-      throw Error("run '" + spec.name + "': task family '" + cfg.family + "' cannot train");
-    family->train(cfg, dir, stop_after, t.command);
+  const train::TaskFamily& family = train::family_of(cfg);
+  if (family.train) {  // a family that trains its runs itself (train/family.h)
+    family.train(cfg, dir, stop_after, t.command);
     return;
   }
-  train::Trainer(cfg, t).run();
+  train::Trainer(cfg, t).run();  // the engine's trainer, on the family's batches
 }
 
 }  // namespace cc::catalogue

@@ -4,7 +4,7 @@
 // learned absolute positions, causal attention. n_layers and mlp_layers let one model serve other
 // shapes (a one-layer model with its MLP in block 0, as in Nanda et al. 2023).
 // The model knows no task: what a task fixes about it (TokenSpace) is given by whoever pairs the
-// two (a run config: train/run_config.h for the built-in task, a paper module's own for a family).
+// two (the run's task family: train/family.h).
 #include <nlohmann/json.hpp>
 
 #include <string>

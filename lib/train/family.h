@@ -1,10 +1,13 @@
 #pragma once
-// Task families: a paper whose task is not the engine's built-in one (task/) plugs its runs in here.
-// A run config whose `task:` names a `family:` is read, hashed, trained and listed by that family's
-// functions; the engine keeps only what it needs to load and measure such a run: the transformer's
-// shape (RunConfig::model), the last step and the checkpoint cadence (RunConfig::train), and the
-// family's own JSON of the whole run (RunConfig::family_config, written whole into every sidecar).
-// A paper module registers its family once, before any run config is read (app/paper_modules.cpp).
+// Task families: every run's task comes from a paper module's family. A run config's `task:` names its
+// family (`family:`), or names none and is read by the default family (the one registered with
+// is_default: the paper whose runs predate families, so their configs and hashes stay as they were).
+// A run is read, hashed, listed and given to the trainers as tensors by its family's functions; a
+// family may also train its runs itself (`train`). The engine keeps only what it needs to load and
+// measure a run: the transformer's shape (RunConfig::model), the schedule (RunConfig::train), the
+// task's JSON (RunConfig::task) or, for a family that trains itself, its JSON of the whole run
+// (RunConfig::family_config). A paper module registers its family once, before any run config is
+// read (app/paper_modules.cpp).
 #include <nlohmann/json.hpp>
 #include <torch/types.h>
 
@@ -33,16 +36,19 @@ struct OperandGrid {
 
 struct TaskFamily {
   std::string name;  // the value of task.family, e.g. "modular_addition"
-  // Reads {task, model, train} (and any other key of a run entry) into `cfg`: model, train.steps and
-  // train's checkpoint cadence, family_config. Errors name FILE:LINE:COL through `r`.
+  // Reads the runs whose `task:` names no family (at most one family is the default).
+  bool is_default = false;
+  // Reads {task, model, train} (and any other key of a run entry) into `cfg`: family, task (or
+  // family_config), model and train. Errors name FILE:LINE:COL through `r`.
   std::function<void(ObjectReader r, RunConfig& cfg)> read;
-  // Trains `cfg` into `dir` (resuming from its resume point), to `stop_after` when >= 0.
+  // Trains `cfg` into `dir` (resuming from its resume point), to `stop_after` when >= 0. Empty: the
+  // engine's Trainer trains it from `data`.
   std::function<void(const RunConfig& cfg, const std::string& dir, int64_t stop_after, const std::string& command)>
       train;
   // The choices the family's paper leaves open, with this config's values (the report lists them).
   std::function<std::vector<UnstatedChoice>(const RunConfig& cfg)> unstated;
   // The run's batches and evaluation sets as tensors (task_data.h), for the engine's trainers and
-  // `claimcheck eval`. Empty: the family trains its runs itself (`train` above) and gives none.
+  // `claimcheck eval`. Empty only for a family that trains its runs itself (`train` above).
   std::function<std::unique_ptr<TaskData>(const RunConfig& cfg)> data;
   // The names of the evaluation sets `data` gives (what a claim's `set:` may name; task_data.h).
   std::vector<std::string> eval_set_names;
@@ -50,12 +56,15 @@ struct TaskFamily {
   std::function<OperandGrid(const RunConfig& cfg)> operand_grid;
 };
 
-void register_family(TaskFamily family);  // cc::Error for a second family of the same name
+// cc::Error for a second family of the same name, or a second default one.
+void register_family(TaskFamily family);
 const TaskFamily* find_family(const std::string& name);
+const TaskFamily* default_family();  // nullptr when no module registered one
 std::vector<std::string> family_names();
+// The family of `cfg`: the one it names, else the default one. cc::Error when that is not registered.
+const TaskFamily& family_of(const RunConfig& cfg);
 
-// The operand grid of `cfg`'s task: its family's, else the built-in task's. cc::Error when its family
-// gives none.
+// The operand grid of `cfg`'s task, as its family gives it. cc::Error when its family gives none.
 OperandGrid operand_grid(const RunConfig& cfg);
 
 }  // namespace cc::train

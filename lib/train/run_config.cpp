@@ -1,8 +1,6 @@
 #include "train/run_config.h"
 
 #include <algorithm>
-#include <cmath>
-#include <sstream>
 
 #include "train/family.h"
 #include "util/sha256.h"
@@ -83,34 +81,29 @@ nlohmann::json TrainConfig::to_json(bool every_field) const {
   return j;
 }
 
-model::TokenSpace token_space(const task::TaskConfig& task) {
-  const task::Vocab vocab(task);
-  return {vocab.size(), task.modulus, task::kSeqLen};
-}
-
 RunConfig RunConfig::from_yaml(ObjectReader r) {
   RunConfig c;
   c.name = r.string("name", c.name);
   const int64_t seed = r.integer_in("seed", 0, 0, int64_t{1} << 62);
   c.seed = static_cast<uint64_t>(seed);
-  // Another paper's task: its family reads the rest (train/family.h).
+  // The task's family reads the rest: the one `task.family` names, else the default one.
+  const TaskFamily* family = nullptr;
   if (r.has("task") && r.raw("task").is_object() && r.raw("task").contains("family")) {
     ObjectReader task = r.object("task");
-    c.family = task.string("family");
-    const TaskFamily* family = find_family(c.family);
+    const std::string name = task.string("family");
+    family = find_family(name);
     if (!family) {
       std::string known;
       for (const auto& n : family_names()) known += (known.empty() ? "" : ", ") + n;
-      task.fail("family", "unknown task family '" + c.family +
+      task.fail("family", "unknown task family '" + name +
                               "' (registered: " + (known.empty() ? std::string("none") : known) + ")");
     }
-    family->read(r, c);
-    return c;
+  } else {
+    family = default_family();
+    if (!family) r.fail("task", "names no task family (task.family) and no paper module registered a default one");
   }
-  c.task = task::TaskConfig::from_yaml(r.object_or_empty("task"));
-  c.model = model::ModelConfig::from_yaml(r.object_or_empty("model"), token_space(c.task));
-  c.train = TrainConfig::from_yaml(r.object_or_empty("train"));
-  r.finish();
+  c.family = family->name;
+  family->read(r, c);
   return c;
 }
 
@@ -127,7 +120,7 @@ RunConfig RunConfig::from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json RunConfig::to_json(bool every_field) const {
-  if (!family.empty()) {
+  if (!family_config.is_null()) {
     nlohmann::json j = family_config;
     j["name"] = name;
     j["seed"] = seed;
@@ -135,7 +128,7 @@ nlohmann::json RunConfig::to_json(bool every_field) const {
   }
   return {{"name", name},
           {"seed", seed},
-          {"task", task.to_json()},
+          {"task", task},
           {"model", model.to_json(every_field)},
           {"train", train.to_json(every_field)}};
 }
@@ -149,55 +142,8 @@ std::string RunConfig::weights_hash() const {
 }
 
 std::vector<UnstatedChoice> unstated_choices(const RunConfig& c) {
-  if (!c.family.empty()) {
-    const TaskFamily* family = find_family(c.family);
-    return family && family->unstated ? family->unstated(c) : std::vector<UnstatedChoice>{};
-  }
-  auto num = [](double v) {
-    std::ostringstream s;
-    s << v;
-    return s.str();
-  };
-  auto join = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
-    return s;
-  };
-  return {
-      {"train.batch_size", std::to_string(c.train.batch_size), "not stated in the paper"},
-      {"train.beta1, train.beta2", num(c.train.beta1) + ", " + num(c.train.beta2),
-       std::string("AdamW betas not stated; PyTorch's defaults are 0.9, 0.999") +
-           (c.train.beta1 == 0.9 && c.train.beta2 == 0.999 ? " (used here)" : " (not used here)")},
-      {"train.eps", num(c.train.eps),
-       std::string("not stated; PyTorch's default is 1e-08") +
-           (c.train.eps == 1e-8 ? " (used here)" : " (not used here)")},
-      {"train.warmup_steps", c.train.warmup_steps ? std::to_string(c.train.warmup_steps) : "0 (none)",
-       "learning-rate warmup not stated (TransformerLens's trainer: none unless set)"},
-      {"train.max_grad_norm", c.train.max_grad_norm > 0 ? num(c.train.max_grad_norm) : "0 (no clipping)",
-       "gradient clipping not stated (TransformerLens's trainer: none unless set)"},
-      {"model.init_std", num(c.model.effective_init_std()),
-       std::string("initialisation not stated; N(0, 0.8/sqrt(d_model)) is TransformerLens' default (gpt2 init)") +
-           (c.model.effective_init_std() == 0.8 / std::sqrt(static_cast<double>(c.model.d_model))
-                ? " (used here)"
-                : " (not used here)")},
-      {"model.activation", c.model.activation,
-       std::string("MLP activation not stated; TransformerLens' default is gelu") +
-           (c.model.activation == "gelu" ? " (used here)" : " (not used here)")},
-      {"model.output_vocab", c.model.output_vocab + " (" + std::to_string(c.model.d_vocab_out) + " logits)",
-       "output vocabulary size not stated"},
-      {"task.assignments_min..max",
-       std::to_string(c.task.assignments_min) + ".." + std::to_string(c.task.assignments_max),
-       "number of assignments per sequence not stated (the §3 example has 3)"},
-      {"task.allow_same_variable", c.task.allow_same_variable ? "true" : "false",
-       "whether a 2-var addition may use one variable twice is not stated"},
-      {"task.weight_1var : 1 : ratio_2var_to_0var",
-       num(c.task.weight_1var) + " : 1 : " + num(c.task.ratio_2var_to_0var),
-       "0/1/2-var training mix not stated (r is swept in §4)"},
-      {"task.pair_seed", std::to_string(c.task.pair_seed), "which pairs are held out is not stated"},
-      {"task.restricted_first / restricted_second",
-       join(c.task.restricted_first) + " / " + join(c.task.restricted_second),
-       "§3: a,b never first, g,h never second; §6 reads as if b were held out second"},
-  };
+  const TaskFamily& family = family_of(c);
+  return family.unstated ? family.unstated(c) : std::vector<UnstatedChoice>{};
 }
 
 }  // namespace cc::train

@@ -1,6 +1,7 @@
 #pragma once
 // A run = task + model + training schedule + seed. Read from YAML (a run config file, or one
-// entry of a paper's runs.yaml), written to JSON into every checkpoint sidecar.
+// entry of a paper's runs.yaml) by the run's task family (family.h), written to JSON into every
+// checkpoint sidecar.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -8,18 +9,17 @@
 #include <vector>
 
 #include "model/config.h"
-#include "task/config.h"
 #include "util/yaml_json.h"
 
 namespace cc::train {
 
 struct TrainConfig {
-  int64_t steps = 30000;              // stated
-  int batch_size = 128;               // unstated: the seed sweep's choice (papers/assign_and_add/assumptions.md)
-  double lr = 1e-3;                   // stated
-  double weight_decay = 2e-2;         // stated
-  double beta1 = 0.9, beta2 = 0.999;  // unstated: PyTorch's AdamW defaults
-  double eps = 1e-8;                  // unstated: PyTorch's default
+  int64_t steps = 30000;
+  int batch_size = 128;
+  double lr = 1e-3;
+  double weight_decay = 2e-2;
+  double beta1 = 0.9, beta2 = 0.999;  // PyTorch's AdamW defaults
+  double eps = 1e-8;                  // PyTorch's default
   // Two knobs of TransformerLens's own trainer (HookedTransformerTrainConfig), neither stated by the
   // paper: a linear learning-rate warmup, lr × min(1, s / warmup_steps) at the s-th step (0-based,
   // so the first step has lr 0, as TransformerLens's LambdaLR gives), and clipping of the global
@@ -53,20 +53,18 @@ double warmup_lr(double lr, int64_t warmup_steps, int64_t step);
 // Whether `step` is on a checkpoint grid: step 0, the last step, and every `every`-th step (0: none).
 bool on_checkpoint_grid(int64_t step, int64_t last, int64_t every);
 
-// The built-in task's token space (the model's input and output, model/config.h): N numbers, V
-// variables, PAD, '+' and '=' in; the N numbers as answers; T positions.
-model::TokenSpace token_space(const task::TaskConfig& task);
-
 struct RunConfig {
   std::string name = "unnamed";  // a config file without `name:` (runs.yaml names each of its runs)
   uint64_t seed = 0;
-  task::TaskConfig task;
+  // The task family that read the run (family.h; empty: the default family) and the task as that
+  // family writes it: part of the sidecar and the hash, so a family keeps its JSON's keys and values.
+  std::string family;
+  nlohmann::json task;
   model::ModelConfig model;
   TrainConfig train;
-  // A run of another paper's task (train/family.h): `task.family` names it, and family_config holds
-  // the family's JSON of the run ({task, model, train}, as its sidecars carry it). Empty: the built-in
-  // task above. For a family run, `task` is unused; model and train.steps/cadence come from the family.
-  std::string family;
+  // Set by a family that trains its runs itself: its JSON of the whole run ({task, model, train}, as
+  // its sidecars carry it), which to_json writes instead; `task` is then unused and model and
+  // train.steps/cadence are the engine's view of it.
   nlohmann::json family_config;
 
   static RunConfig from_yaml(ObjectReader r);  // {name?, seed?, task?, model?, train?}
@@ -77,7 +75,8 @@ struct RunConfig {
   std::string weights_hash() const;
 };
 
-// The choices the paper leaves open, with the values this config uses: every report lists them.
+// The choices the run's paper leaves open, with the values this config uses (its family's list):
+// every report lists them.
 struct UnstatedChoice {
   std::string key, value, note;
 };

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "train/builtin_task.h"
 #include "train/family.h"
 #include "train/run_config.h"
 #include "util/error.h"
@@ -10,7 +9,9 @@
 namespace cc::train {
 
 std::vector<std::string> known_eval_set_names() {
-  std::vector<std::string> names = builtin_eval_set_names();
+  std::vector<std::string> names;
+  const TaskFamily* first = default_family();
+  if (first) names = first->eval_set_names;
   for (const auto& f : family_names())
     for (const auto& n : find_family(f)->eval_set_names)
       if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
@@ -23,13 +24,11 @@ bool is_known_eval_set(const std::string& name) {
 }
 
 std::unique_ptr<TaskData> make_task_data(const RunConfig& cfg) {
-  if (cfg.family.empty()) return builtin_task_data(cfg);
-  const TaskFamily* family = find_family(cfg.family);
-  if (!family) throw Error("run '" + cfg.name + "': task family '" + cfg.family + "' is not registered");
-  if (!family->data)
-    throw Error("run '" + cfg.name + "': task family '" + cfg.family +
+  const TaskFamily& family = family_of(cfg);
+  if (!family.data)
+    throw Error("run '" + cfg.name + "': task family '" + family.name +
                 "' gives no batches or evaluation sets to the engine's trainer (it trains its runs itself)");
-  return family->data(cfg);
+  return family.data(cfg);
 }
 
 }  // namespace cc::train

@@ -1,8 +1,8 @@
 #pragma once
 // What the engine's trainers and evaluation need of a task, as tensors: the batch of each training
 // step and the named evaluation sets of the metrics log. Trainer, EnsembleTrainer, the step engines
-// and evaluate.h know no more of a task than this. A task family gives it (family.h: TaskFamily::data);
-// a run without a family gets the built-in task's (builtin_task.h).
+// and evaluate.h know no more of a task than this. The run's task family gives it (family.h:
+// TaskFamily::data).
 #include <torch/types.h>
 
 #include <cstdint>
@@ -41,13 +41,13 @@ class TaskData {
   virtual NamedBatch eval_set(const std::string& name, int size, uint64_t eval_seed) const = 0;
 };
 
-// The evaluation-set names a claim's parameters may name: the built-in task's, then each family's
-// (TaskFamily::eval_set_names). A claim file is checked against them when it is read, before any run
+// The evaluation-set names a claim's parameters may name: the default family's, then each other
+// family's (TaskFamily::eval_set_names). A claim file is checked against them when it is read, before any run
 // is loaded; a set the run's own task lacks is an error when the claim is measured.
 std::vector<std::string> known_eval_set_names();
 bool is_known_eval_set(const std::string& name);
 
-// The data of `cfg`'s task: its family's (cc::Error when that family gives none), else the built-in task's.
+// The data of `cfg`'s task, as its family gives it (cc::Error when the family gives none).
 std::unique_ptr<TaskData> make_task_data(const RunConfig& cfg);
 
 }  // namespace cc::train

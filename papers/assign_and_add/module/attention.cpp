@@ -16,6 +16,7 @@
 #include "analysis/common.h"
 #include "examples.h"
 #include "module.h"
+#include "task_family.h"
 
 namespace cc::analysis {
 namespace {
@@ -53,7 +54,7 @@ Scores score(const MeasureInput& in, const std::vector<std::string>& sets) {
   const auto& p = in.params;
   const int layer = p["layer"].get<int>() - 1;
   const std::string query = p["query"], target = p["target"];
-  const task::Vocab vocab(in.checkpoint.config.task);
+  const task::Vocab vocab(assign_and_add::task_config(in.checkpoint.config));
   const std::string hook = pattern_hook(layer);
   const auto acts =
       activations(in.activations, in.checkpoint, sets, p["size"].get<int>(), p["eval_seed"].get<uint64_t>(), {{hook}});

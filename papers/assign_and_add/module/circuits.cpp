@@ -11,6 +11,7 @@
 #include "analysis/common.h"
 #include "task/config.h"
 #include "module.h"
+#include "task_family.h"
 
 namespace cc::analysis {
 namespace {
@@ -20,7 +21,7 @@ torch::Tensor cpu(const torch::Tensor& t) { return t.detach().to(torch::kCPU, to
 Measurement isolated_circuit(const MeasureInput& in) {
   torch::NoGradGuard no_grad;
   const auto& m = *in.checkpoint.model;
-  const int n = in.checkpoint.config.task.modulus;
+  const int n = assign_and_add::task_config(in.checkpoint.config).modulus;
   auto ov = ov_apply(m, 1, cpu(m.W_E()).slice(0, 0, n));                           // [N, D]: OV_2(E_a)
   auto a = torch::arange(n).repeat_interleave(n), b = torch::arange(n).repeat(n);  // all ordered pairs
   auto h = ov.index_select(0, a) + ov.index_select(0, b);                          // [N^2, D]
@@ -43,7 +44,7 @@ Measurement isolated_circuit(const MeasureInput& in) {
 Measurement equals_qk(const MeasureInput& in) {
   torch::NoGradGuard no_grad;
   const auto& m = *in.checkpoint.model;
-  const task::Vocab vocab(in.checkpoint.config.task);
+  const task::Vocab vocab(assign_and_add::task_config(in.checkpoint.config));
   auto P = cpu(m.W_pos());
   auto q = cpu(m.W_E())[vocab.equals()] + P[task::kEqualsPos];  // [D]
   auto scores = q.matmul(qk_matrix(m, 0)).matmul(P.t());        // [T]
@@ -93,7 +94,7 @@ Measurement previous_position(const MeasureInput& in) {
 Measurement variable_diagonal(const MeasureInput& in) {
   torch::NoGradGuard no_grad;
   const auto& m = *in.checkpoint.model;
-  const task::Vocab vocab(in.checkpoint.config.task);
+  const task::Vocab vocab(assign_and_add::task_config(in.checkpoint.config));
   auto V = ov_apply(m, 0, cpu(m.W_E()).slice(0, vocab.variable(0), vocab.variable(0) + vocab.v));  // OV_1(E_var) [V, D]
   auto S = V.matmul(qk_matrix(m, 1)).matmul(V.t()).contiguous();                                   // [V, V]
   auto a = S.accessor<float, 2>();

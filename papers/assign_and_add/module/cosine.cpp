@@ -10,7 +10,7 @@
 
 #include "analysis/common.h"
 #include "examples.h"
-#include "train/builtin_task.h"
+#include "task_family.h"
 #include "module.h"
 
 namespace cc::analysis {
@@ -52,7 +52,7 @@ Measurement measure(const MeasureInput& in) {
   auto resid = resid_mid_at_equals(acts);  // [n, D]
   torch::Tensor target;                    // [n, D]: what each residual should match
   if (p["target"] == "ov_sum") {
-    const int N = in.checkpoint.config.task.modulus;
+    const int N = assign_and_add::task_config(in.checkpoint.config).modulus;
     auto ov = ov_apply(m, 1, m.W_E().detach().cpu().slice(0, 0, N));  // OV_2(E_a), [N, D]
     auto xs = torch::empty({n}, torch::kLong), ys = torch::empty({n}, torch::kLong);
     for (int64_t i = 0; i < n; ++i) {
@@ -61,13 +61,13 @@ Measurement measure(const MeasureInput& in) {
     }
     target = ov.index_select(0, xs) + ov.index_select(0, ys);
   } else {
-    task::Sampler sampler(in.checkpoint.config.task);
+    task::Sampler sampler(assign_and_add::task_config(in.checkpoint.config));
     task::Rng rng(p["eval_seed"].get<uint64_t>(), task::stream_id("zero_var_twin"), 0);
     std::vector<task::Example> twins;
     for (const auto& e : ex) twins.push_back(sampler.sample_with_pair(rng, 0, task::PositionRule::Any, e.x, e.y));
     // The twins are this kind's own sequences: run here, not kept in the store.
     std::vector<torch::Tensor> parts;
-    for_each_cached(m, train::tokens_tensor(twins), [&](const model::ActivationCache& c, size_t, size_t) {
+    for_each_cached(m, assign_and_add::tokens_tensor(twins), [&](const model::ActivationCache& c, size_t, size_t) {
       parts.push_back(c[kResidMid].select(1, task::kEqualsPos).to(torch::kCPU));
     });
     target = torch::cat(parts, 0);

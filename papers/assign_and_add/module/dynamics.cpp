@@ -24,6 +24,7 @@
 #include "module.h"
 #include "analysis/phases.h"
 #include "task/eval_sets.h"
+#include "task_family.h"
 
 namespace cc::analysis {
 namespace {
@@ -258,12 +259,13 @@ nlohmann::json parse_late_refinement(ObjectReader r) {
 double restricted_gap(const train::Checkpoint& ck, nlohmann::json& scores) {
   torch::NoGradGuard no_grad;
   const auto& m = *ck.model;
-  const task::Vocab vocab(ck.config.task);
+  const task::TaskConfig t = assign_and_add::task_config(ck.config);
+  const task::Vocab vocab(t);
   auto E = m.W_E().detach().cpu().to(torch::kFloat32);
   auto q = E[vocab.equals()] + m.W_pos().detach().cpu().to(torch::kFloat32)[task::kEqualsPos];            // [D]
   auto s = q.matmul(qk_matrix(m, 0)).matmul(E.slice(0, vocab.variable(0), vocab.variable(vocab.v)).t());  // [V]
   std::vector<bool> restricted(static_cast<size_t>(vocab.v), false);
-  for (const auto* list : {&ck.config.task.restricted_first, &ck.config.task.restricted_second})
+  for (const auto* list : {&t.restricted_first, &t.restricted_second})
     for (const auto& name : *list) restricted[static_cast<size_t>(vocab.variable_index(name))] = true;
   double in = 0, out = 0;
   int n_in = 0, n_out = 0;

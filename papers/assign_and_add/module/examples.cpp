@@ -1,10 +1,12 @@
 #include "examples.h"
 
+#include "task_family.h"
+
 namespace cc::analysis {
 
 std::vector<task::Example> sample_examples(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size,
                                            uint64_t seed) {
-  task::Sampler sampler(ck.config.task);
+  task::Sampler sampler(assign_and_add::task_config(ck.config));
   std::vector<task::Example> out;
   for (const auto& name : sets) {
     auto set = task::make_eval_set(sampler, name, size, seed);

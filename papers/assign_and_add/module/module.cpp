@@ -1,8 +1,11 @@
 #include "module.h"
 
+#include "task_family.h"
+
 namespace cc::assign_and_add {
 
 void register_module() {
+  register_family();
   analysis::add_module_kinds([](analysis::Registry& r) {
     analysis::register_attention(r);
     analysis::register_circuits(r);

@@ -1,12 +1,11 @@
 #pragma once
-// "Assign and Add"'s module: the kinds that read its sequence layout (the positions of '=', the
-// operands and the assignments) and its §6–§7 analyses, registered with the engine's kinds by
-// register_module(), which the claimcheck binary calls once at start-up (app/paper_modules.cpp):
-// attention patterns (§5.2), QK/OV circuits (§5.3), cosine similarities (§5.4), probes (§5.5), the
-// training dynamics (§6) and §7's idealised model (disentangled.h) with the kinds that measure it.
-// The paper's task and evaluation sets are still the engine's built-in ones (lib/task), which
-// these kinds read; the kinds it shares with other papers (accuracy, Fourier fits, phases) are the
-// engine's (lib/analysis).
+// "Assign and Add"'s module, registered with the engine by register_module(), which the claimcheck
+// binary calls once at start-up (app/paper_modules.cpp): its task (task/) as the engine's default
+// task family (task_family.h), and the kinds that read its sequence layout (the positions of '=', the
+// operands and the assignments) and its §6–§7 analyses: attention patterns (§5.2), QK/OV circuits
+// (§5.3), cosine similarities (§5.4), probes (§5.5), the training dynamics (§6) and §7's idealised
+// model (disentangled.h) with the kinds that measure it. The kinds it shares with other papers
+// (accuracy, Fourier fits, phases) are the engine's (lib/analysis).
 #include "analysis/registry.h"
 
 namespace cc::analysis {

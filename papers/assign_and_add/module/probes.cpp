@@ -11,6 +11,7 @@
 #include "analysis/common.h"
 #include "examples.h"
 #include "module.h"
+#include "task_family.h"
 
 namespace cc::analysis {
 namespace {
@@ -68,7 +69,7 @@ Measurement measure(const MeasureInput& in) {
                               at::detail::createCPUGenerator(p["eval_seed"].get<uint64_t>()), torch::kLong);
   auto y = torch::empty({static_cast<int64_t>(ex.size())}, torch::kLong);
   for (size_t i = 0; i < ex.size(); ++i) y[static_cast<int64_t>(i)] = ex[i].target;
-  const int classes = in.checkpoint.config.task.modulus;
+  const int classes = assign_and_add::task_config(in.checkpoint.config).modulus;
   const int steps = p["steps"].get<int>();
   const double acc_pre = probe_accuracy(torch::cat(pre).index_select(0, perm), y.index_select(0, perm), classes, steps);
   const double acc_post =

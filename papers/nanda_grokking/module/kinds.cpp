@@ -17,7 +17,7 @@ void register_kinds(analysis::Registry& r) {
 RunConfig config_of(const train::Checkpoint& ck) {
   if (ck.config.family != "modular_addition")
     throw Error(ck.path + ": this kind measures the grokking paper's models (task family modular_addition), not '" +
-                (ck.config.family.empty() ? std::string("the built-in task") : ck.config.family) + "'");
+                (ck.config.family.empty() ? std::string("the default family's task") : ck.config.family) + "'");
   return RunConfig::from_json(ck.config.to_json());
 }
 

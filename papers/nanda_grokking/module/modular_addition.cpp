@@ -7,7 +7,7 @@
 #include <numeric>
 #include <vector>
 
-#include "task/rng.h"
+#include "util/rng.h"
 
 namespace cc::grokking {
 
@@ -42,7 +42,7 @@ Split split(const TaskConfig& cfg) {
   const int64_t n = int64_t{cfg.modulus} * cfg.modulus;
   std::vector<int64_t> order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), 0);
-  task::Rng rng(cfg.split_seed, task::stream_id("grokking split"), 0);
+  Rng rng(cfg.split_seed, stream_id("grokking split"), 0);
   rng.shuffle(order);
   const auto n_train = static_cast<size_t>(std::floor(cfg.train_fraction * static_cast<double>(n)));
   std::vector<int64_t> train(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n_train));

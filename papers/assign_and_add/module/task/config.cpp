@@ -24,6 +24,9 @@ int Vocab::variable_index(const std::string& letter) const {
 
 TaskConfig TaskConfig::from_yaml(ObjectReader r) {
   TaskConfig c;
+  // A run may name this task's family (train/family.h) though it is the default one; the name is
+  // not part of the config, so such a run has the hash of one that names none.
+  r.one_of("family", {"assign_and_add"}, "assign_and_add");
   c.modulus = static_cast<int>(r.integer_in("modulus", c.modulus, 2, 1000));
   c.n_variables = static_cast<int>(r.integer_in("n_variables", c.n_variables, 2, 26));
   c.pair_fraction = r.number("pair_fraction", c.pair_fraction);

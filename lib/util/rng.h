@@ -1,15 +1,15 @@
 #pragma once
 // Counter-based seeding: every random stream is a pure function of (seed, stream, index).
-// The training batch for step s is drawn from Rng(seed, kTrainStream, s), so the data RNG
-// "state" of a run is just its step number: resuming needs nothing saved, and a batch can
-// be regenerated in isolation (tests, debugging). std::mt19937_64 and std::seed_seq are
+// A task draws the training batch of step s from Rng(seed, <its training stream>, s), so the data
+// RNG "state" of a run is just its step number: resuming needs nothing saved, and a batch can be
+// regenerated in isolation (tests, debugging). std::mt19937_64 and std::seed_seq are
 // specified bit-for-bit by the standard; the bounded draw below is ours because
 // std::uniform_int_distribution is implementation-defined.
 #include <cstdint>
 #include <random>
 #include <string>
 
-namespace cc::task {
+namespace cc {
 
 class Rng {
  public:
@@ -55,7 +55,4 @@ inline uint64_t stream_id(const std::string& name) {
   return h;
 }
 
-constexpr uint64_t kTrainStream = 0x7472616e;  // "tran"
-constexpr uint64_t kPairStream = 0x70616972;   // "pair"
-
-}  // namespace cc::task
+}  // namespace cc
