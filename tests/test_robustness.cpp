@@ -13,6 +13,7 @@
 #include "catalogue/run_store.h"
 #include "catalogue/runs.h"
 #include "model/transformer.h"
+#include "report/attribution_md.h"
 
 using namespace cc;
 using namespace cc::claims;
@@ -313,6 +314,13 @@ TEST(Attribution, ScoresEffectsRuleAndSentences) {
   EXPECT_EQ(j["configs"][2]["terms"]["binding"].get<double>(), 0.0);
   EXPECT_EQ(j["configs"][2]["terms"]["refinement"].get<double>(), 0.0);
   EXPECT_TRUE(j["configs"][0]["terms"].is_null());
+  // The score's terms travel with the section, and the report describes the score from them.
+  EXPECT_EQ(j["score"], nlohmann::json::parse(R"({"terms": [{"claim": "G3", "term": "below_threshold"}],
+                                                  "steps_per_point": 1000.0})"));
+  EXPECT_NE(report::attribution_markdown(j).find(
+                "(percentage points of accuracy: G3 below its threshold; plus each phase's distance to its window per "
+                "1000 steps; binding 5300–5400"),
+            std::string::npos);
   // Noise: every row's seeds score alike here (spread 0); no row differs from another by the engine alone.
   EXPECT_EQ(j["noise"]["configs_with_two_seeds"], 6);
   EXPECT_EQ(j["noise"]["median_seed_spread"].get<double>(), 0.0);

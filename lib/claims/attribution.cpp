@@ -280,6 +280,11 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
   nlohmann::json j;
   j["paper"] = {{"binding", {facts.binding.low, facts.binding.high}},
                 {"refinement", {facts.refinement.low, facts.refinement.high}}};
+  // The score's terms as paper.yaml gives them, for the report's description of the score.
+  j["score"] = {{"terms", nlohmann::json::array()}, {"steps_per_point", facts.steps_per_point}};
+  for (const auto& term : facts.accuracy_terms)
+    j["score"]["terms"].push_back(
+        {{"claim", term.claim}, {"term", term.below_threshold ? "below_threshold" : "distance_to_reported"}});
   j["default_run"] = default_run;
   j["configs"] = nlohmann::json::array();
   for (const auto& c : configs) {

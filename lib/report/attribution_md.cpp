@@ -23,6 +23,25 @@ std::string join(const nlohmann::json& list, const std::string& sep = ", ") {
   return s;
 }
 
+// The score's accuracy terms, from paper.yaml as report.json carries them: "G1, G2 below their
+// thresholds and G4 from its reported value".
+std::string score_terms_text(const nlohmann::json& score) {
+  std::vector<std::string> below, distance;
+  for (const auto& t : score["terms"])
+    (t["term"] == "below_threshold" ? below : distance).push_back(t["claim"].get<std::string>());
+  auto list = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "" : i + 1 == v.size() ? " and " : ", ") + v[i];
+    return s;
+  };
+  std::string s;
+  if (!below.empty()) s += list(below) + " below " + (below.size() == 1 ? "its threshold" : "their thresholds");
+  if (!below.empty() && !distance.empty()) s += "; ";
+  if (!distance.empty())
+    s += list(distance) + " from " + (distance.size() == 1 ? "its reported value" : "their reported values");
+  return s.empty() ? "no claim" : s;
+}
+
 // The configurations that measured at least one failing claim, in the report's order.
 std::vector<std::string> measured_configs(const nlohmann::json& att) {
   std::vector<std::string> out;
@@ -151,9 +170,11 @@ std::string attribution_markdown(const nlohmann::json& att) {
   md << "\n" << figure_md(att, "pass_rates");
 
   md << "### Configurations and their scores\n\nScore: the distance of a run's outcomes to the paper's numbers "
-        "(percentage points of G1–G5 accuracy, plus each phase's distance to its window per 1000 steps; binding "
-     << att["paper"]["binding"][0] << "–" << att["paper"]["binding"][1] << ", var-restricted "
-     << att["paper"]["refinement"][0] << "–" << att["paper"]["refinement"][1]
+        "(percentage points of accuracy: "
+     << score_terms_text(att["score"]) << "; plus each phase's distance to its window per "
+     << num(att["score"]["steps_per_point"], "%.0f") << " steps; binding " << att["paper"]["binding"][0] << "–"
+     << att["paper"]["binding"][1] << ", var-restricted " << att["paper"]["refinement"][0] << "–"
+     << att["paper"]["refinement"][1]
      << "), the mean over seeds; lower is closer. Learned: binding and "
         "var_restricted_1 ≥ 0.9 by the last step.\n\n"
      << "| configuration | choices that differ from `" << att["default_run"].get<std::string>()
