@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <set>
 
@@ -422,7 +423,7 @@ int cmd_verify(const std::vector<std::string>& args) {
     main_table.on_done = [t0](const claims::ClaimResult& r, size_t done, size_t total) {
       std::cerr << progress_line(r, done, total, std::chrono::steady_clock::now() - t0) << std::flush;
     };
-  const auto results = claims::run_claims(files, registry, runs, store, main_table);
+  auto results = claims::run_claims(files, registry, runs, store, main_table);
 
   report::ReportContext ctx;
   ctx.command = join_command("verify", args);
@@ -434,10 +435,12 @@ int cmd_verify(const std::vector<std::string>& args) {
   ctx.paper = paper_header(paper_yaml);
   ctx.cross_checks = report::read_cross_checks(paper_yaml);
   auto paper_facts = [&] { return claims::PaperFacts::load(paper_yaml); };
+  std::optional<claims::RobustnessSection> robustness_section;
   if (robustness_sweep) {
     const auto outcomes = claims::run_robustness(files, *robustness_sweep, registry, runs, store, eo);
-    ctx.robustness = claims::robustness_json(*robustness_sweep, outcomes, paper_facts());
+    robustness_section = claims::robustness_section(*robustness_sweep, outcomes, paper_facts());
   }
+  nlohmann::json attribution_section;
   if (!attribution_sweeps.empty()) {
     const auto facts = paper_facts();
     std::vector<claims::MeasuredSweep> measured;
@@ -457,23 +460,21 @@ int cmd_verify(const std::vector<std::string>& args) {
     }
     const auto on_thresholds = sweep_files.empty() ? std::vector<claims::ClaimResult>{}
                                                    : claims::run_claims(sweep_files, registry, runs, store, on_grids);
-    ctx.attribution = claims::attribution_json(results, facts.default_run, measured, runs, store, facts, on_thresholds);
+    attribution_section =
+        claims::attribution_json(results, facts.default_run, measured, runs, store, facts, on_thresholds);
   }
   ctx.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  auto rep = report::report_json(results, ctx);  // once: the files and the terminal agree
-  std::vector<report::Change> changes;
+  // One typed report, complete before anything is printed or written: the files and the terminal agree.
+  report::Report rep = report::make_report(std::move(results), ctx);
+  rep.robustness = std::move(robustness_section);
+  rep.attribution = std::move(attribution_section);
   if (!baseline.is_null()) {
     // The tolerance for scalars: exact on the reference kernels, the stated one elsewhere (report/baseline.h).
     const std::string platform = device != "cpu" ? device : unpinned_reason().empty() ? "cpu" : "cpu-unpinned";
-    std::set<std::string> ids;
-    for (const auto& r : results) ids.insert(r.id);
-    // Compared as report.json will hold it: JSON has no infinity or NaN (both are written as null), so
-    // an infinite threshold (G7: no grid value reaches the level) reads back as null from the baseline.
-    changes = report::compare_outcomes(baseline, nlohmann::json::parse(rep.dump()),
-                                       report::tolerance_for(baseline, platform), ids);
-    report::mark_expected(rep, baseline);
-    rep["baseline"] = {{"file", baseline_file}, {"platform", platform}, {"changes", report::changes_json(changes)}};
+    rep.baseline = report::compare_with_baseline(rep, baseline, baseline_file, platform);
   }
+  const std::vector<report::Change> no_changes;
+  const auto& changes = rep.baseline ? rep.baseline->changes : no_changes;
   // The verdicts reach the terminal first: a report that cannot be written (a full disk) must not
   // also hide what was measured.
   std::cout << report::changes_lines(changes);  // the changed rows first
@@ -489,7 +490,7 @@ int cmd_verify(const std::vector<std::string>& args) {
   if (!write_baseline.empty()) {
     // Claims not verified in this run keep their rows (while their files exist): regenerating the
     // repro claims with --budget cpu updates those rows only.
-    nlohmann::json fresh = report::baseline_from_report(rep, report::default_tolerance(), ctx.command);
+    nlohmann::json fresh = report::baseline_from_report(report::to_json(rep), report::default_tolerance(), ctx.command);
     if (fs::exists(write_baseline)) fresh = report::merge_baseline(report::read_outcomes(write_baseline), fresh);
     write_file_atomic(write_baseline, fresh.dump(2) + "\n");
     std::cout << "baseline: " << write_baseline << " (review its diff before committing)\n";
@@ -500,10 +501,10 @@ int cmd_verify(const std::vector<std::string>& args) {
                 << "; if a change is intended, regenerate it with --write-baseline and say why in the commit\n";
       return report::kExitBaselineChanged;
     }
-    const int raw = claims::exit_code(results, true);
+    const int raw = claims::exit_code(rep.claims, true);
     return raw == claims::kExitSkipped ? raw : kExitOk;
   }
-  return claims::exit_code(results, fail_on == "error");
+  return claims::exit_code(rep.claims, fail_on == "error");
 }
 
 int cmd_list(const std::vector<std::string>& args) {

@@ -287,16 +287,42 @@ TEST(Verifier, TrainsOnceThenServesFromCacheAndTheControlCatchesAWeakRule) {
   ctx.budget = "cpu";
   ctx.runtime = train::runtime_info();
   ctx.runs = &test_runs();
-  const auto rep = report::report_json(results, ctx);
-  EXPECT_EQ(rep["counts"]["PASS"], 1);
-  EXPECT_EQ(rep["counts"]["INVALID"], 1);
-  const auto md = report::report_markdown(rep);
+  const report::Report rep = report::make_report(results, ctx);
+  const auto j = report::to_json(rep);
+  EXPECT_EQ(j["format"], report::kReportFormat);
+  EXPECT_EQ(j["counts"]["PASS"], 1);
+  EXPECT_EQ(j["counts"]["INVALID"], 1);
+  const auto md = report::to_markdown(rep);
   EXPECT_NE(md.find("| T-learns | 4 |"), std::string::npos);
   EXPECT_NE(md.find("| train.batch_size | 256 |"), std::string::npos) << "the unstated choices are listed";
+  EXPECT_NE(md.find("not compared"), std::string::npos);
   EXPECT_LT(md.size(), 1u << 20);
-  const auto xml = report::report_junit(rep);
+  const auto xml = report::to_junit(rep);
   EXPECT_NE(xml.find("<property name=\"measured\""), std::string::npos);
   EXPECT_NE(xml.find("<error message=\"INVALID"), std::string::npos);
+
+  // Against a baseline, in all three renderings at once: a FAIL the baseline records is expected (JUnit
+  // passes it, REPORT.md says so); a PASS it recorded that fails now is a regression.
+  auto failing = results;
+  failing[0].verdict = Verdict::Fail;
+  report::Report found = report::make_report(failing, ctx);
+  const auto recorded = report::baseline_from_report(report::to_json(found), report::default_tolerance(), "test");
+  found.baseline = report::compare_with_baseline(found, recorded, "expected.json", "cpu");
+  EXPECT_TRUE(found.baseline->changes.empty());
+  // T-weak's INVALID is recorded too: a verdict other than PASS or SKIPPED that the baseline holds.
+  EXPECT_EQ(found.baseline->expected, (std::set<std::string>{"T-learns", "T-weak"}));
+  EXPECT_EQ(report::to_json(found)["claims"][0]["expected"], true);
+  EXPECT_EQ(report::to_json(found)["baseline"]["changes"], nlohmann::json::array());
+  EXPECT_NE(report::to_markdown(found).find("**FAIL** (expected: in the baseline)"), std::string::npos);
+  EXPECT_NE(report::to_junit(found).find("failures=\"0\""), std::string::npos);
+  EXPECT_NE(report::summary_lines(found).find("no change"), std::string::npos);
+  const auto passed = report::baseline_from_report(j, report::default_tolerance(), "test");
+  found.baseline = report::compare_with_baseline(found, passed, "expected.json", "cpu");
+  ASSERT_EQ(found.baseline->changes.size(), 1u);
+  EXPECT_EQ(found.baseline->changes[0].kind, "regression");
+  EXPECT_EQ(found.baseline->expected, std::set<std::string>{"T-weak"});
+  EXPECT_NE(report::to_markdown(found).find("| T-learns | **regression** |"), std::string::npos);
+  EXPECT_NE(report::to_junit(found).find("<failure message=\"FAIL"), std::string::npos);
 }
 
 TEST(Verifier, RunsFileErrorsAreLocated) {

@@ -60,23 +60,23 @@ TEST(Figures, RenderMergesSeedsMarksThePaperAndIsDeterministic) {
   const std::string dir = cc::test::fresh_dir("figs");
   fs::remove_all(dir);
   nlohmann::json rep = report_with(nlohmann::json::array({kLines}), nlohmann::json::array({kLines}));
-  report::render_figures(dir, rep);
-  const auto& f = rep["claims"][0]["figures"];
+  const auto f = report::claim_figures(dir, rep["claims"][0]);
   ASSERT_EQ(f.size(), 1u);  // merged across the two seeds
   ASSERT_TRUE(f[0].contains("file")) << f.dump();
   const std::string png = slurp(dir + "/" + f[0]["file"].get<std::string>());
   EXPECT_EQ(png.substr(1, 3), "PNG");
   nlohmann::json again = report_with(nlohmann::json::array({kLines}), nlohmann::json::array({kLines}));
-  report::render_figures(dir, again);
+  report::claim_figures(dir, again["claims"][0]);
   EXPECT_EQ(slurp(dir + "/" + f[0]["file"].get<std::string>()), png);  // same data, same bytes
 }
 
 TEST(Figures, AFigureThatCannotBeDrawnIsReportedNotThrown) {
   const std::string dir = cc::test::fresh_dir("figs_bad");
   nlohmann::json rep = report_with(nlohmann::json::array({{{"id", "z"}, {"type", "pie"}}}), nlohmann::json::array());
-  EXPECT_NO_THROW(report::render_figures(dir, rep));
-  ASSERT_EQ(rep["claims"][0]["figures"].size(), 1u);
-  EXPECT_NE(rep["claims"][0]["figures"][0]["error"].get<std::string>().find("unknown type 'pie'"), std::string::npos);
+  nlohmann::json f;
+  EXPECT_NO_THROW(f = report::claim_figures(dir, rep["claims"][0]));
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0]["error"].get<std::string>().find("unknown type 'pie'"), std::string::npos);
 }
 
 // Data no plot could show is written as text, without starting gnuplot: a series with no finite

@@ -128,7 +128,12 @@ TEST(Robustness, RankingCellsAndRunIndependentClaims) {
       outcome("b", {10000, 10000, 10000}, {Verdict::Pass, Verdict::Pass, Verdict::Pass}),
       outcome("c", {5400, 5400, 5400}, {Verdict::Pass, Verdict::Fail, Verdict::Fail})};
   out[2].unavailable[3] = "not trained";
-  const auto j = robustness_json(sweep, out, paper());
+  const RobustnessSection section = robustness_section(sweep, out, paper());
+  EXPECT_EQ(section.default_rule.chosen, "c");
+  ASSERT_EQ(section.claims.size(), 1u);
+  EXPECT_EQ(section.claims[0].cells.at("a").each, Verdict::Fail);
+  EXPECT_EQ(section.variants[0].binding.median, 5325);
+  const auto j = to_json(section);  // report.json's shape
   EXPECT_EQ(j["default_rule"]["chosen"], "c");
   EXPECT_EQ(j["default_rule"]["ranking"][1]["variant"], "b");
   EXPECT_EQ(j["default_rule"]["ranking"][2]["variant"], "a");
@@ -173,7 +178,7 @@ TEST(Robustness, EveryClaimOnEveryVariantReusingTheBaseRunsCheckpoints) {
   EXPECT_EQ(out[0].phases.size(), 2u);
   EXPECT_TRUE(out[0].unavailable.empty());
   EXPECT_FALSE(out[0].phases.at(0).binding.has_value());  // 20 steps learn nothing
-  const auto j = robustness_json(*runs.find_sweep("rob"), out, paper());
+  const auto j = to_json(robustness_section(*runs.find_sweep("rob"), out, paper()));
   EXPECT_EQ(j["base"], runs.find_sweep("rob")->base);  // the report names the run the sweep varies
   EXPECT_EQ(j["claims"][0]["cells"]["small_batch"]["k"], 2);
   EXPECT_EQ(j["claims"][0]["cells"]["small_batch"]["verdict"], "PASS");
@@ -187,7 +192,9 @@ TEST(Robustness, EveryClaimOnEveryVariantReusingTheBaseRunsCheckpoints) {
   const auto none = run_robustness({claim}, *runs.find_sweep("rob"), analysis::builtin_registry(), runs, empty, {});
   EXPECT_EQ(none[1].unavailable.size(), 2u);
   EXPECT_EQ(none[1].results[0].verdict, Verdict::Skipped);
-  EXPECT_EQ(robustness_json(*runs.find_sweep("rob"), none, paper())["default_rule"]["chosen"], nullptr);
+  const RobustnessSection nothing = robustness_section(*runs.find_sweep("rob"), none, paper());
+  EXPECT_FALSE(nothing.default_rule.chosen.has_value());
+  EXPECT_EQ(to_json(nothing)["default_rule"]["chosen"], nullptr);
 }
 
 // The step-0 checkpoint is the initialisation, made at any budget: bitwise the one training writes.

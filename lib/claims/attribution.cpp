@@ -30,6 +30,7 @@ struct ScoreTerms {
 // One configuration: a run (SWEEP/VARIANT, or the default run) with its claim results and phases.
 struct Config {
   std::string id, sweep, variant;
+  bool changes_nothing = false;  // a variant that is its sweep's base itself (a design's row with every factor low)
   const catalogue::RunSpec* spec = nullptr;
   const std::vector<ClaimResult>* results = nullptr;
   std::map<uint64_t, analysis::PhaseSteps> phases;
@@ -266,6 +267,7 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
       c.id = v.run;
       c.sweep = ms.sweep->name;
       c.variant = v.variant;
+      c.changes_nothing = ms.sweep->variants.contains(v.variant) && ms.sweep->variants.at(v.variant).empty();
       c.spec = runs.find(v.run);
       c.results = &v.results;
       c.phases = v.phases;
@@ -370,7 +372,9 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
     nlohmann::json sel = {{"sweep", screen}, {"ranking", ranking}, {"chosen", chosen}, {"complete", complete}};
     if (!confirm_rows.empty()) {
       std::set<std::string> want(chosen.begin(), chosen.end()), have;
-      want.insert("base");
+      // Stage 2 confirms the chosen rows beside the screening's row that changes nothing.
+      for (const auto* c : screen_rows)
+        if (c->changes_nothing) want.insert(c->variant);
       for (const auto* c : confirm_rows) have.insert(c->variant);
       sel["confirm_sweep"] = confirm;
       sel["confirm_matches"] = want == have;
@@ -384,7 +388,7 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
   bool confirm_complete = !confirm_rows.empty();
   for (const auto* c : confirm_rows) {
     confirm_complete = confirm_complete && c->scores.size() == c->seeds.size();
-    if (c->variant == "base") base = c;
+    if (c->changes_nothing) base = c;
     if (!best || c->score < best->score) best = c;
   }
   if (best && base) {

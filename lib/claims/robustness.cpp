@@ -13,28 +13,31 @@
 namespace cc::claims {
 namespace {
 
-nlohmann::json distribution(const std::map<uint64_t, analysis::PhaseSteps>& phases,
-                            std::optional<int64_t> analysis::PhaseSteps::*field) {
+StepDistribution distribution(const std::map<uint64_t, analysis::PhaseSteps>& phases,
+                              std::optional<int64_t> analysis::PhaseSteps::*field) {
   std::vector<double> steps;
   for (const auto& [seed, p] : phases)
     if (p.*field) steps.push_back(static_cast<double>(*(p.*field)));
-  nlohmann::json d = {{"reached", steps.size()}, {"n", phases.size()}};
+  StepDistribution d;
+  d.reached = static_cast<int64_t>(steps.size());
+  d.n = static_cast<int64_t>(phases.size());
   if (steps.empty()) return d;
-  d["median"] = median(steps);
-  d["min"] = *std::min_element(steps.begin(), steps.end());
-  d["max"] = *std::max_element(steps.begin(), steps.end());
+  d.median = median(steps);
+  d.min = *std::min_element(steps.begin(), steps.end());
+  d.max = *std::max_element(steps.begin(), steps.end());
   return d;
 }
 
-nlohmann::json rate(int64_t k, int64_t n) {
-  nlohmann::json j = {{"k", k}, {"n", n}};
-  if (n > 0) {
-    const Interval ci = wilson(k, n);
-    j["rate"] = static_cast<double>(k) / static_cast<double>(n);
-    j["low"] = ci.low;
-    j["high"] = ci.high;
-  }
+nlohmann::json to_json(const StepDistribution& d) {
+  nlohmann::json j = {{"reached", d.reached}, {"n", d.n}};
+  if (d.median) j["median"] = *d.median;
+  if (d.min) j["min"] = *d.min;
+  if (d.max) j["max"] = *d.max;
   return j;
+}
+
+nlohmann::json optional_number(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
 bool run_independent(const ClaimResult& r) { return r.loaded && !r.claim.subject.is_run(); }
@@ -87,105 +90,149 @@ std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files
   return out;
 }
 
-nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes,
-                               const PaperFacts& facts) {
-  nlohmann::json j = {{"sweep", sweep.name},
-                      {"base", sweep.base},
-                      {"seeds", sweep.seeds},
-                      {"variants", nlohmann::json::array()},
-                      {"claims", nlohmann::json::array()}};
-  j["paper"] = {{"binding", {facts.binding.low, facts.binding.high}},
-                {"refinement", {facts.refinement.low, facts.refinement.high}}};
-  j["levels"] = {{"zero_var", "test_0 >= 0.98"},
-                 {"binding", "test_1 and test_2 >= 0.9 (the later of the two first steps)"},
-                 {"var_restricted", "var_restricted_1 and _2 >= 0.9 (the later of the two)"}};
+Rate Rate::of(int64_t k, int64_t n) {
+  Rate r{k, n, std::nullopt};
+  if (n > 0) r.ci = wilson(k, n);
+  return r;
+}
+
+nlohmann::json to_json(const Rate& r) {
+  nlohmann::json j = {{"k", r.k}, {"n", r.n}};
+  if (r.n > 0) {
+    j["rate"] = static_cast<double>(r.k) / static_cast<double>(r.n);
+    j["low"] = r.ci->low;
+    j["high"] = r.ci->high;
+  }
+  return j;
+}
+
+RobustnessSection robustness_section(const catalogue::SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes,
+                                     const PaperFacts& facts) {
+  RobustnessSection s;
+  s.sweep = sweep.name;
+  s.base = sweep.base;
+  s.seeds = sweep.seeds;
+  s.binding_window = facts.binding;
+  s.refinement_window = facts.refinement;
+  s.levels = {"test_0 >= 0.98", "test_1 and test_2 >= 0.9 (the later of the two first steps)",
+              "var_restricted_1 and _2 >= 0.9 (the later of the two)"};
 
   // Per variant: phase steps and their distribution, and how many seeds learn the task.
   bool complete = true;
-  nlohmann::json ranking = nlohmann::json::array();
   for (const auto& v : outcomes) {
-    nlohmann::json phases = nlohmann::json::object(), missing = nlohmann::json::object();
+    VariantSummary sum;
+    sum.variant = v.variant;
+    sum.run = v.run;
+    sum.phases = v.phases;
+    sum.unavailable = v.unavailable;
     int64_t learned = 0;
-    for (const auto& [seed, p] : v.phases) {
-      phases[std::to_string(seed)] = analysis::to_json(p);
-      learned += p.learned();
-    }
-    for (const auto& [seed, why] : v.unavailable) missing[std::to_string(seed)] = why;
+    for (const auto& [seed, p] : v.phases) learned += p.learned();
     complete = complete && v.unavailable.empty();
-    const auto binding = distribution(v.phases, &analysis::PhaseSteps::binding);
-    const auto refined = distribution(v.phases, &analysis::PhaseSteps::var_restricted);
-    const double inf = std::numeric_limits<double>::infinity();
-    const double dist = (binding.contains("median")
-                             ? window_distance(binding["median"].get<double>(), facts.binding.low, facts.binding.high)
-                             : inf) +
-                        (refined.contains("median") ? window_distance(refined["median"].get<double>(),
-                                                                      facts.refinement.low, facts.refinement.high)
-                                                    : inf);
+    sum.zero_var = distribution(v.phases, &analysis::PhaseSteps::zero_var);
+    sum.binding = distribution(v.phases, &analysis::PhaseSteps::binding);
+    sum.var_restricted = distribution(v.phases, &analysis::PhaseSteps::var_restricted);
     const int64_t n = static_cast<int64_t>(v.phases.size());
-    j["variants"].push_back({{"variant", v.variant},
-                             {"run", v.run},
-                             {"phases", phases},
-                             {"unavailable", missing},
-                             {"distribution",
-                              {{"zero_var", distribution(v.phases, &analysis::PhaseSteps::zero_var)},
-                               {"binding", binding},
-                               {"var_restricted", refined}}},
-                             {"learned", rate(learned, n)}});
-    if (n > 0)
-      ranking.push_back({{"variant", v.variant},
-                         {"learned", learned},
-                         {"n", n},
-                         {"distance", std::isfinite(dist) ? nlohmann::json(dist) : nlohmann::json(nullptr)}});
+    sum.learned = Rate::of(learned, n);
+    if (n > 0) {
+      RankedVariant r{v.variant, learned, n, std::nullopt};
+      if (sum.binding.median && sum.var_restricted.median)
+        r.distance = window_distance(*sum.binding.median, facts.binding.low, facts.binding.high) +
+                     window_distance(*sum.var_restricted.median, facts.refinement.low, facts.refinement.high);
+      s.default_rule.ranking.push_back(r);
+    }
+    s.variants.push_back(std::move(sum));
   }
 
   // The rule for the default, fixed before the per-claim results were looked at (the paper's assumptions.md):
   // most seeds learning the task (binding and var_restricted_1 >= 0.9 by the last step), ties
   // broken by the distance of the median binding and refinement steps from the paper's ranges.
-  std::stable_sort(ranking.begin(), ranking.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-    const double ra = a["learned"].get<double>() / a["n"].get<double>(),
-                 rb = b["learned"].get<double>() / b["n"].get<double>();
+  auto& ranking = s.default_rule.ranking;
+  std::stable_sort(ranking.begin(), ranking.end(), [](const RankedVariant& a, const RankedVariant& b) {
+    const double ra = static_cast<double>(a.learned) / static_cast<double>(a.n),
+                 rb = static_cast<double>(b.learned) / static_cast<double>(b.n);
     if (ra != rb) return ra > rb;
-    const double da = a["distance"].is_null() ? std::numeric_limits<double>::infinity() : a["distance"].get<double>();
-    const double db = b["distance"].is_null() ? std::numeric_limits<double>::infinity() : b["distance"].get<double>();
-    return da < db;
+    const double inf = std::numeric_limits<double>::infinity();
+    return a.distance.value_or(inf) < b.distance.value_or(inf);
   });
-  j["default_rule"] = {
-      {"rule",
-       "the variant whose seeds most often learn the task (test_1 and test_2 >= 0.9, and var_restricted_1 >= 0.9, by "
-       "the last "
-       "step), ties broken by the smallest |median binding step - " +
-           window_text(facts.binding) + "| + |median var-restricted step - " + window_text(facts.refinement) + "|"},
-      {"complete", complete && !outcomes.empty()},
-      {"ranking", ranking},
-      {"chosen", ranking.empty() ? nlohmann::json(nullptr) : ranking.front()["variant"]}};
+  s.default_rule.rule =
+      "the variant whose seeds most often learn the task (test_1 and test_2 >= 0.9, and var_restricted_1 >= 0.9, by "
+      "the last step), ties broken by the smallest |median binding step - " +
+      window_text(facts.binding) + "| + |median var-restricted step - " + window_text(facts.refinement) + "|";
+  s.default_rule.complete = complete && !outcomes.empty();
+  if (!ranking.empty()) s.default_rule.chosen = ranking.front().variant;
 
   // Per claim (in file order, as the first variant lists them): k of n seeds pass, per variant.
-  if (outcomes.empty()) return j;
+  if (outcomes.empty()) return s;
   for (size_t i = 0; i < outcomes.front().results.size(); ++i) {
     const ClaimResult& first = outcomes.front().results[i];
     if (run_independent(first)) continue;
-    nlohmann::json claim = {
-        {"id", first.id}, {"title", first.loaded ? first.claim.title : ""}, {"cells", nlohmann::json::object()}};
+    RobustnessRow row{first.id, first.loaded ? first.claim.title : "", {}};
     for (const auto& v : outcomes) {
       const ClaimResult& r = v.results.at(i);
       int64_t k = 0;
-      for (const auto& s : r.seeds) k += s.verdict == Verdict::Pass;
+      for (const auto& sd : r.seeds) k += sd.verdict == Verdict::Pass;
       const int64_t n = static_cast<int64_t>(r.seeds.size());
-      nlohmann::json cell = rate(k, n);
-      cell["verdict"] = verdict_name(r.verdict);
+      RobustnessCell cell;
+      cell.passing = Rate::of(k, n);
+      cell.verdict = r.verdict;
       // The two readings of a single-run statement (the paper's assumptions.md): it holds on every
       // seed, or on at least half of them (Wilson interval of k/n against 1/2).
       if (n > 0) {
         bool any_fail = false;
-        for (const auto& s : r.seeds) any_fail = any_fail || s.verdict == Verdict::Fail;
+        for (const auto& sd : r.seeds) any_fail = any_fail || sd.verdict == Verdict::Fail;
         const int min_seeds = r.loaded ? r.claim.rule.min_seeds : 1;
-        cell["each"] = verdict_name(any_fail                   ? Verdict::Fail
-                                    : k == n && n >= min_seeds ? Verdict::Pass
-                                                               : Verdict::Inconclusive);
-        cell["half"] = verdict_name(decide(Comparison::GreaterEq, 0.5, wilson(k, n)));
+        cell.each = any_fail ? Verdict::Fail : k == n && n >= min_seeds ? Verdict::Pass : Verdict::Inconclusive;
+        cell.half = decide(Comparison::GreaterEq, 0.5, wilson(k, n));
       }
-      if (r.verdict != Verdict::Pass && r.verdict != Verdict::Fail) cell["reason"] = r.reason;
-      claim["cells"][v.variant] = cell;
+      if (r.verdict != Verdict::Pass && r.verdict != Verdict::Fail) cell.reason = r.reason;
+      row.cells[v.variant] = cell;
+    }
+    s.claims.push_back(std::move(row));
+  }
+  return s;
+}
+
+nlohmann::json to_json(const RobustnessSection& s) {
+  nlohmann::json j = {{"sweep", s.sweep},
+                      {"base", s.base},
+                      {"seeds", s.seeds},
+                      {"variants", nlohmann::json::array()},
+                      {"claims", nlohmann::json::array()}};
+  j["paper"] = {{"binding", {s.binding_window.low, s.binding_window.high}},
+                {"refinement", {s.refinement_window.low, s.refinement_window.high}}};
+  j["levels"] = {
+      {"zero_var", s.levels.zero_var}, {"binding", s.levels.binding}, {"var_restricted", s.levels.var_restricted}};
+  for (const auto& v : s.variants) {
+    nlohmann::json phases = nlohmann::json::object(), missing = nlohmann::json::object();
+    for (const auto& [seed, p] : v.phases) phases[std::to_string(seed)] = analysis::to_json(p);
+    for (const auto& [seed, why] : v.unavailable) missing[std::to_string(seed)] = why;
+    j["variants"].push_back({{"variant", v.variant},
+                             {"run", v.run},
+                             {"phases", phases},
+                             {"unavailable", missing},
+                             {"distribution",
+                              {{"zero_var", to_json(v.zero_var)},
+                               {"binding", to_json(v.binding)},
+                               {"var_restricted", to_json(v.var_restricted)}}},
+                             {"learned", to_json(v.learned)}});
+  }
+  nlohmann::json ranking = nlohmann::json::array();
+  for (const auto& r : s.default_rule.ranking)
+    ranking.push_back(
+        {{"variant", r.variant}, {"learned", r.learned}, {"n", r.n}, {"distance", optional_number(r.distance)}});
+  j["default_rule"] = {{"rule", s.default_rule.rule},
+                       {"complete", s.default_rule.complete},
+                       {"ranking", ranking},
+                       {"chosen", s.default_rule.chosen ? nlohmann::json(*s.default_rule.chosen) : nlohmann::json()}};
+  for (const auto& row : s.claims) {
+    nlohmann::json claim = {{"id", row.id}, {"title", row.title}, {"cells", nlohmann::json::object()}};
+    for (const auto& [variant, c] : row.cells) {
+      nlohmann::json cell = to_json(c.passing);
+      cell["verdict"] = verdict_name(c.verdict);
+      if (c.each) cell["each"] = verdict_name(*c.each);
+      if (c.half) cell["half"] = verdict_name(*c.half);
+      if (c.verdict != Verdict::Pass && c.verdict != Verdict::Fail) cell["reason"] = c.reason;
+      claim["cells"][variant] = cell;
     }
     j["claims"].push_back(claim);
   }

@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "analysis/phases.h"
-#include "claims/verifier.h"
 #include "claims/paper_facts.h"
+#include "claims/stats.h"
+#include "claims/verifier.h"
 #include "catalogue/sweeps.h"
 
 namespace cc::claims {
@@ -40,13 +41,81 @@ std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files
                                            const analysis::Registry& registry, const catalogue::Runs& runs,
                                            catalogue::RunStore& store, const VerifyOptions& base);
 
-// {"sweep", "base", "seeds", "variants": [...phases, distributions, learned k/n...], "claims": [{id, title,
-//  cells: {variant: {verdict, k, n, low, high, each, half}}}]: `each` and `half` are the verdicts of
-//  the two readings of a single-run statement (every seed passes; at least half do, by Wilson), "default_rule": {rule,
-//  complete, ranking, chosen}}.
-// Claims on a sweep or a theory model are left out: they do not depend on a run.
-// The default rule breaks ties by the paper's phase windows (§6, Figures 8 and 9: paper.yaml).
-nlohmann::json robustness_json(const catalogue::SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes,
-                               const PaperFacts& facts);
+// k of n seeds, with the Wilson 95 % interval of the rate (none when n is 0).
+struct Rate {
+  int64_t k = 0, n = 0;
+  std::optional<Interval> ci;
+  static Rate of(int64_t k, int64_t n);
+};
+
+// One phase's step over a variant's seeds: how many of the n seeds read reached it, and the median,
+// lowest and highest step of those that did (none when no seed did).
+struct StepDistribution {
+  int64_t reached = 0, n = 0;
+  std::optional<double> median, min, max;
+};
+
+struct VariantSummary {
+  std::string variant, run;
+  std::map<uint64_t, analysis::PhaseSteps> phases;  // the seeds read
+  std::map<uint64_t, std::string> unavailable;      // seed -> why not
+  StepDistribution zero_var, binding, var_restricted;
+  Rate learned;  // seeds that learn the task (PhaseSteps::learned)
+};
+
+struct RankedVariant {
+  std::string variant;
+  int64_t learned = 0, n = 0;
+  std::optional<double> distance;  // to the paper's phase windows; none without both medians
+};
+
+// The rule that names the default configuration, its ranking of the variants with a trained seed
+// (best first) and the one it chose; `complete` is false while a seed of some variant is missing.
+struct DefaultRule {
+  std::string rule;
+  bool complete = false;
+  std::vector<RankedVariant> ranking;
+  std::optional<std::string> chosen;
+};
+
+// One claim on one variant: k of n seeds pass; the claim's own verdict there; the two readings of a
+// single-run statement (`each`: every seed passes; `half`: at least half do, by Wilson), none when no
+// seed was measured; why, when the verdict is neither PASS nor FAIL.
+struct RobustnessCell {
+  Rate passing;
+  Verdict verdict = Verdict::Inconclusive;
+  std::optional<Verdict> each, half;
+  std::string reason;
+};
+
+struct RobustnessRow {
+  std::string id, title;
+  std::map<std::string, RobustnessCell> cells;  // variant -> cell
+};
+
+// The report's robustness section. Claims on a sweep or a theory model are left out: they do not
+// depend on a run.
+struct RobustnessSection {
+  std::string sweep, base;
+  std::vector<uint64_t> seeds;
+  PaperFacts::Window binding_window, refinement_window;  // the paper's (paper.yaml)
+  struct Levels {
+    std::string zero_var, binding, var_restricted;  // what each phase step means, in words
+  } levels;
+  std::vector<VariantSummary> variants;
+  DefaultRule default_rule;
+  std::vector<RobustnessRow> claims;  // in file order
+};
+
+// The section from the measured variants. The default rule breaks ties by the paper's phase windows
+// (§6, Figures 8 and 9: paper.yaml).
+RobustnessSection robustness_section(const catalogue::SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes,
+                                     const PaperFacts& facts);
+
+// report.json's "robustness": {sweep, base, seeds, paper, levels, variants: [{variant, run, phases,
+// unavailable, distribution, learned}], default_rule: {rule, complete, ranking, chosen}, claims: [{id,
+// title, cells: {variant: {k, n, rate, low, high, verdict, each, half, reason}}}]}.
+nlohmann::json to_json(const RobustnessSection& s);
+nlohmann::json to_json(const Rate& r);
 
 }  // namespace cc::claims

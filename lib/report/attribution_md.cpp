@@ -90,8 +90,8 @@ std::string figure_md(const nlohmann::json& att, const std::string& id) {
 
 }  // namespace
 
-void render_attribution_figures(const std::string& dir, nlohmann::json& att) {
-  att["figures"] = nlohmann::json::object();
+nlohmann::json attribution_figures(const std::string& dir, const nlohmann::json& att) {
+  nlohmann::json figures = nlohmann::json::object();
   const auto configs = measured_configs(att);
   nlohmann::json rows = nlohmann::json::array(), ytics = nlohmann::json::array(), matrix = nlohmann::json::array();
   for (const auto& cl : att["claims"]) {
@@ -119,7 +119,7 @@ void render_attribution_figures(const std::string& dir, nlohmann::json& att) {
         {"cbrange", {0, 1}},
         {"xtics_rotate", true},
         {"size", {std::max<int>(560, 40 * static_cast<int>(configs.size()) + 260), 620}}};
-    att["figures"]["pass_rates"] = render_figure(dir, "figures/attribution-pass-rates.png", spec);
+    figures["pass_rates"] = render_figure(dir, "figures/attribution-pass-rates.png", spec);
   }
   if (att.contains("effects")) {
     nlohmann::json xtics = nlohmann::json::array(), ytics2 = nlohmann::json::array(), m = nlohmann::json::array();
@@ -144,9 +144,10 @@ void render_attribution_figures(const std::string& dir, nlohmann::json& att) {
           {"diverging", true},
           {"xtics_rotate", true},
           {"size", {640, 560}}};
-      att["figures"]["effects"] = render_figure(dir, "figures/attribution-effects.png", spec);
+      figures["effects"] = render_figure(dir, "figures/attribution-effects.png", spec);
     }
   }
+  return figures;
 }
 
 std::string attribution_markdown(const nlohmann::json& att) {

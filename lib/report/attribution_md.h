@@ -7,8 +7,9 @@
 
 namespace cc::report {
 
-// Draws the figures into DIR/figures/ and records them in att["figures"] (file or error).
-void render_attribution_figures(const std::string& dir, nlohmann::json& att);
+// Draws the figures into DIR/figures/ and returns them, {name: {file | error, caption}}: report.json
+// holds them as att["figures"], which attribution_markdown reads.
+nlohmann::json attribution_figures(const std::string& dir, const nlohmann::json& att);
 
 std::string attribution_markdown(const nlohmann::json& att);
 

@@ -246,16 +246,6 @@ nlohmann::json changes_json(const std::vector<Change>& changes) {
   return out;
 }
 
-void mark_expected(nlohmann::json& report, const nlohmann::json& baseline) {
-  std::map<std::string, std::string> expected;
-  for (const auto& c : baseline.at("claims")) expected[c["id"]] = c["verdict"];
-  for (auto& c : report.at("claims")) {
-    const auto it = expected.find(c["id"]);
-    const std::string v = c["verdict"];
-    if (it != expected.end() && it->second == v && v != "PASS" && v != "SKIPPED") c["expected"] = true;
-  }
-}
-
 nlohmann::json default_tolerance() {
   // cpu: exact. On the reference kernels (util/platform.h) the committed fixtures give the same bits,
   //   so every measured value repeats exactly; any difference is a change of code or data.

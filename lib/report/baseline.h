@@ -63,10 +63,6 @@ std::string changes_markdown(const std::vector<Change>& changes);
 std::string changes_lines(const std::vector<Change>& changes);
 nlohmann::json changes_json(const std::vector<Change>& changes);
 
-// Marks each claim of `report` whose non-PASS verdict the baseline expects: "expected": true. REPORT.md
-// and JUnit then show it as an expected failure, its finding in full.
-void mark_expected(nlohmann::json& report, const nlohmann::json& baseline);
-
 // The tolerances a new baseline states (see baseline.cpp for why each).
 nlohmann::json default_tolerance();
 

@@ -313,33 +313,31 @@ nlohmann::json render_figure(const std::string& dir, const std::string& rel, con
   return entry;
 }
 
-void render_figures(const std::string& dir, nlohmann::json& report) {
-  if (!report.contains("claims")) return;
-  for (auto& claim : report["claims"]) {
-    if (!claim.contains("seeds")) continue;
-    // figure id -> [(seed, spec)], in the order the kind declared them
-    std::vector<std::string> order;
-    std::map<std::string, std::vector<std::pair<uint64_t, nlohmann::json>>> by_id;
-    for (const auto& s : claim["seeds"]) {
-      if (!s.contains("details") || !s["details"].contains("figures")) continue;
-      for (const auto& f : s["details"]["figures"]) {
-        const std::string id = text(f, "id");
-        if (!by_id.count(id)) order.push_back(id);
-        by_id[id].push_back({s["seed"].get<uint64_t>(), f});
-      }
-    }
-    for (const auto& id : order) {
-      nlohmann::json spec = combine(by_id[id]);
-      // The paper's number as a line, where the kind asks for it ("mark_reported": "vline"/"hline").
-      if (spec.contains("mark_reported") && claim.contains("reported") && claim["reported"]["value"].is_number()) {
-        const std::string kind = spec["mark_reported"] == "vline" ? "vlines" : "hlines";
-        spec[kind].push_back(
-            {{"at", claim["reported"]["value"]}, {"label", "paper: " + claim["reported"]["text"].get<std::string>()}});
-      }
-      claim["figures"].push_back(
-          render_figure(dir, "figures/" + claim["id"].get<std::string>() + "-" + id + ".png", spec));
+nlohmann::json claim_figures(const std::string& dir, const nlohmann::json& claim) {
+  nlohmann::json figures = nlohmann::json::array();
+  if (!claim.contains("seeds")) return figures;
+  // figure id -> [(seed, spec)], in the order the kind declared them
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::pair<uint64_t, nlohmann::json>>> by_id;
+  for (const auto& s : claim["seeds"]) {
+    if (!s.contains("details") || !s["details"].contains("figures")) continue;
+    for (const auto& f : s["details"]["figures"]) {
+      const std::string id = text(f, "id");
+      if (!by_id.count(id)) order.push_back(id);
+      by_id[id].push_back({s["seed"].get<uint64_t>(), f});
     }
   }
+  for (const auto& id : order) {
+    nlohmann::json spec = combine(by_id[id]);
+    // The paper's number as a line, where the kind asks for it ("mark_reported": "vline"/"hline").
+    if (spec.contains("mark_reported") && claim.contains("reported") && claim["reported"]["value"].is_number()) {
+      const std::string kind = spec["mark_reported"] == "vline" ? "vlines" : "hlines";
+      spec[kind].push_back(
+          {{"at", claim["reported"]["value"]}, {"label", "paper: " + claim["reported"]["text"].get<std::string>()}});
+    }
+    figures.push_back(render_figure(dir, "figures/" + claim["id"].get<std::string>() + "-" + id + ".png", spec));
+  }
+  return figures;
 }
 
 }  // namespace cc::report

@@ -26,9 +26,10 @@ std::string gnuplot_script(const nlohmann::json& spec, const std::string& png_pa
 // the reason and, for points at one x, the points themselves, which the report prints instead.
 nlohmann::json render_figure(const std::string& dir, const std::string& rel, const nlohmann::json& spec);
 
-// Renders every claim's figures into DIR/figures/ and records, per claim, "figures":
-// [{"file" (relative to DIR), "caption", "paper_figure"}] or [{"error", "caption"}] when one could
-// not be drawn (gnuplot missing or failing): the report says so, the verdicts do not change.
-void render_figures(const std::string& dir, nlohmann::json& report);
+// Renders one claim's figures (`claim`: as report.json holds it, claims::to_json) into DIR/figures/
+// and returns them: [{"file" (relative to DIR), "caption", "paper_figure"}], or {"error", "caption"}
+// for one that could not be drawn (gnuplot missing or failing): the report says so, the verdicts do
+// not change. An empty array when its kind declared none.
+nlohmann::json claim_figures(const std::string& dir, const nlohmann::json& claim);
 
 }  // namespace cc::report

@@ -97,17 +97,19 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
-bool is_proportion(const nlohmann::json& claim) {
-  return claim.contains("measured_is_proportion") && claim["measured_is_proportion"].get<bool>();
+bool is_proportion(const claims::ClaimResult& r) {
+  return r.loaded && r.claim.measurement && r.claim.measurement->statistic == analysis::Statistic::Proportion;
+}
+
+// `s` with U+FFFD in place of each byte sequence that is not valid UTF-8.
+std::string fixed(const std::string& s) {
+  return nlohmann::json::parse(nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+      .get<std::string>();
 }
 
 // Strings (values and keys) that are not valid UTF-8 get U+FFFD in place of the bad bytes; numbers,
 // infinities included, are left as they are.
 void replace_invalid_utf8(nlohmann::json& j) {
-  const auto fixed = [](const std::string& s) {
-    return nlohmann::json::parse(nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
-        .get<std::string>();
-  };
   if (j.is_string()) {
     j = fixed(j.get_ref<const std::string&>());
   } else if (j.is_array()) {
@@ -122,50 +124,134 @@ void replace_invalid_utf8(nlohmann::json& j) {
   }
 }
 
+std::map<std::string, int> verdict_counts(const std::vector<claims::ClaimResult>& results) {
+  std::map<std::string, int> counts;
+  for (const char* v : {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"}) counts[v] = 0;
+  for (const auto& r : results) counts[claims::verdict_name(r.verdict)]++;
+  return counts;
+}
+
+bool is_expected(const Report& rep, const claims::ClaimResult& r) {
+  return rep.baseline && rep.baseline->expected.count(r.id) > 0;
+}
+
+// The runs the claims were measured on (a sweep's base included), by name.
+std::map<std::string, const catalogue::RunSpec*> runs_used(const Report& rep) {
+  std::map<std::string, const catalogue::RunSpec*> used;
+  if (!rep.context.runs) return used;
+  const auto add = [&](const std::string& name) {
+    if (const auto* spec = rep.context.runs->find(name)) used[name] = spec;
+  };
+  for (const auto& r : rep.claims) {
+    if (!r.loaded) continue;
+    if (r.claim.subject.is_run()) add(r.claim.subject.name);
+    if (r.claim.subject.is_sweep())
+      if (const auto* sw = rep.context.runs->find_sweep(r.claim.subject.name)) add(sw->base);
+  }
+  return used;
+}
+
+// The sweeps the claims were measured on: {name: its definition and number of points}; null for none.
+nlohmann::json sweeps_used(const Report& rep) {
+  nlohmann::json sweeps;
+  if (!rep.context.runs) return sweeps;
+  for (const auto& r : rep.claims)
+    if (r.loaded && r.claim.subject.is_sweep())
+      if (const auto* sw = rep.context.runs->find_sweep(r.claim.subject.name)) {
+        sweeps[sw->name] = sw->definition();
+        sweeps[sw->name]["points"] = sw->points.size();
+      }
+  return sweeps;
+}
+
+// report.json's "attribution": the section with its figures ({} until drawn).
+nlohmann::json attribution_with_figures(const Report& rep) {
+  nlohmann::json att = rep.attribution;
+  att["figures"] = rep.attribution_figures.is_object() ? rep.attribution_figures : nlohmann::json::object();
+  return att;
+}
+
+nlohmann::json claim_json(const Report& rep, size_t i) {
+  const claims::ClaimResult& r = rep.claims[i];
+  nlohmann::json c = claims::to_json(r);
+  c["measured_is_proportion"] = is_proportion(r);
+  if (is_expected(rep, r)) c["expected"] = true;
+  if (i < rep.figures.size() && !rep.figures[i].empty()) c["figures"] = rep.figures[i];
+  return c;
+}
+
+std::string seed_value_text(double v, bool proportion, int percent_digits) {
+  return proportion ? fmt(100 * v, percent_digits) + "%" : fmt(v);
+}
+
 }  // namespace
 
-nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, const ReportContext& ctx) {
+std::string fmt_value(const claims::ClaimResult& r) {
+  return fmt_value({{"value", r.measured},
+                    {"ci_low", r.measured_ci.low},
+                    {"ci_high", r.measured_ci.high},
+                    {"interval", r.measured_interval}},
+                   is_proportion(r));
+}
+
+Report make_report(std::vector<claims::ClaimResult> results, ReportContext context) {
+  Report rep;
+  rep.context = std::move(context);
+  rep.generated = utc_now_iso8601();
+  rep.claims = std::move(results);
+  return rep;
+}
+
+BaselineComparison compare_with_baseline(const Report& report, const nlohmann::json& baseline, const std::string& file,
+                                         const std::string& platform) {
+  BaselineComparison b{file, platform, {}, {}};
+  std::set<std::string> ids;
+  for (const auto& r : report.claims) ids.insert(r.id);
+  // Compared as report.json holds it: JSON has no infinity or NaN (both are written as null), so an
+  // infinite threshold (G7: no grid value reaches the level) reads back as null from the baseline.
+  b.changes =
+      compare_outcomes(baseline, nlohmann::json::parse(to_json(report).dump()), tolerance_for(baseline, platform), ids);
+  // An expected failure: the baseline records this claim with the same FAIL or INCONCLUSIVE verdict.
+  std::map<std::string, std::string> recorded;
+  for (const auto& c : baseline.at("claims")) recorded[c["id"]] = c["verdict"];
+  for (const auto& r : report.claims) {
+    const auto it = recorded.find(r.id);
+    const std::string v = claims::verdict_name(r.verdict);
+    if (it != recorded.end() && it->second == v && v != "PASS" && v != "SKIPPED") b.expected.insert(r.id);
+  }
+  return b;
+}
+
+nlohmann::json to_json(const Report& rep) {
+  const ReportContext& ctx = rep.context;
   nlohmann::json j;
   j["format"] = kReportFormat;
   j["title"] = ctx.title;
   if (ctx.paper.is_object()) j["paper"] = ctx.paper;
-  j["generated"] = utc_now_iso8601();
+  j["generated"] = rep.generated;
   j["command"] = ctx.command;
   j["budget"] = ctx.budget;
   j["wall_s"] = ctx.wall_s;
   j["runtime"] = ctx.runtime;
-  std::map<std::string, int> counts;
-  for (const char* v : {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"}) counts[v] = 0;
-  std::map<std::string, bool> runs_used;
-  for (const auto& r : results) {
-    auto c = claims::to_json(r);
-    c["measured_is_proportion"] = r.loaded && r.claim.measurement->statistic == analysis::Statistic::Proportion;
-    j["claims"].push_back(c);
-    counts[claims::verdict_name(r.verdict)]++;
-    if (r.loaded && r.claim.subject.is_run()) runs_used[r.claim.subject.name] = true;
-    if (r.loaded && r.claim.subject.is_sweep() && ctx.runs)
-      if (const auto* sw = ctx.runs->find_sweep(r.claim.subject.name)) {
-        j["sweeps"][sw->name] = sw->definition();
-        j["sweeps"][sw->name]["points"] = sw->points.size();
-        runs_used[sw->base] = true;
-      }
-  }
-  j["counts"] = counts;
-  if (ctx.runs) {
-    for (const auto& [name, _] : runs_used) {
-      const catalogue::RunSpec* spec = ctx.runs->find(name);
-      if (!spec) continue;
-      nlohmann::json run = {
-          {"seeds", spec->seeds}, {"config_hash", spec->config.weights_hash()}, {"config", spec->config.to_json()}};
-      for (const auto& u : train::unstated_choices(spec->config))
-        run["unstated"].push_back({{"key", u.key}, {"value", u.value}, {"note", u.note}});
-      j["runs"][name] = run;
-    }
+  j["claims"] = nlohmann::json::array();
+  for (size_t i = 0; i < rep.claims.size(); ++i) j["claims"].push_back(claim_json(rep, i));
+  j["counts"] = verdict_counts(rep.claims);
+  if (auto sweeps = sweeps_used(rep); !sweeps.is_null()) j["sweeps"] = std::move(sweeps);
+  for (const auto& [name, spec] : runs_used(rep)) {
+    nlohmann::json run = {
+        {"seeds", spec->seeds}, {"config_hash", spec->config.weights_hash()}, {"config", spec->config.to_json()}};
+    for (const auto& u : train::unstated_choices(spec->config))
+      run["unstated"].push_back({{"key", u.key}, {"value", u.value}, {"note", u.note}});
+    j["runs"][name] = run;
   }
   if (ctx.store) j["provenance"] = ctx.store->provenance();
-  if (!ctx.robustness.is_null()) j["robustness"] = ctx.robustness;
-  if (!ctx.attribution.is_null()) j["attribution"] = ctx.attribution;
+  if (rep.robustness) j["robustness"] = claims::to_json(*rep.robustness);
+  if (!rep.attribution.is_null()) j["attribution"] = attribution_with_figures(rep);
   if (ctx.cross_checks.is_array() && !ctx.cross_checks.empty()) j["cross_checks"] = ctx.cross_checks;
+  if (rep.baseline)
+    j["baseline"] = {{"file", rep.baseline->file},
+                     {"platform", rep.baseline->platform},
+                     {"changes", changes_json(rep.baseline->changes)}};
   // Every string is UTF-8 from here on: a byte that is not (from a file read past its loader's
   // checks, or an error message quoting one) becomes U+FFFD instead of aborting the report after
   // every claim was measured.
@@ -173,29 +259,29 @@ nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, cons
   return j;
 }
 
-std::string report_markdown(const nlohmann::json& rep) {
+std::string to_markdown(const Report& rep) {
+  const ReportContext& ctx = rep.context;
   std::ostringstream md;
-  md << "# " << rep["title"].get<std::string>() << "\n\n";
-  if (rep.contains("paper"))
-    md << "Paper: *" << rep["paper"].value("title", "") << "*" << (rep["paper"].contains("authors") ? ", " : "")
-       << rep["paper"].value("authors", "") << " (arXiv " << rep["paper"].value("arxiv", "") << "). ";
-  md << "Generated " << rep["generated"].get<std::string>() << " by `" << rep["command"].get<std::string>()
-     << "` (budget `" << rep["budget"].get<std::string>() << "`, " << fmt(rep["wall_s"].get<double>(), 3) << " s).\n\n";
+  md << "# " << ctx.title << "\n\n";
+  if (ctx.paper.is_object())
+    md << "Paper: *" << ctx.paper.value("title", "") << "*" << (ctx.paper.contains("authors") ? ", " : "")
+       << ctx.paper.value("authors", "") << " (arXiv " << ctx.paper.value("arxiv", "") << "). ";
+  md << "Generated " << rep.generated << " by `" << ctx.command << "` (budget `" << ctx.budget << "`, "
+     << fmt(ctx.wall_s, 3) << " s).\n\n";
 
   // What moved since the baseline comes first: it is what a pull request's reviewer needs.
   md << "## Changes from the baseline\n\n";
-  if (rep.contains("baseline")) {
-    const auto& b = rep["baseline"];
-    md << "Compared with `" << b["file"].get<std::string>() << "` (tolerance for `" << b["platform"].get<std::string>()
-       << "`): ";
-    if (b["changes"].empty()) {
+  if (rep.baseline) {
+    const auto& b = *rep.baseline;
+    md << "Compared with `" << b.file << "` (tolerance for `" << b.platform << "`): ";
+    if (b.changes.empty()) {
       md << "none.\n\n";
     } else {
-      md << b["changes"].size()
+      md << b.changes.size()
          << " change(s).\n\n| claim | change | before | after | detail |\n| --- | --- | --- | --- | --- |\n";
-      for (const auto& c : b["changes"])
-        md << "| " << md_escape(c["id"]) << " | **" << c["kind"].get<std::string>() << "** | " << md_escape(c["before"])
-           << " | " << md_escape(c["after"]) << " | " << md_escape(c["detail"]) << " |\n";
+      for (const auto& c : b.changes)
+        md << "| " << md_escape(c.id) << " | **" << c.kind << "** | " << md_escape(c.before) << " | "
+           << md_escape(c.after) << " | " << md_escape(c.detail) << " |\n";
       md << "\n";
     }
   } else {
@@ -203,8 +289,9 @@ std::string report_markdown(const nlohmann::json& rep) {
   }
 
   md << "## Summary\n\n| verdict | claims |\n| --- | --- |\n";
+  const auto counts = verdict_counts(rep.claims);
   for (const char* v : {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"})
-    md << "| " << v << " | " << rep["counts"][v].get<int>() << " |\n";
+    md << "| " << v << " | " << counts.at(v) << " |\n";
 
   md << "\n## Claims\n\n"
         "measured: the mean over the seeds measured (the median under a median rule), with an interval that says "
@@ -218,76 +305,71 @@ std::string report_markdown(const nlohmann::json& rep) {
         "and verdict, judged by its own interval.\n\n"
         "| id | § | claim | paper | measured [interval] | per seed | rule | verdict |\n| --- | --- | --- | --- | --- "
         "| --- | --- | --- |\n";
-  for (const auto& c : rep["claims"]) {
-    const bool loaded = c.contains("title");
-    md << "| " << md_escape(c["id"]) << " | " << (loaded ? md_escape(c["paper"]["section"]) : "") << " | "
-       << (loaded ? md_escape(c["title"]) : "(file did not load)") << " | "
-       << (loaded ? md_escape(c["reported"]["text"]) : "") << " | "
-       << (c.contains("measured") ? fmt_value(c["measured"], is_proportion(c)) : "—") << " | ";
-    if (c.contains("seeds"))
-      for (const auto& sd : c["seeds"])
-        md << "s" << sd["seed"].get<int>() << ": "
-           << (is_proportion(c) ? fmt(100 * sd["value"].get<double>(), 4) + "%" : fmt(sd["value"].get<double>())) << " "
-           << sd["verdict"].get<std::string>() << "<br>";
-    md << " | " << (loaded ? md_escape(c["rule"]) : "") << " | **" << c["verdict"].get<std::string>() << "**"
-       << (c.value("expected", false) ? " (expected: in the baseline)" : "") << " |\n";
+  for (const auto& r : rep.claims) {
+    const bool prop = is_proportion(r);
+    md << "| " << md_escape(r.id) << " | " << (r.loaded ? md_escape(r.claim.paper.section) : "") << " | "
+       << (r.loaded ? md_escape(r.claim.title) : "(file did not load)") << " | "
+       << (r.loaded ? md_escape(r.claim.reported_text) : "") << " | " << (r.seeds.empty() ? "—" : fmt_value(r))
+       << " | ";
+    for (const auto& sd : r.seeds)
+      md << "s" << sd.seed << ": " << seed_value_text(sd.m.value, prop, 4) << " " << claims::verdict_name(sd.verdict)
+         << "<br>";
+    md << " | " << (r.loaded ? md_escape(r.claim.rule.describe()) : "") << " | **" << claims::verdict_name(r.verdict)
+       << "**" << (is_expected(rep, r) ? " (expected: in the baseline)" : "") << " |\n";
   }
 
-  if (rep.contains("cross_checks")) md << cross_checks_markdown(rep["cross_checks"]);
-  if (rep.contains("robustness")) md << robustness_markdown(rep["robustness"]);
-  if (rep.contains("attribution")) md << attribution_markdown(rep["attribution"]);
+  if (ctx.cross_checks.is_array() && !ctx.cross_checks.empty()) md << cross_checks_markdown(ctx.cross_checks);
+  if (rep.robustness) md << robustness_markdown(*rep.robustness);
+  if (!rep.attribution.is_null()) md << attribution_markdown(attribution_with_figures(rep));
 
   md << "\n## Details\n";
-  for (const auto& c : rep["claims"]) {
-    md << "\n### " << c["id"].get<std::string>() << " — " << c["verdict"].get<std::string>() << "\n\n";
-    if (!c.contains("title")) {
-      md << "`" << c["file"].get<std::string>() << "`: " << c["reason"].get<std::string>() << "\n";
+  for (size_t i = 0; i < rep.claims.size(); ++i) {
+    const claims::ClaimResult& r = rep.claims[i];
+    md << "\n### " << r.id << " — " << claims::verdict_name(r.verdict) << "\n\n";
+    if (!r.loaded) {
+      md << "`" << r.file << "`: " << r.reason << "\n";
       continue;
     }
-    md << "**" << c["title"].get<std::string>() << "** (`" << c["file"].get<std::string>() << "`)\n\n";
-    md << "> " << md_escape(c["paper"]["quote"]) << " — §" << c["paper"]["section"].get<std::string>();
-    if (!c["paper"]["figure"].get<std::string>().empty()) md << ", " << c["paper"]["figure"].get<std::string>();
+    const claims::Claim& c = r.claim;
+    md << "**" << c.title << "** (`" << r.file << "`)\n\n";
+    md << "> " << md_escape(c.paper.quote) << " — §" << c.paper.section;
+    if (!c.paper.figure.empty()) md << ", " << c.paper.figure;
     md << "\n\n";
-    md << "Measured: `" << c["measure"]["kind"].get<std::string>() << "` " << c["measure"]["params"].dump()
-       << (c["subject"].contains("theory")
-               ? " on the theory model `" + c["subject"]["theory"].get<std::string>() + "` (no training)"
-           : c["subject"].contains("sweep")
-               ? " on sweep `" + c["subject"]["sweep"].get<std::string>() + "`, checkpoint `" +
-                     c["subject"]["checkpoint"].get<std::string>() + "`"
-               : " on run `" + c["subject"]["run"].get<std::string>() + "`, checkpoint `" +
-                     c["subject"]["checkpoint"].get<std::string>() + "`")
-       << ". Rule: " << c["rule"].get<std::string>() << ".\n\n";
-    if (c.contains("control_params"))
-      md << "Negative control: the same computation with " << c["control_params"].dump() << ".\n\n";
-    if (!c["reason"].get<std::string>().empty()) md << "Why: " << md_escape(c["reason"]) << "\n\n";
-    const bool prop = is_proportion(c);
-    for (const char* part : {"seeds", "control"}) {
-      if (!c.contains(part)) continue;
-      md << (std::string(part) == "seeds" ? "| seed | step | value | n | 95% CI | verdict |\n"
-                                          : "Negative control:\n\n| seed | step | value | n | 95% CI | verdict |\n");
+    md << "Measured: `" << c.kind << "` " << c.params.dump()
+       << (c.subject.is_theory()  ? " on the theory model `" + c.subject.name + "` (no training)"
+           : c.subject.is_sweep() ? " on sweep `" + c.subject.name + "`, checkpoint `" + c.stage.text() + "`"
+                                  : " on run `" + c.subject.name + "`, checkpoint `" + c.stage.text() + "`")
+       << ". Rule: " << c.rule.describe() << ".\n\n";
+    if (c.control_params) md << "Negative control: the same computation with " << c.control_params->dump() << ".\n\n";
+    if (!r.reason.empty()) md << "Why: " << md_escape(r.reason) << "\n\n";
+    const bool prop = is_proportion(r);
+    for (const auto* part : {&r.seeds, &r.control}) {
+      if (part->empty()) continue;
+      md << (part == &r.seeds ? "| seed | step | value | n | 95% CI | verdict |\n"
+                              : "Negative control:\n\n| seed | step | value | n | 95% CI | verdict |\n");
       md << "| --- | --- | --- | --- | --- | --- |\n";
-      for (const auto& s : c[part]) {
-        const double v = s["value"], lo = s["ci_low"], hi = s["ci_high"];
-        md << "| " << s["seed"] << " | " << s["step"] << " | " << (prop ? fmt(100 * v, 5) + "%" : fmt(v)) << " | "
-           << s["n"] << " | "
-           << (prop ? "[" + fmt(100 * lo, 4) + ", " + fmt(100 * hi, 4) + "]" : "[" + fmt(lo) + ", " + fmt(hi) + "]")
-           << " | " << s["verdict"].get<std::string>() << " |\n";
-      }
+      for (const auto& s : *part)
+        md << "| " << s.seed << " | " << s.step << " | " << seed_value_text(s.m.value, prop, 5) << " | " << s.m.n
+           << " | "
+           << (prop ? "[" + fmt(100 * s.ci.low, 4) + ", " + fmt(100 * s.ci.high, 4) + "]"
+                    : "[" + fmt(s.ci.low) + ", " + fmt(s.ci.high) + "]")
+           << " | " << claims::verdict_name(s.verdict) << " |\n";
       md << "\n";
     }
     // A sweep claim's curves (details.curve: [{x, n, correct}]): one column per seed, Wilson 95 % CIs.
-    if (c.contains("seeds") && !c["seeds"].empty() && c["seeds"][0]["details"].contains("curve")) {
-      md << "Final accuracy on `" << c["seeds"][0]["details"].value("set", "?") << "` along `"
-         << c["seeds"][0]["details"].value("axis", "?") << "`:\n\n| " << c["seeds"][0]["details"].value("axis", "x");
-      for (const auto& sd : c["seeds"]) md << " | seed " << sd["seed"];
+    if (!r.seeds.empty() && r.seeds[0].m.details.contains("curve")) {
+      const auto& d0 = r.seeds[0].m.details;
+      md << "Final accuracy on `" << d0.value("set", "?") << "` along `" << d0.value("axis", "?") << "`:\n\n| "
+         << d0.value("axis", "x");
+      for (const auto& sd : r.seeds) md << " | seed " << sd.seed;
       md << " |\n| ---";
-      for (size_t k = 0; k < c["seeds"].size(); ++k) md << " | ---";
+      for (size_t k = 0; k < r.seeds.size(); ++k) md << " | ---";
       md << " |\n";
-      const auto& first = c["seeds"][0]["details"]["curve"];
-      for (size_t i = 0; i < first.size(); ++i) {
-        md << "| " << fmt(first[i]["x"].get<double>());
-        for (const auto& sd : c["seeds"]) {
-          const auto& pt = sd["details"]["curve"][i];
+      const auto& first = d0["curve"];
+      for (size_t p = 0; p < first.size(); ++p) {
+        md << "| " << fmt(first[p]["x"].get<double>());
+        for (const auto& sd : r.seeds) {
+          const auto& pt = sd.m.details["curve"][p];
           const auto ci = claims::wilson(pt["correct"].get<int64_t>(), pt["n"].get<int64_t>());
           md << " | " << fmt(100 * pt["accuracy"].get<double>(), 4) << "% [" << fmt(100 * ci.low, 4) << ", "
              << fmt(100 * ci.high, 4) << "]";
@@ -297,8 +379,8 @@ std::string report_markdown(const nlohmann::json& rep) {
       md << "\n";
     }
     // Figures drawn from the measurement's data (report/figures.h), captioned with the paper's figure.
-    if (c.contains("figures"))
-      for (const auto& f : c["figures"]) {
+    if (i < rep.figures.size())
+      for (const auto& f : rep.figures[i]) {
         const std::string paper = f.value("paper_figure", "");
         const std::string caption = f.value("caption", "") + (paper.empty() ? "" : " — cf. the paper's " + paper);
         if (f.contains("file"))
@@ -311,23 +393,22 @@ std::string report_markdown(const nlohmann::json& rep) {
           md << "Figure not rendered (" << md_escape(caption) << "): " << md_escape(f.value("error", "")) << "\n\n";
       }
     // Numbers a claim reports without judging them (details.unthresholded: {label: value}).
-    if (c.contains("seeds"))
-      for (const auto& s : c["seeds"]) {
-        if (!s.contains("details") || !s["details"].contains("unthresholded")) continue;
-        md << "Reported without a threshold, seed " << s["seed"] << ": ";
-        bool first = true;
-        for (const auto& [label, value] : s["details"]["unthresholded"].items()) {
-          md << (first ? "" : "; ") << label << " = " << (value.is_number() ? fmt(value.get<double>()) : value.dump());
-          first = false;
-        }
-        md << "\n\n";
+    for (const auto& s : r.seeds) {
+      if (!s.m.details.contains("unthresholded")) continue;
+      md << "Reported without a threshold, seed " << s.seed << ": ";
+      bool first = true;
+      for (const auto& [label, value] : s.m.details["unthresholded"].items()) {
+        md << (first ? "" : "; ") << label << " = " << (value.is_number() ? fmt(value.get<double>()) : value.dump());
+        first = false;
       }
+      md << "\n\n";
+    }
   }
 
-  if (rep.contains("sweeps")) {
+  if (const auto sweeps = sweeps_used(rep); !sweeps.is_null()) {
     md << "\n## Sweeps\n\n| sweep | base run | axes | seeds | points | set on every point |\n| --- | --- | --- | --- | "
           "--- | --- |\n";
-    for (const auto& [name, sw] : rep["sweeps"].items()) {
+    for (const auto& [name, sw] : sweeps.items()) {
       std::string axes;
       for (const auto& a : sw["axes"])
         axes += (axes.empty() ? "" : "; ") + a["key"].get<std::string>() + " ∈ " + a["values"].dump();
@@ -336,23 +417,25 @@ std::string report_markdown(const nlohmann::json& rep) {
     }
   }
 
-  if (rep.contains("runs")) {
+  const auto runs = runs_used(rep);
+  if (!runs.empty()) {
     md << "\n## Runs and the paper's unstated choices\n";
-    for (const auto& [name, run] : rep["runs"].items()) {
-      md << "\n### run `" << name << "` (seeds " << run["seeds"].dump() << ", config_hash `"
-         << run["config_hash"].get<std::string>() << "`)\n\n| choice | value | note |\n| --- | --- | --- |\n";
-      for (const auto& u : run["unstated"])
-        md << "| " << md_escape(u["key"]) << " | " << md_escape(u["value"]) << " | " << md_escape(u["note"]) << " |\n";
+    for (const auto& [name, spec] : runs) {
+      md << "\n### run `" << name << "` (seeds " << nlohmann::json(spec->seeds).dump() << ", config_hash `"
+         << spec->config.weights_hash() << "`)\n\n| choice | value | note |\n| --- | --- | --- |\n";
+      for (const auto& u : train::unstated_choices(spec->config))
+        md << "| " << md_escape(u.key) << " | " << md_escape(u.value) << " | " << md_escape(u.note) << " |\n";
     }
   }
 
   md << "\n## Provenance\n\n| | |\n| --- | --- |\n";
-  for (const auto& [k, v] : rep["runtime"].items())
+  for (const auto& [k, v] : ctx.runtime.items())
     md << "| " << k << " | " << md_escape(v.is_string() ? v.get<std::string>() : v.dump()) << " |\n";
-  if (rep.contains("provenance") && !rep["provenance"].is_null()) {
+  const nlohmann::json provenance = ctx.store ? nlohmann::json(ctx.store->provenance()) : nlohmann::json();
+  if (!provenance.is_null()) {
     md << "\n| run / seed | checkpoints from | latest step read | training wall time to it | trained with |\n"
        << "| --- | --- | --- | --- | --- |\n";
-    for (const auto& [k, v] : rep["provenance"].items()) {
+    for (const auto& [k, v] : provenance.items()) {
       const auto& rt = v["runtime"];
       md << "| " << k << " | `" << v["dir"].get<std::string>() << "` | " << v.value("step", int64_t{-1}) << " | "
          << fmt(v["train_wall_s"].get<double>(), 4) << " s | " << md_escape(v.value("device", std::string()))
@@ -362,38 +445,39 @@ std::string report_markdown(const nlohmann::json& rep) {
          << " |\n";
     }
   }
-  return md.str();
+  return fixed(md.str());
 }
 
-std::string report_junit(const nlohmann::json& rep) {
+std::string to_junit(const Report& rep) {
   std::ostringstream x;
-  const auto& counts = rep["counts"];
-  const int total = static_cast<int>(rep["claims"].size());
+  const auto counts = verdict_counts(rep.claims);
   int failures = 0;
-  for (const auto& c : rep["claims"])
-    if ((c["verdict"] == "FAIL" || c["verdict"] == "INCONCLUSIVE") && !c.value("expected", false)) ++failures;
-  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"claimcheck\" tests=\"" << total
-    << "\" failures=\"" << failures << "\" errors=\"" << counts["ERROR"].get<int>() + counts["INVALID"].get<int>()
-    << "\" skipped=\"" << counts["SKIPPED"].get<int>() << "\" time=\"" << rep["wall_s"].get<double>() << "\">\n";
-  for (const auto& c : rep["claims"]) {
-    const std::string verdict = c["verdict"];
-    x << "  <testcase name=\"claim." << xml_escape(c["id"]) << "\" classname=\"claims."
-      << xml_escape(c.value("section", "unloaded")) << "\" time=\"" << c["seconds"].get<double>() << "\">\n";
+  for (const auto& r : rep.claims)
+    if ((r.verdict == claims::Verdict::Fail || r.verdict == claims::Verdict::Inconclusive) && !is_expected(rep, r))
+      ++failures;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"claimcheck\" tests=\""
+    << rep.claims.size() << "\" failures=\"" << failures << "\" errors=\"" << counts.at("ERROR") + counts.at("INVALID")
+    << "\" skipped=\"" << counts.at("SKIPPED") << "\" time=\"" << rep.context.wall_s << "\">\n";
+  for (const auto& r : rep.claims) {
+    const std::string verdict = claims::verdict_name(r.verdict);
+    const bool expected = is_expected(rep, r);
+    x << "  <testcase name=\"claim." << xml_escape(r.id) << "\" classname=\"claims."
+      << xml_escape(r.loaded ? r.claim.section : "unloaded") << "\" time=\"" << r.seconds << "\">\n";
     x << "    <properties>\n      <property name=\"verdict\" value=\"" << verdict << "\"/>\n";
-    if (c.value("expected", false)) x << "      <property name=\"expected\" value=\"true\"/>\n";
-    if (c.contains("measured")) {
-      x << "      <property name=\"measured\" value=\"" << c["measured"]["value"].get<double>() << "\"/>\n";
-      x << "      <property name=\"ci_low\" value=\"" << c["measured"]["ci_low"].get<double>() << "\"/>\n";
-      x << "      <property name=\"ci_high\" value=\"" << c["measured"]["ci_high"].get<double>() << "\"/>\n";
+    if (expected) x << "      <property name=\"expected\" value=\"true\"/>\n";
+    if (!r.seeds.empty()) {
+      x << "      <property name=\"measured\" value=\"" << r.measured << "\"/>\n";
+      x << "      <property name=\"ci_low\" value=\"" << r.measured_ci.low << "\"/>\n";
+      x << "      <property name=\"ci_high\" value=\"" << r.measured_ci.high << "\"/>\n";
     }
-    if (c.contains("reported") && !c["reported"]["value"].is_null())
-      x << "      <property name=\"reported\" value=\"" << c["reported"]["value"].get<double>() << "\"/>\n";
-    if (c.contains("rule")) x << "      <property name=\"rule\" value=\"" << xml_escape(c["rule"]) << "\"/>\n";
+    if (r.loaded && r.claim.reported)
+      x << "      <property name=\"reported\" value=\"" << *r.claim.reported << "\"/>\n";
+    if (r.loaded) x << "      <property name=\"rule\" value=\"" << xml_escape(r.claim.rule.describe()) << "\"/>\n";
     x << "    </properties>\n";
-    const std::string reason = xml_escape(c["reason"]);
+    const std::string reason = xml_escape(r.reason);
     // An expected FAIL (in the baseline) is a finding of this reproduction, not a broken build: the test
     // passes, and the finding stays in the output.
-    if (c.value("expected", false))
+    if (expected)
       x << "    <system-out>expected " << verdict << " (in the baseline): " << reason << "</system-out>\n";
     else if (verdict == "FAIL" || verdict == "INCONCLUSIVE")
       x << "    <failure message=\"" << verdict << ": " << reason << "\"/>\n";
@@ -404,36 +488,34 @@ std::string report_junit(const nlohmann::json& rep) {
     x << "  </testcase>\n";
   }
   x << "</testsuite>\n</testsuites>\n";
-  return x.str();
+  return fixed(x.str());
 }
 
-std::string summary_lines(const nlohmann::json& rep) {
+std::string summary_lines(const Report& rep) {
   std::ostringstream s;
-  for (const auto& c : rep["claims"]) {
+  for (const auto& r : rep.claims) {
     char head[64];
-    std::snprintf(head, sizeof head, "%-12s %-8s ", c["verdict"].get<std::string>().c_str(),
-                  c["id"].get<std::string>().c_str());
+    std::snprintf(head, sizeof head, "%-12s %-8s ", claims::verdict_name(r.verdict).c_str(), r.id.c_str());
     s << head;
-    if (c.contains("measured"))
-      s << fmt_value(c["measured"], is_proportion(c)) << "  (" << c["rule"].get<std::string>() << ")";
-    if (!c["reason"].get<std::string>().empty())
-      s << (c.contains("measured") ? "  " : "") << c["reason"].get<std::string>();
-    if (c.value("expected", false)) s << "  [expected: in the baseline]";
+    if (!r.seeds.empty()) s << fmt_value(r) << "  (" << r.claim.rule.describe() << ")";
+    if (!r.reason.empty()) s << (r.seeds.empty() ? "" : "  ") << r.reason;
+    if (is_expected(rep, r)) s << "  [expected: in the baseline]";
     s << "\n";
   }
   // One line to end on, as pytest's: how many of each verdict, and whether the baseline held.
+  const auto counts = verdict_counts(rep.claims);
   const char* sep = "";
   for (const char* v : {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"}) {
-    s << sep << rep["counts"][v].get<int>() << " " << v;
+    s << sep << counts.at(v) << " " << v;
     sep = ", ";
   }
-  if (rep.contains("baseline")) {
-    const size_t changed = rep["baseline"]["changes"].size();
-    s << "; against " << rep["baseline"]["file"].get<std::string>() << ": "
+  if (rep.baseline) {
+    const size_t changed = rep.baseline->changes.size();
+    s << "; against " << rep.baseline->file << ": "
       << (changed == 0 ? std::string("no change") : std::to_string(changed) + " change(s)");
   }
   s << "\n";
-  return s.str();
+  return fixed(s.str());
 }
 
 void check_report_dir(const std::string& dir) {
@@ -454,7 +536,7 @@ void check_report_dir(const std::string& dir) {
   fs::remove(probe, ec);
 }
 
-void write_reports(const std::string& dir, nlohmann::json rep) {
+void write_reports(const std::string& dir, Report& rep) {
   check_report_dir(dir);
   // A report folder used before keeps no figure of that run: figures/ holds this report's only.
   std::error_code ec;
@@ -462,11 +544,17 @@ void write_reports(const std::string& dir, nlohmann::json rep) {
     for (const auto& e : fs::directory_iterator(dir + "/figures", ec))
       if (e.is_regular_file() && (e.path().extension() == ".png" || e.path().extension() == ".part"))
         fs::remove(e.path(), ec);
-  render_figures(dir, rep);
-  if (rep.contains("attribution")) render_attribution_figures(dir, rep["attribution"]);
-  write_file_atomic(dir + "/report.json", rep.dump(2) + "\n");
-  write_file_atomic(dir + "/REPORT.md", report_markdown(rep));
-  write_file_atomic(dir + "/junit.xml", report_junit(rep));
+  // Drawn from each claim as report.json holds it (its strings made valid UTF-8: the ids name files).
+  rep.figures.assign(rep.claims.size(), nlohmann::json::array());
+  for (size_t i = 0; i < rep.claims.size(); ++i) {
+    nlohmann::json claim = claims::to_json(rep.claims[i]);
+    replace_invalid_utf8(claim);
+    rep.figures[i] = claim_figures(dir, claim);
+  }
+  if (!rep.attribution.is_null()) rep.attribution_figures = attribution_figures(dir, rep.attribution);
+  write_file_atomic(dir + "/report.json", to_json(rep).dump(2) + "\n");
+  write_file_atomic(dir + "/REPORT.md", to_markdown(rep));
+  write_file_atomic(dir + "/junit.xml", to_junit(rep));
 }
 
 }  // namespace cc::report

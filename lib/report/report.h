@@ -1,15 +1,24 @@
 #pragma once
-// A verification run's report in three forms: REPORT.md (fits a GitHub step summary),
-// report.json (the same content) and JUnit XML (measured values as properties).
+// A verification run's report: one typed value (Report), built before anything is written, and its
+// three renderings: report.json (format kReportFormat, schemas/report.schema.json), REPORT.md (fits a
+// GitHub step summary) and JUnit XML (measured values as properties). The terminal's lines and a new
+// baseline (report/baseline.h) are rendered from the same value; nothing edits a rendering after it
+// is made.
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "claims/robustness.h"
 #include "claims/verifier.h"
+#include "report/baseline.h"
 
 namespace cc::report {
 
+// What the report says about how it was made, and what it reads besides the claims' results.
 struct ReportContext {
   std::string title = "claimcheck reproducibility report";
   nlohmann::json paper;  // {title, authors, arxiv} from paper.yaml beside runs.yaml; null: not given
@@ -19,18 +28,45 @@ struct ReportContext {
   nlohmann::json runtime;                      // train::runtime_info()
   const catalogue::Runs* runs = nullptr;       // for the unstated-choices table
   const catalogue::RunStore* store = nullptr;  // for per-run provenance
-  nlohmann::json robustness;                   // claims::robustness_json(), or null
-  nlohmann::json attribution;                  // claims::attribution_json(), or null
   nlohmann::json cross_checks;                 // report::read_cross_checks(), or null
 };
 
-nlohmann::json report_json(const std::vector<claims::ClaimResult>& results, const ReportContext& ctx);
-std::string report_markdown(const nlohmann::json& report);
-std::string report_junit(const nlohmann::json& report);
+// The outcome of comparing the claims with a committed baseline (report/baseline.h).
+struct BaselineComparison {
+  std::string file;      // as given to --baseline
+  std::string platform;  // whose tolerance was applied ("cpu", "cpu-unpinned", "cuda")
+  std::vector<Change> changes;
+  std::set<std::string> expected;  // claims whose FAIL/INCONCLUSIVE the baseline records: expected failures
+};
 
-// Writes DIR/REPORT.md, DIR/report.json, DIR/junit.xml (atomically, each) from one report_json().
-// Renders the figures first (report/figures.h) and records them in the three files.
-void write_reports(const std::string& dir, nlohmann::json report);
+struct Report {
+  ReportContext context;
+  std::string generated;  // UTC, ISO 8601
+  std::vector<claims::ClaimResult> claims;
+  std::optional<claims::RobustnessSection> robustness;
+  nlohmann::json attribution;  // claims::attribution_json(), or null
+  std::optional<BaselineComparison> baseline;
+  // Figures as drawn by write_reports (report/figures.h): per claim, in the order of `claims`, [{file |
+  // text | error, caption, paper_figure}]; and the attribution's ({name: entry}). Empty until drawn.
+  std::vector<nlohmann::json> figures;
+  nlohmann::json attribution_figures;
+};
+
+// A report of `results`, stamped now.
+Report make_report(std::vector<claims::ClaimResult> results, ReportContext context);
+
+// Compares the report's claims with `baseline` (read_outcomes) under `platform`'s tolerance, as
+// report.json holds them; only the claims measured here count (compare_outcomes' compared_ids).
+BaselineComparison compare_with_baseline(const Report& report, const nlohmann::json& baseline, const std::string& file,
+                                         const std::string& platform);
+
+nlohmann::json to_json(const Report& report);   // report.json
+std::string to_markdown(const Report& report);  // REPORT.md
+std::string to_junit(const Report& report);     // junit.xml
+
+// Draws the figures into DIR/figures/ (a folder used before keeps no figure of an earlier run), then
+// writes DIR/REPORT.md, DIR/report.json and DIR/junit.xml, each atomically.
+void write_reports(const std::string& dir, Report& report);
 // Creates DIR and checks a file can be written there; throws cc::Error naming --report DIR and the
 // reason. verify calls it before measuring, so a bad path costs nothing.
 void check_report_dir(const std::string& dir);
@@ -39,9 +75,10 @@ void check_report_dir(const std::string& dir);
 // percentages, the interval tagged with its method where it is not a 95 % one ("[range 97.69, 99.00]").
 // `measured`: {value, ci_low, ci_high, interval}, as report.json holds it.
 std::string fmt_value(const nlohmann::json& measured, bool proportion);
+std::string fmt_value(const claims::ClaimResult& r);  // the claim's measured value (with seeds only)
 
 // One line per claim for the terminal: "PASS  G1  99.62% [99.50, 99.71]  (> 0.98)", then the counts
 // ("28 PASS, 12 FAIL, ...") and, with a baseline, whether anything changed from it.
-std::string summary_lines(const nlohmann::json& report);
+std::string summary_lines(const Report& report);
 
 }  // namespace cc::report

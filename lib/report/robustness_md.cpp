@@ -14,88 +14,82 @@ std::string num(double v, const char* f = "%.2f") {
 }
 
 // "3/5 (0.23–0.88)"; "–" when nothing was measured.
-std::string rate_text(const nlohmann::json& r) {
-  if (!r.contains("n") || r["n"].get<int64_t>() == 0) return "–";
-  return std::to_string(r["k"].get<int64_t>()) + "/" + std::to_string(r["n"].get<int64_t>()) + " (" +
-         num(r["low"].get<double>()) + "–" + num(r["high"].get<double>()) + ")";
+std::string rate_text(const claims::Rate& r) {
+  if (r.n == 0) return "–";
+  return std::to_string(r.k) + "/" + std::to_string(r.n) + " (" + num(r.ci->low) + "–" + num(r.ci->high) + ")";
 }
 
 // "6100 (4800–14100), 3/3"; "never (0/3)" when no seed reached it.
-std::string steps_text(const nlohmann::json& d) {
-  const auto reached = d["reached"].get<int64_t>(), n = d["n"].get<int64_t>();
-  if (n == 0) return "–";
-  if (reached == 0) return "never (0/" + std::to_string(n) + ")";
-  return num(d["median"].get<double>(), "%.0f") + " (" + num(d["min"].get<double>(), "%.0f") + "–" +
-         num(d["max"].get<double>(), "%.0f") + "), " + std::to_string(reached) + "/" + std::to_string(n);
+std::string steps_text(const claims::StepDistribution& d) {
+  if (d.n == 0) return "–";
+  if (d.reached == 0) return "never (0/" + std::to_string(d.n) + ")";
+  return num(*d.median, "%.0f") + " (" + num(*d.min, "%.0f") + "–" + num(*d.max, "%.0f") + "), " +
+         std::to_string(d.reached) + "/" + std::to_string(d.n);
 }
 
-// Rows = claims, columns = configurations, each cell rendered by `cell_text`.
-void claims_table(std::ostringstream& md, const nlohmann::json& rob,
-                  const std::function<std::string(const nlohmann::json&)>& cell_text) {
-  const auto& variants = rob["variants"];
+// Rows = claims, columns = configurations, each cell rendered by `cell_text` ("" where a claim has
+// no cell for a configuration).
+void claims_table(std::ostringstream& md, const claims::RobustnessSection& rob,
+                  const std::function<std::string(const claims::RobustnessCell&)>& cell_text) {
   md << "| claim |";
-  for (const auto& v : variants) md << " `" << v["variant"].get<std::string>() << "` |";
+  for (const auto& v : rob.variants) md << " `" << v.variant << "` |";
   md << "\n| --- |";
-  for (size_t i = 0; i < variants.size(); ++i) md << " --- |";
+  for (size_t i = 0; i < rob.variants.size(); ++i) md << " --- |";
   md << "\n";
-  for (const auto& c : rob["claims"]) {
-    md << "| " << c["id"].get<std::string>() << " |";
-    for (const auto& v : variants) md << " " << cell_text(c["cells"][v["variant"].get<std::string>()]) << " |";
+  for (const auto& c : rob.claims) {
+    md << "| " << c.id << " |";
+    for (const auto& v : rob.variants) {
+      const auto it = c.cells.find(v.variant);
+      md << " " << (it == c.cells.end() ? std::string() : cell_text(it->second)) << " |";
+    }
     md << "\n";
   }
 }
 
 }  // namespace
 
-std::string robustness_markdown(const nlohmann::json& rob) {
+std::string robustness_markdown(const claims::RobustnessSection& rob) {
   std::ostringstream md;
-  const auto& variants = rob["variants"];
   md << "\n## Robustness: how often each claim holds over seeds and the paper's unstated choices\n\n";
   // The base is named: it is the default the sweep was planned on, which need not be today's `default`.
-  md << "Sweep `" << rob["sweep"].get<std::string>() << "`: its base run `" << rob["base"].get<std::string>()
-     << "` and one unstated choice changed at a time, seeds " << rob["seeds"].dump()
-     << " each; every run claim above is measured again on each variant run (`" << rob["sweep"].get<std::string>()
+  md << "Sweep `" << rob.sweep << "`: its base run `" << rob.base
+     << "` and one unstated choice changed at a time, seeds " << nlohmann::json(rob.seeds).dump()
+     << " each; every run claim above is measured again on each variant run (`" << rob.sweep
      << "/VARIANT`). A cell is k of n seeds passing the claim's per-seed test, with the "
      << "Wilson 95% interval on the rate; a claim whose own rule could not decide on that variant says why.\n\n";
 
   md << "### Phase steps per configuration\n\nmedian (range), seeds that reached it / seeds trained. "
-     << rob["levels"]["zero_var"].get<std::string>() << "; binding: " << rob["levels"]["binding"].get<std::string>()
-     << "; var-restricted: " << rob["levels"]["var_restricted"].get<std::string>()
+     << rob.levels.zero_var << "; binding: " << rob.levels.binding << "; var-restricted: " << rob.levels.var_restricted
      << ". Learned: binding and var_restricted_1 >= 0.9 by the last step.\n\n";
   md << "| configuration | seeds trained | learned | 0-var | binding | var-restricted |\n| --- | --- | --- | --- | --- "
         "| --- |\n";
-  md << "| paper (one run) | 1 | – | \"first\" | " << rob["paper"]["binding"][0] << "–" << rob["paper"]["binding"][1]
-     << " | " << rob["paper"]["refinement"][0] << "–" << rob["paper"]["refinement"][1] << " |\n";
-  for (const auto& v : variants) {
-    const auto& d = v["distribution"];
-    md << "| `" << v["variant"].get<std::string>() << "` | " << d["binding"]["n"].get<int64_t>() << "/"
-       << rob["seeds"].size() << " | " << rate_text(v["learned"]) << " | " << steps_text(d["zero_var"]) << " | "
-       << steps_text(d["binding"]) << " | " << steps_text(d["var_restricted"]) << " |\n";
-  }
+  md << "| paper (one run) | 1 | – | \"first\" | " << rob.binding_window.low << "–" << rob.binding_window.high << " | "
+     << rob.refinement_window.low << "–" << rob.refinement_window.high << " |\n";
+  for (const auto& v : rob.variants)
+    md << "| `" << v.variant << "` | " << v.binding.n << "/" << rob.seeds.size() << " | " << rate_text(v.learned)
+       << " | " << steps_text(v.zero_var) << " | " << steps_text(v.binding) << " | " << steps_text(v.var_restricted)
+       << " |\n";
 
-  const auto& rule = rob["default_rule"];
-  md << "\n### The default configuration, by a rule fixed in advance\n\nRule: " << rule["rule"].get<std::string>()
-     << ".\n\n";
-  if (rule["chosen"].is_null()) {
+  const auto& rule = rob.default_rule;
+  md << "\n### The default configuration, by a rule fixed in advance\n\nRule: " << rule.rule << ".\n\n";
+  if (!rule.chosen) {
     md << "No variant has a trained seed yet.\n";
   } else {
-    md << "Outcome: **`" << rule["chosen"].get<std::string>() << "`**"
-       << (rule["complete"].get<bool>() ? "" : " (provisional: not every seed of every variant is trained yet)")
-       << ". Ranking: ";
+    md << "Outcome: **`" << *rule.chosen << "`**"
+       << (rule.complete ? "" : " (provisional: not every seed of every variant is trained yet)") << ". Ranking: ";
     bool first = true;
-    for (const auto& r : rule["ranking"]) {
-      md << (first ? "" : "; ") << "`" << r["variant"].get<std::string>() << "` " << r["learned"] << "/" << r["n"]
-         << " learned"
-         << (r["distance"].is_null() ? ", no median" : ", distance " + num(r["distance"].get<double>(), "%.0f"));
+    for (const auto& r : rule.ranking) {
+      md << (first ? "" : "; ") << "`" << r.variant << "` " << r.learned << "/" << r.n << " learned"
+         << (r.distance ? ", distance " + num(*r.distance, "%.0f") : ", no median");
       first = false;
     }
     md << ".\n";
   }
 
   md << "\n### Claims × configurations (k/n seeds pass, Wilson 95%)\n\n";
-  claims_table(md, rob, [](const nlohmann::json& cell) {
-    const std::string verdict = cell["verdict"].get<std::string>();
-    return rate_text(cell) + (verdict == "PASS" || verdict == "FAIL" ? "" : " " + verdict);
+  claims_table(md, rob, [](const claims::RobustnessCell& cell) {
+    const bool decided = cell.verdict == claims::Verdict::Pass || cell.verdict == claims::Verdict::Fail;
+    return rate_text(cell.passing) + (decided ? "" : " " + claims::verdict_name(cell.verdict));
   });
 
   md << "\n### Two readings of a single-run statement\n\nThe paper reports one run. Each cell: the verdict if the "
@@ -103,9 +97,8 @@ std::string robustness_markdown(const nlohmann::json& rob) {
      << "hold on **every** seed / on **at least half** of the seeds (Wilson 95% interval of k/n against 1/2); which "
         "reading "
      << "each claim family supports is argued in the paper's assumptions.md.\n\n";
-  claims_table(md, rob, [](const nlohmann::json& cell) {
-    return cell.contains("each") ? cell["each"].get<std::string>() + " / " + cell["half"].get<std::string>()
-                                 : std::string("–");
+  claims_table(md, rob, [](const claims::RobustnessCell& cell) {
+    return cell.each ? claims::verdict_name(*cell.each) + " / " + claims::verdict_name(*cell.half) : std::string("–");
   });
   return md.str();
 }

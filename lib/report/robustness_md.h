@@ -1,11 +1,11 @@
 #pragma once
-// REPORT.md's robustness section, from report.json's "robustness" (claims/robustness.h).
-#include <nlohmann/json.hpp>
-
+// REPORT.md's robustness section (claims/robustness.h).
 #include <string>
+
+#include "claims/robustness.h"
 
 namespace cc::report {
 
-std::string robustness_markdown(const nlohmann::json& robustness);
+std::string robustness_markdown(const claims::RobustnessSection& robustness);
 
 }  // namespace cc::report
