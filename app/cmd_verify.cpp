@@ -415,6 +415,15 @@ int cmd_verify(const std::vector<std::string>& args) {
       attribution_sweeps.push_back(s);
     }
   }
+  // paper.yaml (its header, cross-checks, phases and rules), read before anything is measured: a mistake
+  // there costs no training.
+  report::ReportContext ctx;
+  ctx.paper = paper_header(paper_yaml);
+  ctx.cross_checks = report::read_cross_checks(paper_yaml);
+  if (fs::exists(paper_yaml)) ctx.phase_marks = report::phase_window_marks(claims::PaperFacts::load_phases(paper_yaml));
+  const std::optional<claims::PaperFacts> facts = robustness_sweep || !attribution_sweeps.empty()
+                                                      ? std::optional(claims::PaperFacts::load(paper_yaml))
+                                                      : std::nullopt;
   catalogue::RunStore store(runs, so);
   const auto& registry = analysis::builtin_registry();
 
@@ -425,31 +434,26 @@ int cmd_verify(const std::vector<std::string>& args) {
     };
   auto results = claims::run_claims(files, registry, runs, store, main_table);
 
-  report::ReportContext ctx;
   ctx.command = join_command("verify", args);
   ctx.budget = budget;
   ctx.runtime = train::runtime_info();
   ctx.runtime["device"] = device;
   ctx.runs = &runs;
   ctx.store = &store;
-  ctx.paper = paper_header(paper_yaml);
-  ctx.cross_checks = report::read_cross_checks(paper_yaml);
-  auto paper_facts = [&] { return claims::PaperFacts::load(paper_yaml); };
   std::optional<claims::RobustnessSection> robustness_section;
   if (robustness_sweep) {
-    const auto outcomes = claims::run_robustness(files, *robustness_sweep, registry, runs, store, eo);
-    robustness_section = claims::robustness_section(*robustness_sweep, outcomes, paper_facts());
+    const auto outcomes = claims::run_robustness(files, *robustness_sweep, registry, runs, store, eo, facts->phases);
+    robustness_section = claims::robustness_section(*robustness_sweep, outcomes, *facts);
   }
   nlohmann::json attribution_section;
   if (!attribution_sweeps.empty()) {
-    const auto facts = paper_facts();
     std::vector<claims::MeasuredSweep> measured;
     for (const auto* s : attribution_sweeps)
-      measured.push_back({s, claims::run_robustness(files, *s, registry, runs, store, eo)});
+      measured.push_back({s, claims::run_robustness(files, *s, registry, runs, store, eo, facts->phases)});
     // Stage 3: the sweep claims again on the grids trained under the best row (those declared yet).
     claims::VerifyOptions on_grids = eo;
     std::vector<std::string> sweep_files;
-    for (const auto& [from, to] : facts.thresholds)
+    for (const auto& [from, to] : facts->thresholds)
       if (runs.find_sweep(to)) on_grids.sweep_as[from] = to;
     for (const auto& f : files) {
       try {
@@ -461,7 +465,7 @@ int cmd_verify(const std::vector<std::string>& args) {
     const auto on_thresholds = sweep_files.empty() ? std::vector<claims::ClaimResult>{}
                                                    : claims::run_claims(sweep_files, registry, runs, store, on_grids);
     attribution_section =
-        claims::attribution_json(results, facts.default_run, measured, runs, store, facts, on_thresholds);
+        claims::attribution_json(results, facts->default_run, measured, runs, store, *facts, on_thresholds);
   }
   ctx.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // One typed report, complete before anything is printed or written: the files and the terminal agree.

@@ -70,6 +70,28 @@ TEST(Figures, RenderMergesSeedsMarksThePaperAndIsDeterministic) {
   EXPECT_EQ(slurp(dir + "/" + f[0]["file"].get<std::string>()), png);  // same data, same bytes
 }
 
+// A kind the papers share names no paper's figure and no paper's steps: the caption takes the claim's
+// own figure, and a figure along training steps gets the paper's phase windows (paper.yaml) as marks.
+TEST(Figures, TheClaimsFigureAndThePapersPhaseWindowsComeFromThePaper) {
+  const std::string dir = cc::test::fresh_dir("figs_paper");
+  nlohmann::json curve = kLines;
+  curve.erase("mark_reported");
+  curve["mark_phase_windows"] = true;
+  nlohmann::json rep = report_with(nlohmann::json::array({curve}), nlohmann::json::array({curve}));
+  rep["claims"][0]["paper"] = {{"figure", "Figure 9"}};
+  const nlohmann::json marks = nlohmann::json::array({{{"at", 0.3}, {"label", "paper: binding 0.3"}}});
+  const auto marked = report::claim_figures(dir, rep["claims"][0], marks);
+  ASSERT_EQ(marked.size(), 1u);
+  EXPECT_EQ(marked[0]["paper_figure"], "Figure 9");
+  const std::string with_marks = slurp(dir + "/" + marked[0]["file"].get<std::string>());
+  const auto plain = report::claim_figures(dir, rep["claims"][0]);
+  EXPECT_NE(slurp(dir + "/" + plain[0]["file"].get<std::string>()), with_marks) << "the window is drawn";
+  curve["paper_figure"] = "Figure 2";  // a paper's own kind may name its figure
+  rep = report_with(nlohmann::json::array({curve}), nlohmann::json::array({curve}));
+  rep["claims"][0]["paper"] = {{"figure", "Figure 9"}};
+  EXPECT_EQ(report::claim_figures(dir, rep["claims"][0])[0]["paper_figure"], "Figure 2");
+}
+
 TEST(Figures, AFigureThatCannotBeDrawnIsReportedNotThrown) {
   const std::string dir = cc::test::fresh_dir("figs_bad");
   nlohmann::json rep = report_with(nlohmann::json::array({{{"id", "z"}, {"type", "pie"}}}), nlohmann::json::array());

@@ -29,6 +29,29 @@ const PaperFacts& paper() {
   return facts;
 }
 
+// Phases as a paper defines them (paper.yaml `phases:`): here Assign and Add's.
+analysis::PhaseDefs phase_defs() {
+  return {{{"zero_var", "0-var", {"test_0"}, 0.98},
+           {"binding", "binding", {"test_1", "test_2"}, 0.9},
+           {"var_restricted_1", "var_restricted_1", {"var_restricted_1"}, 0.9},
+           {"var_restricted", "var-restricted", {"var_restricted_1", "var_restricted_2"}, 0.9}},
+          {"binding", "var_restricted_1"}};
+}
+
+// Its windows: the score and the default rule measure the binding and var-restricted steps' distance.
+void set_phases(PaperFacts& facts) {
+  facts.phases = phase_defs();
+  facts.windows = {{"binding", {5300, 5400}}, {"var_restricted", {14500, 16000}}};
+}
+
+// A seed that binds at `binding` and learns the var-restricted sets at `restricted` (none: never).
+analysis::PhaseSteps steps(std::optional<int64_t> binding, std::optional<int64_t> restricted) {
+  analysis::PhaseSteps p;
+  p.steps = {{"zero_var", 100}, {"binding", binding}, {"var_restricted_1", restricted}, {"var_restricted", restricted}};
+  p.learned = binding && restricted;
+  return p;
+}
+
 nlohmann::json rec(int64_t step, double t0, double t1, double t2, double vr1, double vr2) {
   return {
       {"step", step},
@@ -75,19 +98,65 @@ TEST(Phases, StepsFromTheMetricsLog) {
   std::vector<nlohmann::json> log = {rec(0, 0.01, 0.01, 0.01, 0.01, 0.01), rec(100, 0.99, 0.3, 0.2, 0.1, 0.1),
                                      rec(200, 0.99, 0.95, 0.5, 0.2, 0.1), rec(300, 0.97, 0.92, 0.91, 0.95, 0.5),
                                      rec(400, 0.99, 0.96, 0.93, 0.96, 0.8)};
-  auto p = analysis::phase_steps(log);
-  EXPECT_EQ(p.zero_var, 100);
-  EXPECT_EQ(p.binding, 300);  // test_1 at 200, test_2 at 300: the later
-  EXPECT_EQ(p.var_restricted_1, 300);
-  EXPECT_FALSE(p.var_restricted.has_value());  // var_restricted_2 never reaches 0.9
-  EXPECT_TRUE(p.learned());
+  auto p = analysis::phase_steps(log, phase_defs());
+  EXPECT_EQ(p.step("zero_var"), 100);
+  EXPECT_EQ(p.step("binding"), 300);  // test_1 at 200, test_2 at 300: the later
+  EXPECT_EQ(p.step("var_restricted_1"), 300);
+  EXPECT_FALSE(p.step("var_restricted").has_value());  // var_restricted_2 never reaches 0.9
+  EXPECT_FALSE(p.step("no_such_phase").has_value());
+  EXPECT_TRUE(p.learned);
   EXPECT_EQ(p.last_step, 400);
   log.back() = rec(400, 0.99, 0.96, 0.89, 0.96, 0.8);
   log[3] = rec(300, 0.97, 0.92, 0.89, 0.95, 0.5);
-  p = analysis::phase_steps(log);
-  EXPECT_FALSE(p.binding.has_value());
-  EXPECT_FALSE(p.learned());  // binding never reached
+  p = analysis::phase_steps(log, phase_defs());
+  EXPECT_FALSE(p.step("binding").has_value());
+  EXPECT_FALSE(p.learned);  // binding never reached
   EXPECT_TRUE(analysis::to_json(p)["binding"].is_null());
+  EXPECT_EQ(analysis::to_json(p)["last_step"], 400);
+  EXPECT_EQ(analysis::describe(phase_defs().phases[1]), "test_1 and test_2 >= 0.9 (the later of their first steps)");
+  EXPECT_EQ(analysis::describe(phase_defs().phases[0]), "test_0 >= 0.98");
+  EXPECT_EQ(analysis::learned_text(phase_defs()), "binding and var_restricted_1");
+  // The phases are the paper's: another paper's sets and levels, from its paper.yaml.
+  EXPECT_EQ(paper().phases.phases.size(), 4u);
+  EXPECT_EQ(paper().phases.learned, phase_defs().learned);
+  ASSERT_EQ(paper().windows.size(), 2u);
+  EXPECT_EQ(paper().windows[1].phase, "var_restricted");
+  EXPECT_EQ(paper().windows[1].steps.low, 14500);
+}
+
+// paper.yaml's phases: a bad one is refused with its file and line, and what is wrong.
+TEST(Phases, PaperYamlRefusesABadDefinition) {
+  const std::string dir = fresh_dir("phases_yaml");
+  const std::string attribution =
+      "attribution: {default_run: d, screen: s, confirm: c, score: [{claim: A, term: below_threshold}],\n"
+      "              steps_per_point: 1000, alpha: 0.05}\n";
+  auto refused = [&](const std::string& phases, const std::string& why) {
+    write(dir, "paper.yaml", phases + attribution);
+    try {
+      PaperFacts::load(dir + "/paper.yaml");
+      ADD_FAILURE() << "accepted: " << phases;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("paper.yaml:"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  refused("phases:\n  steps:\n    - {name: a, sets: [x], level: 0.9}\n  learned: [b]\n", "names no phase");
+  refused("phases:\n  steps:\n    - {name: a, sets: [x], level: 0.9, window: [9, 1]}\n  learned: [a]\n",
+          "[first step, last step]");
+  refused("phases:\n  steps:\n    - {name: a, sets: [], level: 0.9}\n  learned: [a]\n", "evaluation sets");
+  refused("phases:\n  steps:\n    - {name: a, sets: [x], level: 1.5}\n  learned: [a]\n", "(0, 1]");
+  refused("phases:\n  steps:\n    - {name: learned, sets: [x], level: 0.9}\n  learned: [learned]\n", "other than");
+  refused(
+      "phases:\n  steps:\n    - {name: a, sets: [x], level: 0.9}\n    - {name: a, sets: [y], level: 0.9}\n"
+      "  learned: [a]\n",
+      "defined twice");
+  write(dir, "paper.yaml",
+        "phases:\n  steps:\n    - {name: grok, label: grokked, sets: [test], level: 0.99, window: [1, 2]}\n"
+        "  learned: [grok]\n" +
+            attribution);
+  const PaperFacts ok = PaperFacts::load(dir + "/paper.yaml");
+  EXPECT_EQ(ok.phases.phases.at(0).label, "grokked");
+  EXPECT_EQ(ok.windows.at(0).phase, "grok");
 }
 
 TEST(Robustness, RankingCellsAndRunIndependentClaims) {
@@ -98,13 +167,8 @@ TEST(Robustness, RankingCellsAndRunIndependentClaims) {
     VariantOutcome v;
     v.variant = name;
     v.run = "rob/" + name;
-    for (size_t s = 0; s < bindings.size(); ++s) {
-      analysis::PhaseSteps p;
-      p.binding = bindings[s];
-      p.var_restricted_1 = bindings[s] ? std::optional<int64_t>(*bindings[s] + 5000) : std::nullopt;
-      p.var_restricted = p.var_restricted_1;
-      v.phases[s] = p;
-    }
+    for (size_t s = 0; s < bindings.size(); ++s)
+      v.phases[s] = steps(bindings[s], bindings[s] ? std::optional<int64_t>(*bindings[s] + 5000) : std::nullopt);
     ClaimResult r;
     r.loaded = true;
     r.id = "G2";
@@ -132,7 +196,7 @@ TEST(Robustness, RankingCellsAndRunIndependentClaims) {
   EXPECT_EQ(section.default_rule.chosen, "c");
   ASSERT_EQ(section.claims.size(), 1u);
   EXPECT_EQ(section.claims[0].cells.at("a").each, Verdict::Fail);
-  EXPECT_EQ(section.variants[0].binding.median, 5325);
+  EXPECT_EQ(section.variants[0].steps.at("binding").median, 5325);
   const auto j = to_json(section);  // report.json's shape
   EXPECT_EQ(j["default_rule"]["chosen"], "c");
   EXPECT_EQ(j["default_rule"]["ranking"][1]["variant"], "b");
@@ -171,13 +235,14 @@ TEST(Robustness, EveryClaimOnEveryVariantReusingTheBaseRunsCheckpoints) {
   const auto small = store.dirs(*runs.find("rob/small_batch"), 1);
   EXPECT_EQ(small.size(), 3u);  // other weights: only its own fixtures, cache and init folder
 
-  const auto out = run_robustness({claim}, *runs.find_sweep("rob"), analysis::builtin_registry(), runs, store, {});
+  const auto out =
+      run_robustness({claim}, *runs.find_sweep("rob"), analysis::builtin_registry(), runs, store, {}, phase_defs());
   EXPECT_EQ(store.trainings(), 4);  // only small_batch's two seeds were trained
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].variant, "base");
   EXPECT_EQ(out[0].phases.size(), 2u);
   EXPECT_TRUE(out[0].unavailable.empty());
-  EXPECT_FALSE(out[0].phases.at(0).binding.has_value());  // 20 steps learn nothing
+  EXPECT_FALSE(out[0].phases.at(0).step("binding").has_value());  // 20 steps learn nothing
   const auto j = to_json(robustness_section(*runs.find_sweep("rob"), out, paper()));
   EXPECT_EQ(j["base"], runs.find_sweep("rob")->base);  // the report names the run the sweep varies
   EXPECT_EQ(j["claims"][0]["cells"]["small_batch"]["k"], 2);
@@ -189,7 +254,8 @@ TEST(Robustness, EveryClaimOnEveryVariantReusingTheBaseRunsCheckpoints) {
   fixture_only.budget = Tier::Fixture;
   fixture_only.cache_dir = dir + "/empty-cache";
   RunStore empty(runs, fixture_only);
-  const auto none = run_robustness({claim}, *runs.find_sweep("rob"), analysis::builtin_registry(), runs, empty, {});
+  const auto none =
+      run_robustness({claim}, *runs.find_sweep("rob"), analysis::builtin_registry(), runs, empty, {}, phase_defs());
   EXPECT_EQ(none[1].unavailable.size(), 2u);
   EXPECT_EQ(none[1].results[0].verdict, Verdict::Skipped);
   const RobustnessSection nothing = robustness_section(*runs.find_sweep("rob"), none, paper());
@@ -256,8 +322,7 @@ TEST(Attribution, ScoresEffectsRuleAndSentences) {
                                      "      b256-wu: {train.batch_size: 256, train.warmup_steps: 500}\n"));
   RunStore store(runs, StoreOptions{dir + "/fx", dir + "/cache", Tier::Fixture});
   PaperFacts facts;
-  facts.binding = {5300, 5400};
-  facts.refinement = {14500, 16000};
+  set_phases(facts);
   facts.accuracy_terms = {{"G3", true}};
   facts.confirm_top = 1;
   facts.screen = "screen";
@@ -291,10 +356,7 @@ TEST(Attribution, ScoresEffectsRuleAndSentences) {
     v.run = sweep + "/" + variant;
     for (size_t s = 0; s < seeds; ++s) {
       v.seeds.push_back(s);
-      analysis::PhaseSteps p;
-      p.binding = 5300;
-      p.var_restricted_1 = p.var_restricted = 15000;
-      v.phases[s] = p;
+      v.phases[s] = steps(5300, 15000);
     }
     v.results = results(seeds, acc, passing);
     return v;
@@ -319,7 +381,7 @@ TEST(Attribution, ScoresEffectsRuleAndSentences) {
   // The score term by term: the accuracy gap alone, both phases in their windows.
   EXPECT_NEAR(j["configs"][2]["terms"]["accuracy"].get<double>(), 0.5, 1e-9);
   EXPECT_EQ(j["configs"][2]["terms"]["binding"].get<double>(), 0.0);
-  EXPECT_EQ(j["configs"][2]["terms"]["refinement"].get<double>(), 0.0);
+  EXPECT_EQ(j["configs"][2]["terms"]["var_restricted"].get<double>(), 0.0);
   EXPECT_TRUE(j["configs"][0]["terms"].is_null());
   // The score's terms travel with the section, and the report describes the score from them.
   EXPECT_EQ(j["score"], nlohmann::json::parse(R"({"terms": [{"claim": "G3", "term": "below_threshold"}],
@@ -379,8 +441,7 @@ TEST(Attribution, NoisePairsTheEnginesAndTheTermsSumToTheScore) {
                                      "      blas: {train.engine: blas}\n"));
   RunStore store(runs, StoreOptions{dir + "/fx", dir + "/cache", Tier::Fixture});
   PaperFacts facts;
-  facts.binding = {5300, 5400};
-  facts.refinement = {14500, 16000};
+  set_phases(facts);
   facts.accuracy_terms = {{"G3", true}};
   auto outcome = [](const std::string& variant, double acc, int64_t binding) {
     VariantOutcome v;
@@ -393,10 +454,7 @@ TEST(Attribution, NoisePairsTheEnginesAndTheTermsSumToTheScore) {
     g3.claim.rule.threshold = 0.98;
     for (uint64_t s = 0; s < 2; ++s) {
       v.seeds.push_back(s);
-      analysis::PhaseSteps p;
-      p.binding = binding + static_cast<int64_t>(s) * 1000;  // seed 1 binds 1000 steps later
-      p.var_restricted_1 = p.var_restricted = 15000;
-      v.phases[s] = p;
+      v.phases[s] = steps(binding + static_cast<int64_t>(s) * 1000, 15000);  // seed 1 binds 1000 steps later
       SeedResult r;
       r.seed = s;
       r.m.value = acc;
@@ -415,7 +473,7 @@ TEST(Attribution, NoisePairsTheEnginesAndTheTermsSumToTheScore) {
   // Seed 1 of blas: G3 1 point below 98, binding at 7400 is 2000 steps past 5400: 1 + 2 = 3.
   EXPECT_NEAR(blas["terms_by_seed"]["1"]["accuracy"].get<double>(), 1.0, 1e-9);
   EXPECT_NEAR(blas["terms_by_seed"]["1"]["binding"].get<double>(), 2.0, 1e-12);
-  EXPECT_EQ(blas["terms_by_seed"]["1"]["refinement"].get<double>(), 0.0);
+  EXPECT_EQ(blas["terms_by_seed"]["1"]["var_restricted"].get<double>(), 0.0);
   EXPECT_NEAR(blas["scores"]["1"].get<double>(), 3.0, 1e-9);
   EXPECT_NEAR(blas["terms"]["binding"].get<double>(), 1.5, 1e-12);  // seeds 0 and 1: 1 and 2
   // The pair: base scores 2, 3 (2 points of G3, binding 0 and 1); blas 2, 3: a mean difference of 0.

@@ -226,25 +226,28 @@ analysis::Measurement measure(const std::string& kind, const analysis::SweepSeri
 TEST(SweepKinds, ThresholdIsTheSmallestValueFromWhichTheLevelHolds) {
   // 0.1 fails, 0.2 passes, 0.3 fails again, 0.4 and 0.5 pass: the threshold is 0.4, not 0.2.
   const auto s = series({0.1, 0.2, 0.3, 0.4, 0.5}, {500, 990, 970, 985, 999});
-  EXPECT_DOUBLE_EQ(measure("sweep_threshold", s, "{level: 0.98}").value, 0.4);
-  EXPECT_DOUBLE_EQ(measure("sweep_threshold", s, "{level: 0.5}").value, 0.1);
+  EXPECT_DOUBLE_EQ(measure("sweep_threshold", s, "{set: test_0, level: 0.98}").value, 0.4);
+  EXPECT_DOUBLE_EQ(measure("sweep_threshold", s, "{set: test_0, level: 0.5}").value, 0.1);
   // The largest grid value fails: no threshold in the grid.
   const auto never = series({0.1, 0.2}, {990, 900});
-  const auto m = measure("sweep_threshold", never, "{level: 0.98}");
+  const auto m = measure("sweep_threshold", never, "{set: test_0, level: 0.98}");
   EXPECT_TRUE(std::isinf(m.value));
   EXPECT_FALSE(m.details["reached"].get<bool>());
 }
 
 TEST(SweepKinds, AccuracyPicksTheWorstGridValueInRange) {
   const auto s = series({0.1, 0.2, 0.3}, {100, 990, 980});
-  auto m = measure("sweep_accuracy", s, "{from: 0.2}");
+  auto m = measure("sweep_accuracy", s, "{set: test_0, from: 0.2}");
   EXPECT_EQ(m.successes, 980);
   EXPECT_DOUBLE_EQ(m.details["at"].get<double>(), 0.3);
   EXPECT_EQ(m.details["curve"].size(), 3u);
-  m = measure("sweep_accuracy", s, "{to: 0.1, pick: best}");
+  m = measure("sweep_accuracy", s, "{set: test_0, to: 0.1, pick: best}");
   EXPECT_EQ(m.successes, 100);
-  EXPECT_THROW(measure("sweep_accuracy", s, "{from: 0.6}"), Error);
+  EXPECT_THROW(measure("sweep_accuracy", s, "{set: test_0, from: 0.6}"), Error);
   EXPECT_THROW(measure("sweep_accuracy", s, "{set: test_1}"), Error);  // no counts for that set
+  // Which set is the paper's to say: no default.
+  EXPECT_THROW(measure("sweep_accuracy", s, "{from: 0.2}"), Error);
+  EXPECT_THROW(measure("sweep_threshold", s, "{set: test_0}"), Error);  // nor a default level
 }
 
 namespace {
@@ -314,12 +317,14 @@ TEST(SweepClaims, ThresholdVerdictWithControlAndStaleSummary) {
   EXPECT_EQ(r.verdict, Verdict::Fail) << r.reason;
 
   // The "each seed >" rule on the worst grid value, and a kind/subject mismatch.
-  const std::string each = replace(
-      replace(replace(kThresholdClaim, "sweep_threshold, set: test_0, level: 0.98", "sweep_accuracy, from: 0.25"),
-              "op: within, threshold: [0.2, 0.3], seeds: median", "op: \">\", threshold: 0.98, seeds: each"),
-      "", "");
+  const std::string each =
+      replace(replace(replace(kThresholdClaim, "sweep_threshold, set: test_0, level: 0.98",
+                              "sweep_accuracy, set: test_0, from: 0.25"),
+                      "op: within, threshold: [0.2, 0.3], seeds: median", "op: \">\", threshold: 0.98, seeds: each"),
+              "", "");
   r = run_one(dir, runs, each);
-  EXPECT_EQ(r.verdict, Verdict::Fail);  // seed 0 at 0.25: 970/1000
+  EXPECT_EQ(r.verdict, Verdict::Fail) << r.reason;  // seed 0 at 0.25: 970/1000
+  ASSERT_FALSE(r.seeds.empty());
   EXPECT_EQ(r.seeds[0].m.successes, 970);
   r = run_one(dir, runs,
               replace(kThresholdClaim, "sweep_threshold, set: test_0, level: 0.98", "accuracy, set: test_0"));

@@ -1,6 +1,7 @@
 // kind `accuracy`: argmax accuracy at '=' on one named evaluation set.
 #include <torch/torch.h>
 
+#include "analysis/common.h"
 #include "analysis/kinds.h"
 #include "train/evaluate.h"
 #include "train/metrics_log.h"
@@ -15,7 +16,7 @@ constexpr int64_t kDefaultClaimEvalSeed = 20260531;
 
 nlohmann::json parse(ObjectReader r) {
   nlohmann::json p;
-  p["set"] = r.one_of("set", train::known_eval_set_names(), "test_0");
+  p["set"] = read_set(r);
   const int64_t size = r.integer("size", 10000);
   // The set's sequences are held while it is evaluated (in chunks): ~100 bytes each, so 1e6 is ~0.1 GB.
   if (size < 1 || size > 1000000) r.fail("size", "must be in [1, 1000000]");
@@ -35,7 +36,7 @@ Measurement measure(const MeasureInput& in) {
   m.successes = r.correct;
   m.value = r.accuracy();
   m.details = {{"set", set.name}, {"description", set.description}, {"exhaustive", set.exhaustive}, {"loss", r.loss}};
-  // Figure 2: the set's accuracy along training, from the run's metrics log (1000 sequences
+  // The set's accuracy along training, from the run's metrics log (1000 sequences
   // every eval_every steps), when the log sits next to the checkpoint; one line per seed.
   const std::string log = train::metrics_path(std::filesystem::path(in.checkpoint.path).parent_path().string());
   if (std::filesystem::exists(log)) {
@@ -45,19 +46,17 @@ Measurement measure(const MeasureInput& in) {
         x.push_back(rec["step"]);
         y.push_back(rec["acc"][set.name]);
       }
-    // The paper's transitions (§6): the binding spike at steps 5300-5400, the refinement at 14500-16000.
-    m.details["figures"] = nlohmann::json::array(
-        {{{"id", "training_curve"},
-          {"paper_figure", "Figure 2"},
-          {"type", "lines"},
-          {"merge_seeds", true},
-          {"title", "accuracy on " + set.name + " during training (metrics log)"},
-          {"xlabel", "step"},
-          {"ylabel", "accuracy"},
-          {"yrange", {0, 1.02}},
-          {"vlines",
-           {{{"at", 5300}, {"label", "paper: binding 5300"}}, {{"at", 14500}, {"label", "paper: refinement 14500"}}}},
-          {"series", nlohmann::json::array({{{"name", set.name}, {"x", x}, {"y", y}}})}}});
+    // The paper's phase windows (its paper.yaml) are marked on it by the report: "mark_phase_windows".
+    m.details["figures"] =
+        nlohmann::json::array({{{"id", "training_curve"},
+                                {"type", "lines"},
+                                {"merge_seeds", true},
+                                {"title", "accuracy on " + set.name + " during training (metrics log)"},
+                                {"xlabel", "step"},
+                                {"ylabel", "accuracy"},
+                                {"yrange", {0, 1.02}},
+                                {"mark_phase_windows", true},
+                                {"series", nlohmann::json::array({{{"name", set.name}, {"x", x}, {"y", y}}})}}});
   }
   return m;
 }
@@ -69,7 +68,7 @@ void register_accuracy(Registry& r) {
                     "fraction of sequences of an evaluation set whose argmax at '=' is (x + y) mod N");
   k.parse_params = parse;
   k.params_doc =
-      "set: evaluation set name (test_0, heldout_pairs_1, var_restricted_2, all_pairs_0, ...)\n"
+      "set: an evaluation set of the run's task (required)\n"
       "size: sequences to sample (default 10000; exhaustive sets ignore it)\n"
       "eval_seed: seed of the sampled set (default 20260531)";
   r.add(std::move(k));

@@ -70,6 +70,16 @@ std::vector<std::string> read_sets(ObjectReader& r, const std::vector<std::strin
   return sets;
 }
 
+std::string read_set(ObjectReader& r) {
+  const std::string set = r.string("set");
+  if (!train::is_known_eval_set(set)) {
+    std::string list;
+    for (const auto& name : train::known_eval_set_names()) list += (list.empty() ? "" : ", ") + name;
+    r.fail("set", "'" + set + "' is not an evaluation set (known: " + list + ")");
+  }
+  return set;
+}
+
 // Sequences per set for the kinds that keep activations (attention, cosines, probes). A claim's own
 // working set grows ~20 KB a sequence beyond the activation store (M5, two sets and their twins: 0.3 GB
 // at 2000, 1.1 GB at 20000 with --activation-memory 0); the cap keeps it near 1 GB, ten times the

@@ -40,6 +40,8 @@ double t_critical_95(int64_t df);
 // Readers for parameters several kinds share; each validates and names FILE:LINE:COL.
 // `sets`: evaluation-set names (train::known_eval_set_names()), at least one.
 std::vector<std::string> read_sets(ObjectReader& r, const std::vector<std::string>& fallback);
+// `set`: one evaluation set, required (which sets there are is the run's task's).
+std::string read_set(ObjectReader& r);
 int read_size(ObjectReader& r, int fallback);
 int read_paper_layer(ObjectReader& r);  // the paper's "layer 1" / "layer 2" -> blocks index 0 / 1
 

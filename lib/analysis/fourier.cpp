@@ -114,19 +114,19 @@ Measurement measure(const MeasureInput& in) {
   Measurement& out = fit.measurement;
   if (out.n == 0) return out;
   const torch::Tensor& r2 = fit.r2;
-  // Figure 11: the R^2 distribution over active neurons (and, for the Fourier form, the key frequencies).
+  // The R^2 distribution over active neurons (and, for the Fourier form, the key frequencies); the
+  // report captions it with the claim's own figure of its paper.
   const bool fourier = p["form"] != "additive";
   std::vector<double> r2v(static_cast<size_t>(r2.numel()));
   for (int64_t i = 0; i < r2.numel(); ++i)
     r2v[static_cast<size_t>(i)] = std::round(std::max(r2[i].item<double>(), -1.0) * 1e4) / 1e4;
   out.details["figures"] = nlohmann::json::array(
       {{{"id", "r2"},
-        {"paper_figure", "Figure 11"},
         {"type", "histogram"},
         {"bins", 40},
         {"range", {-0.05, 1.0}},
         {"title", std::string("R^2 of the ") + (fourier ? "best single-frequency cosine" : "additive u(n)+w(m)") +
-                      " fit, active layer-2 MLP neurons"},
+                      " fit, active neurons of the last MLP"},
         {"xlabel", "R^2"},
         {"ylabel", "fraction of neurons"},
         {"series", nlohmann::json::array({{{"name", "active neurons"}, {"values", r2v}}})}}});
@@ -134,7 +134,6 @@ Measurement measure(const MeasureInput& in) {
     nlohmann::json labels = nlohmann::json::array();
     for (size_t k = 0; k < out.details["key_frequency_histogram"].size(); ++k) labels.push_back(std::to_string(k));
     out.details["figures"].push_back({{"id", "key_frequencies"},
-                                      {"paper_figure", "Figure 11"},
                                       {"type", "bars"},
                                       {"title", "best frequency k of each active neuron"},
                                       {"xlabel", "k"},

@@ -1,9 +1,21 @@
 #include "analysis/phases.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 namespace cc::analysis {
+
+const PhaseDef* PhaseDefs::find(const std::string& name) const {
+  for (const auto& p : phases)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::optional<int64_t> PhaseSteps::step(const std::string& phase) const {
+  const auto it = steps.find(phase);
+  return it == steps.end() ? std::nullopt : it->second;
+}
 
 std::optional<int64_t> first_reaching(const std::vector<nlohmann::json>& metrics, const std::string& set,
                                       double level) {
@@ -15,39 +27,56 @@ std::optional<int64_t> first_reaching(const std::vector<nlohmann::json>& metrics
   return std::nullopt;
 }
 
-namespace {
-
-// Both sets reached: the later of the two first steps.
-std::optional<int64_t> both_reaching(const std::vector<nlohmann::json>& metrics, const std::string& a,
-                                     const std::string& b, double level) {
-  const auto x = first_reaching(metrics, a, level), y = first_reaching(metrics, b, level);
-  if (!x || !y) return std::nullopt;
-  return std::max(*x, *y);
-}
-
-nlohmann::json step_or_null(const std::optional<int64_t>& s) {
-  return s ? nlohmann::json(*s) : nlohmann::json(nullptr);
-}
-
-}  // namespace
-
-PhaseSteps phase_steps(const std::vector<nlohmann::json>& metrics) {
+PhaseSteps phase_steps(const std::vector<nlohmann::json>& metrics, const PhaseDefs& defs) {
   PhaseSteps p;
-  p.zero_var = first_reaching(metrics, "test_0", kZeroVarLevel);
-  p.binding = both_reaching(metrics, "test_1", "test_2", kLearnedLevel);
-  p.var_restricted_1 = first_reaching(metrics, "var_restricted_1", kLearnedLevel);
-  p.var_restricted = both_reaching(metrics, "var_restricted_1", "var_restricted_2", kLearnedLevel);
+  for (const auto& def : defs.phases) {
+    // Every set reached: the latest of their first steps.
+    std::optional<int64_t> reached;
+    for (const auto& set : def.sets) {
+      const auto s = first_reaching(metrics, set, def.level);
+      if (!s) {
+        reached.reset();
+        break;
+      }
+      reached = std::max(reached.value_or(*s), *s);
+    }
+    p.steps[def.name] = reached;
+  }
+  p.learned = true;
+  for (const auto& name : defs.learned) p.learned = p.learned && p.step(name).has_value();
   if (!metrics.empty()) p.last_step = metrics.back()["step"].get<int64_t>();
   return p;
 }
 
+namespace {
+
+std::string level_text(double level) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", level);
+  return buf;
+}
+
+std::string and_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  return out;
+}
+
+}  // namespace
+
+std::string describe(const PhaseDef& phase) {
+  return and_list(phase.sets) + " >= " + level_text(phase.level) +
+         (phase.sets.size() > 1 ? " (the later of their first steps)" : "");
+}
+
+std::string learned_text(const PhaseDefs& defs) { return and_list(defs.learned); }
+
 nlohmann::json to_json(const PhaseSteps& p) {
-  return {{"zero_var", step_or_null(p.zero_var)},
-          {"binding", step_or_null(p.binding)},
-          {"var_restricted_1", step_or_null(p.var_restricted_1)},
-          {"var_restricted", step_or_null(p.var_restricted)},
-          {"last_step", p.last_step},
-          {"learned", p.learned()}};
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, step] : p.steps) j[name] = step ? nlohmann::json(*step) : nlohmann::json(nullptr);
+  j["last_step"] = p.last_step;
+  j["learned"] = p.learned;
+  return j;
 }
 
 }  // namespace cc::analysis

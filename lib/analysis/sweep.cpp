@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/common.h"
 #include "analysis/kinds.h"
 #include "train/task_data.h"
 
@@ -32,7 +33,7 @@ nlohmann::json curve(const SweepSeries& s, const std::string& set) {
   return out;
 }
 
-// Figure 3: final accuracy along the axis, one line per seed, the level and the paper's value marked.
+// Final accuracy along the axis, one line per seed, the level and the paper's value marked.
 // threshold kind: the level as a horizontal line, the paper's threshold as a vertical one;
 // accuracy kind: the paper's accuracy bar as a horizontal line.
 nlohmann::json curve_figure(const SweepSeries& s, const std::string& set, double level, const char* mark) {
@@ -45,7 +46,6 @@ nlohmann::json curve_figure(const SweepSeries& s, const std::string& set, double
   std::snprintf(lv, sizeof lv, "%.3g", level);
   return {
       {"id", "sweep_curve"},
-      {"paper_figure", "Figure 3"},
       {"type", "lines"},
       {"merge_seeds", true},
       {"title", set + " at step " + std::to_string(s.points.empty() ? 0 : s.points.front().step) + " vs " + s.axis},
@@ -65,8 +65,8 @@ void require_points(const SweepSeries& s) {
 
 nlohmann::json parse_threshold(ObjectReader r) {
   nlohmann::json p;
-  p["set"] = r.one_of("set", train::known_eval_set_names(), "test_0");
-  const double level = r.number("level", 0.98);
+  p["set"] = read_set(r);
+  const double level = r.number("level");
   if (!(level > 0 && level <= 1)) r.fail("level", "must be in (0, 1]");
   p["level"] = level;
   r.finish();
@@ -99,7 +99,7 @@ Measurement measure_threshold(const SweepMeasureInput& in) {
 
 nlohmann::json parse_accuracy(ObjectReader r) {
   nlohmann::json p;
-  p["set"] = r.one_of("set", train::known_eval_set_names(), "test_0");
+  p["set"] = read_set(r);
   const double lo = r.number("from", -std::numeric_limits<double>::max());
   const double hi = r.number("to", std::numeric_limits<double>::max());
   if (lo > hi) r.fail("to", "must be >= from");
@@ -147,14 +147,14 @@ void register_sweep(Registry& r) {
                             "smallest grid value of the sweep's axis from which the accuracy on `set` stays >= `level` "
                             "at every larger grid value (infinity if the largest grid value fails)");
   threshold.parse_params = parse_threshold;
-  threshold.params_doc = "set: evaluation set (default test_0)\nlevel: accuracy to hold (default 0.98)";
+  threshold.params_doc = "set: evaluation set\nlevel: accuracy to hold";
   r.add(std::move(threshold));
   MeasurementKind accuracy(
       "sweep_accuracy", Statistic::Proportion, measure_accuracy,
       "accuracy on `set` at the worst (or best) grid value in [from, to]; the whole curve in details");
   accuracy.parse_params = parse_accuracy;
   accuracy.params_doc =
-      "set: evaluation set (default test_0)\nfrom, to: the grid values considered (default all)\n"
+      "set: evaluation set\nfrom, to: the grid values considered (default all)\n"
       "pick: worst | best (default worst)";
   r.add(std::move(accuracy));
 }

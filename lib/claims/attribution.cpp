@@ -24,7 +24,8 @@ const std::set<std::string> kNotChoices = {
 // A seed's score, term by term (paper.yaml's `score`): the accuracy terms' sum, and each phase's
 // distance to its window in score points.
 struct ScoreTerms {
-  double accuracy = 0, binding = 0, refinement = 0;
+  double accuracy = 0;
+  std::vector<double> windows;  // per paper.yaml window, in its order
 };
 
 // One configuration: a run (SWEEP/VARIANT, or the default run) with its claim results and phases.
@@ -75,15 +76,17 @@ void score(Config& c, const PaperFacts& f) {
     if (!complete) continue;
     const double last =
         static_cast<double>(c.spec->config.train.steps);  // a phase never reached counts as reached here
-    t.binding = window_distance(p.binding ? static_cast<double>(*p.binding) : last, f.binding.low, f.binding.high) /
-                f.steps_per_point;
-    t.refinement = window_distance(p.var_restricted ? static_cast<double>(*p.var_restricted) : last, f.refinement.low,
-                                   f.refinement.high) /
-                   f.steps_per_point;
+    double total = t.accuracy;
+    for (const auto& w : f.windows) {
+      const auto step = p.step(w.phase);
+      t.windows.push_back(window_distance(step ? static_cast<double>(*step) : last, w.steps.low, w.steps.high) /
+                          f.steps_per_point);
+      total += t.windows.back();  // summed left to right: accuracy, then the windows in paper.yaml's order
+    }
     c.terms[seed] = t;
-    c.scores[seed] = t.accuracy + t.binding + t.refinement;  // summed in the order the score always was
+    c.scores[seed] = total;
   }
-  for (const auto& [seed, p] : c.phases) c.learned += p.learned();
+  for (const auto& [seed, p] : c.phases) c.learned += p.learned;
   if (!c.scores.empty()) {
     std::vector<double> v;
     for (const auto& [seed, s] : c.scores) v.push_back(s);
@@ -257,7 +260,7 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
     d.seeds = reference->seeds;
     for (uint64_t seed : reference->seeds) {
       std::string why;
-      if (auto p = seed_phases(*reference, seed, store, why)) d.phases[seed] = *p;
+      if (auto p = seed_phases(*reference, seed, store, facts.phases, why)) d.phases[seed] = *p;
     }
     configs.push_back(std::move(d));
   }
@@ -280,8 +283,13 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
   }
 
   nlohmann::json j;
-  j["paper"] = {{"binding", {facts.binding.low, facts.binding.high}},
-                {"refinement", {facts.refinement.low, facts.refinement.high}}};
+  j["paper"] = nlohmann::json::object();  // {PHASE: window}, with each window's label in "labels"
+  j["windows"] = nlohmann::json::array();
+  for (const auto& w : facts.windows) {
+    j["paper"][w.phase] = {w.steps.low, w.steps.high};
+    j["windows"].push_back({{"phase", w.phase}, {"label", facts.phases.find(w.phase)->label}});
+  }
+  j["learned"] = facts.phases.learned;  // the phases a run must reach to learn the task
   // The score's terms as paper.yaml gives them, for the report's description of the score.
   j["score"] = {{"terms", nlohmann::json::array()}, {"steps_per_point", facts.steps_per_point}};
   for (const auto& term : facts.accuracy_terms)
@@ -291,14 +299,20 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
   j["configs"] = nlohmann::json::array();
   for (const auto& c : configs) {
     nlohmann::json scores = nlohmann::json::object(), by_seed = nlohmann::json::object();
+    // {accuracy, PHASE: its window's term, ...}: per seed, and their mean.
+    const auto terms_json = [&](const ScoreTerms& t) {
+      nlohmann::json tj = {{"accuracy", t.accuracy}};
+      for (size_t k = 0; k < facts.windows.size(); ++k) tj[facts.windows[k].phase] = t.windows.at(k);
+      return tj;
+    };
     ScoreTerms mean_terms;
+    mean_terms.windows.assign(facts.windows.size(), 0.0);
     for (const auto& [seed, s] : c.scores) scores[std::to_string(seed)] = s;
     for (const auto& [seed, t] : c.terms) {
-      by_seed[std::to_string(seed)] = {{"accuracy", t.accuracy}, {"binding", t.binding}, {"refinement", t.refinement}};
+      by_seed[std::to_string(seed)] = terms_json(t);
       const double w = 1.0 / static_cast<double>(c.terms.size());
       mean_terms.accuracy += w * t.accuracy;
-      mean_terms.binding += w * t.binding;
-      mean_terms.refinement += w * t.refinement;
+      for (size_t k = 0; k < t.windows.size(); ++k) mean_terms.windows[k] += w * t.windows[k];
     }
     j["configs"].push_back({{"id", c.id},
                             {"sweep", c.sweep},
@@ -307,10 +321,7 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
                             {"changes", c.changes},
                             {"scores", scores},
                             {"score", json_or_null(c.score)},
-                            {"terms", c.terms.empty() ? nlohmann::json()
-                                                      : nlohmann::json{{"accuracy", mean_terms.accuracy},
-                                                                       {"binding", mean_terms.binding},
-                                                                       {"refinement", mean_terms.refinement}}},
+                            {"terms", c.terms.empty() ? nlohmann::json() : terms_json(mean_terms)},
                             {"terms_by_seed", by_seed},
                             {"learned", c.learned},
                             {"trained", c.phases.size()}});
@@ -340,7 +351,7 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
       }));
       e["learned"] = json_or_null(effect(design["rows"], name, screen_rows, [](const Config& c, uint64_t seed) {
         const auto it = c.phases.find(seed);
-        return it == c.phases.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.learned() ? 1.0 : 0.0;
+        return it == c.phases.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.learned ? 1.0 : 0.0;
       }));
       e["claims"] = nlohmann::json::object();
       for (const auto* r : failing) {

@@ -4,19 +4,47 @@
 
 namespace cc::claims {
 
+namespace {
+
+// paper.yaml's `phases:` into f.phases and f.windows.
+void read_phases(const YamlDoc& doc, ObjectReader ph, PaperFacts& f) {
+  const auto& steps = ph.raw("steps");
+  if (!steps.is_array() || steps.empty()) ph.fail("steps", "expected a list of {name, sets, level}");
+  for (size_t i = 0; i < steps.size(); ++i) {
+    ObjectReader s(doc, ph.pointer() + "/steps/" + std::to_string(i));
+    analysis::PhaseDef def;
+    def.name = s.string("name");
+    // report.json holds a run's phases beside these two keys (analysis::to_json(PhaseSteps)).
+    if (def.name.empty() || def.name == "last_step" || def.name == "learned")
+      s.fail("name", "must be a name other than '', 'last_step' and 'learned'");
+    if (f.phases.find(def.name)) s.fail("name", "phase '" + def.name + "' is defined twice");
+    def.label = s.string("label", def.name);
+    def.sets = s.strings("sets", {});
+    if (def.sets.empty()) s.fail("sets", "expected the evaluation sets whose accuracy marks the phase");
+    def.level = s.number("level");
+    if (!(def.level > 0 && def.level <= 1)) s.fail("level", "must be an accuracy in (0, 1]");
+    if (s.has("window")) {
+      const auto v = s.integers("window", {});
+      if (v.size() != 2 || v[0] > v[1]) s.fail("window", "expected [first step, last step]");
+      f.windows.push_back({def.name, PaperFacts::Window{v[0], v[1]}});
+    }
+    s.finish();
+    f.phases.phases.push_back(def);
+  }
+  f.phases.learned = ph.strings("learned", {});
+  if (f.phases.learned.empty()) ph.fail("learned", "expected the phases a run must reach to learn the task");
+  for (const auto& name : f.phases.learned)
+    if (!f.phases.find(name)) ph.fail("learned", "names no phase of `steps`: '" + name + "'");
+  ph.finish();
+}
+
+}  // namespace
+
 PaperFacts PaperFacts::load(const std::string& path) {
   const YamlDoc doc = load_yaml_file(path);
   ObjectReader top(doc, "");
   PaperFacts f;
-  ObjectReader ph = top.object("phases");
-  auto window = [&](const std::string& key) {
-    const auto v = ph.integers(key, {});
-    if (v.size() != 2 || v[0] > v[1]) ph.fail(key, "expected [first step, last step]");
-    return Window{v[0], v[1]};
-  };
-  f.binding = window("binding");
-  f.refinement = window("refinement");
-  ph.finish();
+  read_phases(doc, top.object("phases"), f);
   ObjectReader at = top.object("attribution");
   const auto& terms = at.raw("score");
   if (!terms.is_array() || terms.empty()) at.fail("score", "expected a list of {claim, term}");
@@ -46,6 +74,14 @@ PaperFacts PaperFacts::load(const std::string& path) {
   if (top.has("fixtures")) top.raw("fixtures");          // the fixtures' folder (catalogue/paper_layout.h)
   top.finish();
   return f;
+}
+
+PaperFacts PaperFacts::load_phases(const std::string& path) {
+  PaperFacts f;
+  const YamlDoc doc = load_yaml_file(path);
+  ObjectReader top(doc, "");
+  if (top.has("phases")) read_phases(doc, top.object("phases"), f);
+  return f;  // the rest of the file is load()'s to check
 }
 
 std::string window_text(const PaperFacts::Window& w) { return std::to_string(w.low) + "-" + std::to_string(w.high); }

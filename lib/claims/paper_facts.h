@@ -1,20 +1,29 @@
 #pragma once
 // A paper's paper.yaml: facts from the paper that rules and reports read, rather than C++ constants: the
-// §6 phase windows (the robustness sweep's default rule and the attribution score both measure a
-// run's distance to them), and the attribution search's pre-registered score and rules.
+// phases of training and the paper's windows for some of them (the robustness sweep's default rule and
+// the attribution score both measure a run's distance to them), and the attribution search's
+// pre-registered score and rules.
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "analysis/phases.h"
+
 namespace cc::claims {
 
-// paper.yaml: the paper's phase windows and the attribution rules.
+// paper.yaml: the paper's phases, their windows and the attribution rules.
 struct PaperFacts {
   struct Window {
     int64_t low = 0, high = 0;
   };
-  Window binding, refinement;  // §6: the binding spike; the var-restricted sets learned
+  // The steps the paper gives for one phase (a `window:` in paper.yaml's `phases:`).
+  struct PhaseWindow {
+    std::string phase;
+    Window steps;
+  };
+  analysis::PhaseDefs phases;
+  std::vector<PhaseWindow> windows;  // in paper.yaml's order: the score adds their terms in it
   struct ScoreTerm {
     std::string claim;             // a per-seed accuracy claim (value in [0, 1])
     bool below_threshold = false;  // true: max(0, threshold - acc); false: |acc - reported|
@@ -29,6 +38,8 @@ struct PaperFacts {
   std::map<std::string, std::string> thresholds;  // stage 3: each §4 sweep -> its grid under the best row
 
   static PaperFacts load(const std::string& path);  // errors name FILE:LINE:COL
+  // Only the phases and their windows (none when the file has no `phases:`), for a report's figures.
+  static PaperFacts load_phases(const std::string& path);
 };
 
 // "5300-5400"

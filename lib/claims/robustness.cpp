@@ -13,11 +13,10 @@
 namespace cc::claims {
 namespace {
 
-StepDistribution distribution(const std::map<uint64_t, analysis::PhaseSteps>& phases,
-                              std::optional<int64_t> analysis::PhaseSteps::*field) {
+StepDistribution distribution(const std::map<uint64_t, analysis::PhaseSteps>& phases, const std::string& phase) {
   std::vector<double> steps;
   for (const auto& [seed, p] : phases)
-    if (p.*field) steps.push_back(static_cast<double>(*(p.*field)));
+    if (const auto step = p.step(phase)) steps.push_back(static_cast<double>(*step));
   StepDistribution d;
   d.reached = static_cast<int64_t>(steps.size());
   d.n = static_cast<int64_t>(phases.size());
@@ -51,7 +50,8 @@ double window_distance(double step, int64_t low, int64_t high) {
 }
 
 std::optional<analysis::PhaseSteps> seed_phases(const catalogue::RunSpec& spec, uint64_t seed,
-                                                catalogue::RunStore& store, std::string& why) {
+                                                catalogue::RunStore& store, const analysis::PhaseDefs& phases,
+                                                std::string& why) {
   auto ck = store.get(spec, seed, spec.config.train.steps, why);
   if (!ck) return std::nullopt;
   const auto log = train::metrics_path(std::filesystem::path(ck->path).parent_path().string());
@@ -59,12 +59,13 @@ std::optional<analysis::PhaseSteps> seed_phases(const catalogue::RunSpec& spec, 
     why = ck->path + ": no metrics.jsonl beside it";
     return std::nullopt;
   }
-  return analysis::phase_steps(train::MetricsLog::read(log));
+  return analysis::phase_steps(train::MetricsLog::read(log), phases);
 }
 
 std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files, const catalogue::SweepSpec& sweep,
                                            const analysis::Registry& registry, const catalogue::Runs& runs,
-                                           catalogue::RunStore& store, const VerifyOptions& base) {
+                                           catalogue::RunStore& store, const VerifyOptions& base,
+                                           const analysis::PhaseDefs& phases) {
   if (sweep.variants.empty())
     throw Error("sweep '" + sweep.name + "' has no variants: robustness needs a sweep with `variants:`");
   std::vector<VariantOutcome> out;
@@ -80,7 +81,7 @@ std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files
     v.results = run_claims(files, registry, runs, store, eo);
     for (uint64_t seed : spec->seeds) {
       std::string why;
-      if (auto p = seed_phases(*spec, seed, store, why))
+      if (auto p = seed_phases(*spec, seed, store, phases, why))
         v.phases[seed] = *p;
       else
         v.unavailable[seed] = why;
@@ -112,10 +113,8 @@ RobustnessSection robustness_section(const catalogue::SweepSpec& sweep, const st
   s.sweep = sweep.name;
   s.base = sweep.base;
   s.seeds = sweep.seeds;
-  s.binding_window = facts.binding;
-  s.refinement_window = facts.refinement;
-  s.levels = {"test_0 >= 0.98", "test_1 and test_2 >= 0.9 (the later of the two first steps)",
-              "var_restricted_1 and _2 >= 0.9 (the later of the two)"};
+  s.phases = facts.phases;
+  s.windows = facts.windows;
 
   // Per variant: phase steps and their distribution, and how many seeds learn the task.
   bool complete = true;
@@ -126,26 +125,30 @@ RobustnessSection robustness_section(const catalogue::SweepSpec& sweep, const st
     sum.phases = v.phases;
     sum.unavailable = v.unavailable;
     int64_t learned = 0;
-    for (const auto& [seed, p] : v.phases) learned += p.learned();
+    for (const auto& [seed, p] : v.phases) learned += p.learned;
     complete = complete && v.unavailable.empty();
-    sum.zero_var = distribution(v.phases, &analysis::PhaseSteps::zero_var);
-    sum.binding = distribution(v.phases, &analysis::PhaseSteps::binding);
-    sum.var_restricted = distribution(v.phases, &analysis::PhaseSteps::var_restricted);
+    for (const auto& phase : facts.phases.phases) sum.steps[phase.name] = distribution(v.phases, phase.name);
     const int64_t n = static_cast<int64_t>(v.phases.size());
     sum.learned = Rate::of(learned, n);
     if (n > 0) {
+      // The distance of the medians from the paper's windows, summed in paper.yaml's order.
       RankedVariant r{v.variant, learned, n, std::nullopt};
-      if (sum.binding.median && sum.var_restricted.median)
-        r.distance = window_distance(*sum.binding.median, facts.binding.low, facts.binding.high) +
-                     window_distance(*sum.var_restricted.median, facts.refinement.low, facts.refinement.high);
+      double distance = 0;
+      bool every_median = true;
+      for (const auto& w : facts.windows) {
+        const auto& median = sum.steps.at(w.phase).median;
+        every_median = every_median && median.has_value();
+        if (median) distance += window_distance(*median, w.steps.low, w.steps.high);
+      }
+      if (every_median) r.distance = distance;
       s.default_rule.ranking.push_back(r);
     }
     s.variants.push_back(std::move(sum));
   }
 
   // The rule for the default, fixed before the per-claim results were looked at (the paper's assumptions.md):
-  // most seeds learning the task (binding and var_restricted_1 >= 0.9 by the last step), ties
-  // broken by the distance of the median binding and refinement steps from the paper's ranges.
+  // most seeds learning the task (reaching the phases of `learned` by the last step), ties broken by
+  // the distance of the median steps from the paper's windows.
   auto& ranking = s.default_rule.ranking;
   std::stable_sort(ranking.begin(), ranking.end(), [](const RankedVariant& a, const RankedVariant& b) {
     const double ra = static_cast<double>(a.learned) / static_cast<double>(a.n),
@@ -154,10 +157,13 @@ RobustnessSection robustness_section(const catalogue::SweepSpec& sweep, const st
     const double inf = std::numeric_limits<double>::infinity();
     return a.distance.value_or(inf) < b.distance.value_or(inf);
   });
-  s.default_rule.rule =
-      "the variant whose seeds most often learn the task (test_1 and test_2 >= 0.9, and var_restricted_1 >= 0.9, by "
-      "the last step), ties broken by the smallest |median binding step - " +
-      window_text(facts.binding) + "| + |median var-restricted step - " + window_text(facts.refinement) + "|";
+  std::string distance;
+  for (const auto& w : facts.windows)
+    distance += (distance.empty() ? "" : " + ") + std::string("|median ") + facts.phases.find(w.phase)->label +
+                " step - " + window_text(w.steps) + "|";
+  s.default_rule.rule = "the variant whose seeds most often learn the task (" + analysis::learned_text(facts.phases) +
+                        " reached by the last step)" +
+                        (distance.empty() ? "" : ", ties broken by the smallest " + distance);
   s.default_rule.complete = complete && !outcomes.empty();
   if (!ranking.empty()) s.default_rule.chosen = ranking.front().variant;
 
@@ -198,22 +204,22 @@ nlohmann::json to_json(const RobustnessSection& s) {
                       {"seeds", s.seeds},
                       {"variants", nlohmann::json::array()},
                       {"claims", nlohmann::json::array()}};
-  j["paper"] = {{"binding", {s.binding_window.low, s.binding_window.high}},
-                {"refinement", {s.refinement_window.low, s.refinement_window.high}}};
-  j["levels"] = {
-      {"zero_var", s.levels.zero_var}, {"binding", s.levels.binding}, {"var_restricted", s.levels.var_restricted}};
+  j["paper"] = nlohmann::json::object();
+  for (const auto& w : s.windows) j["paper"][w.phase] = {w.steps.low, w.steps.high};
+  j["levels"] = nlohmann::json::object();
+  for (const auto& phase : s.phases.phases) j["levels"][phase.name] = analysis::describe(phase);
+  j["learned"] = s.phases.learned;
   for (const auto& v : s.variants) {
     nlohmann::json phases = nlohmann::json::object(), missing = nlohmann::json::object();
     for (const auto& [seed, p] : v.phases) phases[std::to_string(seed)] = analysis::to_json(p);
     for (const auto& [seed, why] : v.unavailable) missing[std::to_string(seed)] = why;
+    nlohmann::json distribution = nlohmann::json::object();
+    for (const auto& [phase, d] : v.steps) distribution[phase] = to_json(d);
     j["variants"].push_back({{"variant", v.variant},
                              {"run", v.run},
                              {"phases", phases},
                              {"unavailable", missing},
-                             {"distribution",
-                              {{"zero_var", to_json(v.zero_var)},
-                               {"binding", to_json(v.binding)},
-                               {"var_restricted", to_json(v.var_restricted)}}},
+                             {"distribution", distribution},
                              {"learned", to_json(v.learned)}});
   }
   nlohmann::json ranking = nlohmann::json::array();

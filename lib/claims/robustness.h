@@ -31,15 +31,18 @@ struct VariantOutcome {
 // The distance of a step from the window [low, high] of steps: 0 inside it.
 double window_distance(double step, int64_t low, int64_t high);
 
-// The seed's phase steps from the metrics log beside its final checkpoint (fixtures or cache;
-// training only if the store's budget allows it, as for any claim); nullopt with `why` otherwise.
+// The seed's phase steps (the paper's `phases`) from the metrics log beside its final checkpoint
+// (fixtures or cache; training only if the store's budget allows it, as for any claim); nullopt with
+// `why` otherwise.
 std::optional<analysis::PhaseSteps> seed_phases(const catalogue::RunSpec& spec, uint64_t seed,
-                                                catalogue::RunStore& store, std::string& why);
+                                                catalogue::RunStore& store, const analysis::PhaseDefs& phases,
+                                                std::string& why);
 
 // Measures every claim file on every variant run of `sweep` (which must have variants).
 std::vector<VariantOutcome> run_robustness(const std::vector<std::string>& files, const catalogue::SweepSpec& sweep,
                                            const analysis::Registry& registry, const catalogue::Runs& runs,
-                                           catalogue::RunStore& store, const VerifyOptions& base);
+                                           catalogue::RunStore& store, const VerifyOptions& base,
+                                           const analysis::PhaseDefs& phases);
 
 // k of n seeds, with the Wilson 95 % interval of the rate (none when n is 0).
 struct Rate {
@@ -59,14 +62,14 @@ struct VariantSummary {
   std::string variant, run;
   std::map<uint64_t, analysis::PhaseSteps> phases;  // the seeds read
   std::map<uint64_t, std::string> unavailable;      // seed -> why not
-  StepDistribution zero_var, binding, var_restricted;
-  Rate learned;  // seeds that learn the task (PhaseSteps::learned)
+  std::map<std::string, StepDistribution> steps;    // phase -> its steps over the seeds read
+  Rate learned;                                     // seeds that learn the task (PhaseSteps::learned)
 };
 
 struct RankedVariant {
   std::string variant;
   int64_t learned = 0, n = 0;
-  std::optional<double> distance;  // to the paper's phase windows; none without both medians
+  std::optional<double> distance;  // to the paper's phase windows; none without every windowed phase's median
 };
 
 // The rule that names the default configuration, its ranking of the variants with a trained seed
@@ -98,10 +101,8 @@ struct RobustnessRow {
 struct RobustnessSection {
   std::string sweep, base;
   std::vector<uint64_t> seeds;
-  PaperFacts::Window binding_window, refinement_window;  // the paper's (paper.yaml)
-  struct Levels {
-    std::string zero_var, binding, var_restricted;  // what each phase step means, in words
-  } levels;
+  analysis::PhaseDefs phases;                    // the paper's (paper.yaml), in its order
+  std::vector<PaperFacts::PhaseWindow> windows;  // the paper's steps for some of them
   std::vector<VariantSummary> variants;
   DefaultRule default_rule;
   std::vector<RobustnessRow> claims;  // in file order
@@ -112,7 +113,8 @@ struct RobustnessSection {
 RobustnessSection robustness_section(const catalogue::SweepSpec& sweep, const std::vector<VariantOutcome>& outcomes,
                                      const PaperFacts& facts);
 
-// report.json's "robustness": {sweep, base, seeds, paper, levels, variants: [{variant, run, phases,
+// report.json's "robustness": {sweep, base, seeds, paper: {PHASE: window}, levels: {PHASE: what it
+// means}, learned: the phases a run must reach, variants: [{variant, run, phases,
 // unavailable, distribution, learned}], default_rule: {rule, complete, ranking, chosen}, claims: [{id,
 // title, cells: {variant: {k, n, rate, low, high, verdict, each, half, reason}}}]}.
 nlohmann::json to_json(const RobustnessSection& s);

@@ -23,6 +23,17 @@ std::string join(const nlohmann::json& list, const std::string& sep = ", ") {
   return s;
 }
 
+// "binding 5300–5400, var-restricted 14500–16000": each window the score measures, by its phase's label.
+std::string windows_text(const nlohmann::json& att) {
+  std::string out;
+  for (const auto& w : att["windows"]) {
+    const auto& steps = att["paper"][w["phase"].get<std::string>()];
+    out += (out.empty() ? "" : ", ") + w["label"].get<std::string>() + " " + std::to_string(steps[0].get<int64_t>()) +
+           "–" + std::to_string(steps[1].get<int64_t>());
+  }
+  return out;
+}
+
 // The score's accuracy terms, from paper.yaml as report.json carries them: "G1, G2 below their
 // thresholds and G4 from its reported value".
 std::string score_terms_text(const nlohmann::json& score) {
@@ -173,26 +184,25 @@ std::string attribution_markdown(const nlohmann::json& att) {
   md << "### Configurations and their scores\n\nScore: the distance of a run's outcomes to the paper's numbers "
         "(percentage points of accuracy: "
      << score_terms_text(att["score"]) << "; plus each phase's distance to its window per "
-     << num(att["score"]["steps_per_point"], "%.0f") << " steps; binding " << att["paper"]["binding"][0] << "–"
-     << att["paper"]["binding"][1] << ", var-restricted " << att["paper"]["refinement"][0] << "–"
-     << att["paper"]["refinement"][1]
-     << "), the mean over seeds; lower is closer. Learned: binding and "
-        "var_restricted_1 ≥ 0.9 by the last step.\n\n"
+     << num(att["score"]["steps_per_point"], "%.0f") << " steps; " << windows_text(att)
+     << "), the mean over seeds; lower is closer. Learned: " << join(att["learned"], " and ")
+     << " reached by the last step.\n\n"
      << "| configuration | choices that differ from `" << att["default_run"].get<std::string>()
-     << "` | seeds trained | learned | score | accuracy + binding + refinement | per seed |\n"
-        "| --- | --- | --- | --- | --- | --- | --- |\n";
+     << "` | seeds trained | learned | score | accuracy";
+  for (const auto& w : att["windows"]) md << " + " << w["label"].get<std::string>();
+  md << " | per seed |\n| --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& c : att["configs"]) {
     std::string per_seed;
     for (const auto& [seed, s] : c["scores"].items())
       per_seed += (per_seed.empty() ? "" : " ") + ("s" + seed + ": " + num(s));
+    std::string terms = "–";
+    if (!c.value("terms", nlohmann::json()).is_null()) {
+      terms = num(c["terms"]["accuracy"]);
+      for (const auto& w : att["windows"]) terms += " + " + num(c["terms"][w["phase"].get<std::string>()]);
+    }
     md << "| `" << c["id"].get<std::string>() << "` | " << (c["changes"].empty() ? "–" : join(c["changes"])) << " | "
        << c["trained"].get<int64_t>() << "/" << c["seeds"].size() << " | " << c["learned"].get<int64_t>() << " | "
-       << num(c["score"]) << " | "
-       << (c.value("terms", nlohmann::json()).is_null()
-               ? std::string("–")
-               : num(c["terms"]["accuracy"]) + " + " + num(c["terms"]["binding"]) + " + " +
-                     num(c["terms"]["refinement"]))
-       << " | " << (per_seed.empty() ? "–" : per_seed) << " |\n";
+       << num(c["score"]) << " | " << terms << " | " << (per_seed.empty() ? "–" : per_seed) << " |\n";
   }
 
   if (att.contains("effects")) {

@@ -313,7 +313,7 @@ nlohmann::json render_figure(const std::string& dir, const std::string& rel, con
   return entry;
 }
 
-nlohmann::json claim_figures(const std::string& dir, const nlohmann::json& claim) {
+nlohmann::json claim_figures(const std::string& dir, const nlohmann::json& claim, const nlohmann::json& phase_marks) {
   nlohmann::json figures = nlohmann::json::array();
   if (!claim.contains("seeds")) return figures;
   // figure id -> [(seed, spec)], in the order the kind declared them
@@ -329,6 +329,10 @@ nlohmann::json claim_figures(const std::string& dir, const nlohmann::json& claim
   }
   for (const auto& id : order) {
     nlohmann::json spec = combine(by_id[id]);
+    if (!spec.contains("paper_figure") && claim.contains("paper") && claim["paper"].is_object())
+      spec["paper_figure"] = claim["paper"].value("figure", "");
+    if (spec.value("mark_phase_windows", false))
+      for (const auto& m : phase_marks) spec["vlines"].push_back(m);
     // The paper's number as a line, where the kind asks for it ("mark_reported": "vline"/"hline").
     if (spec.contains("mark_reported") && claim.contains("reported") && claim["reported"]["value"].is_number()) {
       const std::string kind = spec["mark_reported"] == "vline" ? "vlines" : "hlines";

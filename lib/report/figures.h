@@ -3,7 +3,7 @@
 // the report renders them with gnuplot (pngcairo) into <report dir>/figures/ and REPORT.md embeds
 // them under their claim, captioned with the paper's figure. No figure code in claim logic.
 //
-// A spec: {"id", "paper_figure" ("Figure 6"), "title", "xlabel", "ylabel", "type", ...}
+// A spec: {"id", "paper_figure" ("Figure 6"; else the claim's), "title", "xlabel", "ylabel", "type", ...}
 //   heatmap:   "matrix" [[row...]...], optional "xtics"/"ytics" (labels), "cblabel"
 //   lines:     "series" [{"name", "x": [...], "y": [...]}], optional "vlines"/"hlines"
 //              [{"at", "label"}], "yrange" [lo, hi], "logx"
@@ -30,6 +30,10 @@ nlohmann::json render_figure(const std::string& dir, const std::string& rel, con
 // and returns them: [{"file" (relative to DIR), "caption", "paper_figure"}], or {"error", "caption"}
 // for one that could not be drawn (gnuplot missing or failing): the report says so, the verdicts do
 // not change. An empty array when its kind declared none.
-nlohmann::json claim_figures(const std::string& dir, const nlohmann::json& claim);
+// A figure is captioned with the paper's figure its kind names, else the claim's own (`paper.figure`);
+// one whose kind asks for them ("mark_phase_windows": true) gets `phase_marks` ([{at, label}]) as
+// vertical lines: the paper's phase windows, which a kind papers share cannot know.
+nlohmann::json claim_figures(const std::string& dir, const nlohmann::json& claim,
+                             const nlohmann::json& phase_marks = nlohmann::json::array());
 
 }  // namespace cc::report

@@ -194,6 +194,14 @@ std::string fmt_value(const claims::ClaimResult& r) {
                    is_proportion(r));
 }
 
+nlohmann::json phase_window_marks(const claims::PaperFacts& facts) {
+  nlohmann::json marks = nlohmann::json::array();
+  for (const auto& w : facts.windows)
+    marks.push_back({{"at", w.steps.low},
+                     {"label", "paper: " + facts.phases.find(w.phase)->label + " " + std::to_string(w.steps.low)}});
+  return marks;
+}
+
 Report make_report(std::vector<claims::ClaimResult> results, ReportContext context) {
   Report rep;
   rep.context = std::move(context);
@@ -549,7 +557,7 @@ void write_reports(const std::string& dir, Report& rep) {
   for (size_t i = 0; i < rep.claims.size(); ++i) {
     nlohmann::json claim = claims::to_json(rep.claims[i]);
     replace_invalid_utf8(claim);
-    rep.figures[i] = claim_figures(dir, claim);
+    rep.figures[i] = claim_figures(dir, claim, rep.context.phase_marks);
   }
   if (!rep.attribution.is_null()) rep.attribution_figures = attribution_figures(dir, rep.attribution);
   write_file_atomic(dir + "/report.json", to_json(rep).dump(2) + "\n");

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "claims/paper_facts.h"
 #include "claims/robustness.h"
 #include "claims/verifier.h"
 #include "report/baseline.h"
@@ -29,6 +30,8 @@ struct ReportContext {
   const catalogue::Runs* runs = nullptr;       // for the unstated-choices table
   const catalogue::RunStore* store = nullptr;  // for per-run provenance
   nlohmann::json cross_checks;                 // report::read_cross_checks(), or null
+  // The paper's phase windows as marks on figures along training steps ([{at, label}], phase_window_marks).
+  nlohmann::json phase_marks = nlohmann::json::array();
 };
 
 // The outcome of comparing the claims with a committed baseline (report/baseline.h).
@@ -51,6 +54,10 @@ struct Report {
   std::vector<nlohmann::json> figures;
   nlohmann::json attribution_figures;
 };
+
+// "paper: binding 5300": the first step of each window of paper.yaml's phases, for the figures whose kind
+// asks for them ("mark_phase_windows").
+nlohmann::json phase_window_marks(const claims::PaperFacts& facts);
 
 // A report of `results`, stamped now.
 Report make_report(std::vector<claims::ClaimResult> results, ReportContext context);

@@ -58,17 +58,30 @@ std::string robustness_markdown(const claims::RobustnessSection& rob) {
      << "/VARIANT`). A cell is k of n seeds passing the claim's per-seed test, with the "
      << "Wilson 95% interval on the rate; a claim whose own rule could not decide on that variant says why.\n\n";
 
-  md << "### Phase steps per configuration\n\nmedian (range), seeds that reached it / seeds trained. "
-     << rob.levels.zero_var << "; binding: " << rob.levels.binding << "; var-restricted: " << rob.levels.var_restricted
-     << ". Learned: binding and var_restricted_1 >= 0.9 by the last step.\n\n";
-  md << "| configuration | seeds trained | learned | 0-var | binding | var-restricted |\n| --- | --- | --- | --- | --- "
-        "| --- |\n";
-  md << "| paper (one run) | 1 | – | \"first\" | " << rob.binding_window.low << "–" << rob.binding_window.high << " | "
-     << rob.refinement_window.low << "–" << rob.refinement_window.high << " |\n";
-  for (const auto& v : rob.variants)
-    md << "| `" << v.variant << "` | " << v.binding.n << "/" << rob.seeds.size() << " | " << rate_text(v.learned)
-       << " | " << steps_text(v.zero_var) << " | " << steps_text(v.binding) << " | " << steps_text(v.var_restricted)
-       << " |\n";
+  md << "### Phase steps per configuration\n\nmedian (range), seeds that reached it / seeds trained. ";
+  for (const auto& phase : rob.phases.phases) md << phase.label << ": " << analysis::describe(phase) << "; ";
+  md << "learned: " << analysis::learned_text(rob.phases) << " reached by the last step.\n\n";
+  md << "| configuration | seeds trained | learned |";
+  for (const auto& phase : rob.phases.phases) md << " " << phase.label << " |";
+  md << "\n| --- | --- | --- |";
+  for (size_t i = 0; i < rob.phases.phases.size(); ++i) md << " --- |";
+  md << "\n| paper (one run) | 1 | – |";
+  for (const auto& phase : rob.phases.phases) {
+    std::string window = "–";
+    for (const auto& w : rob.windows)
+      if (w.phase == phase.name) window = std::to_string(w.steps.low) + "–" + std::to_string(w.steps.high);
+    md << " " << window << " |";
+  }
+  md << "\n";
+  for (const auto& v : rob.variants) {
+    md << "| `" << v.variant << "` | " << v.learned.n << "/" << rob.seeds.size() << " | " << rate_text(v.learned)
+       << " |";
+    for (const auto& phase : rob.phases.phases) {
+      const auto it = v.steps.find(phase.name);
+      md << " " << (it == v.steps.end() ? std::string("–") : steps_text(it->second)) << " |";
+    }
+    md << "\n";
+  }
 
   const auto& rule = rob.default_rule;
   md << "\n### The default configuration, by a rule fixed in advance\n\nRule: " << rule.rule << ".\n\n";
