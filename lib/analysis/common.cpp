@@ -75,7 +75,7 @@ std::string read_set(ObjectReader& r) {
   if (!train::is_known_eval_set(set)) {
     std::string list;
     for (const auto& name : train::known_eval_set_names()) list += (list.empty() ? "" : ", ") + name;
-    r.fail("set", "'" + set + "' is not an evaluation set (known: " + list + ")");
+    r.fail("set", "'" + set + "' is not one of: " + list);
   }
   return set;
 }
