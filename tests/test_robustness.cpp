@@ -14,6 +14,7 @@
 #include "catalogue/runs.h"
 #include "model/transformer.h"
 #include "report/attribution_md.h"
+#include "report/robustness_md.h"
 
 using namespace cc;
 using namespace cc::claims;
@@ -199,6 +200,22 @@ TEST(Robustness, RankingCellsAndRunIndependentClaims) {
   EXPECT_EQ(section.variants[0].steps.at("binding").median, 5325);
   const auto j = to_json(section);  // report.json's shape
   EXPECT_EQ(j["default_rule"]["chosen"], "c");
+  EXPECT_EQ(j["levels"]["binding"], "test_1 and test_2 >= 0.9 (the later of their first steps)");
+  EXPECT_EQ(j["paper"]["var_restricted"], nlohmann::json({14500, 16000}));
+  EXPECT_EQ(j["learned"], nlohmann::json({"binding", "var_restricted_1"}));
+  EXPECT_NE(j["default_rule"]["rule"].get<std::string>().find(
+                "(binding and var_restricted_1 reached by the last step), ties broken by the smallest |median binding "
+                "step - 5300-5400| + |median var-restricted step - 14500-16000|"),
+            std::string::npos)
+      << j["default_rule"]["rule"];
+  // REPORT.md: a column per phase of paper.yaml, the paper's window where it gives one.
+  const std::string md = report::robustness_markdown(section);
+  EXPECT_NE(
+      md.find("| configuration | seeds trained | learned | 0-var | binding | var_restricted_1 | var-restricted |"),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| paper (one run) | 1 | – | – | 5300–5400 | – | 14500–16000 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `a` | 3/3 | 2/3"), std::string::npos) << md;
   EXPECT_EQ(j["default_rule"]["ranking"][1]["variant"], "b");
   EXPECT_EQ(j["default_rule"]["ranking"][2]["variant"], "a");
   EXPECT_FALSE(j["default_rule"]["complete"].get<bool>());  // c lacks a seed
@@ -388,7 +405,11 @@ TEST(Attribution, ScoresEffectsRuleAndSentences) {
                                                   "steps_per_point": 1000.0})"));
   EXPECT_NE(report::attribution_markdown(j).find(
                 "(percentage points of accuracy: G3 below its threshold; plus each phase's distance to its window per "
-                "1000 steps; binding 5300–5400"),
+                "1000 steps; binding 5300–5400, var-restricted 14500–16000), the mean over seeds; lower is "
+                "closer. Learned: binding and var_restricted_1 reached by the last step."),
+            std::string::npos);
+  // The configurations' table heads a column per window, by its phase's label.
+  EXPECT_NE(report::attribution_markdown(j).find("| score | accuracy + binding + var-restricted | per seed |"),
             std::string::npos);
   // Noise: every row's seeds score alike here (spread 0); no row differs from another by the engine alone.
   EXPECT_EQ(j["noise"]["configs_with_two_seeds"], 6);
