@@ -420,10 +420,13 @@ int cmd_verify(const std::vector<std::string>& args) {
   report::ReportContext ctx;
   ctx.paper = paper_header(paper_yaml);
   ctx.cross_checks = report::read_cross_checks(paper_yaml);
-  if (fs::exists(paper_yaml)) ctx.phase_marks = report::phase_window_marks(claims::PaperFacts::load_phases(paper_yaml));
   const std::optional<claims::PaperFacts> facts = robustness_sweep || !attribution_sweeps.empty()
                                                       ? std::optional(claims::PaperFacts::load(paper_yaml))
                                                       : std::nullopt;
+  if (facts)
+    ctx.phase_marks = report::phase_window_marks(*facts);
+  else if (fs::exists(paper_yaml))
+    ctx.phase_marks = report::phase_window_marks(claims::PaperFacts::load_phases(paper_yaml));
   catalogue::RunStore store(runs, so);
   const auto& registry = analysis::builtin_registry();
 

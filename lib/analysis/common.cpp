@@ -71,13 +71,8 @@ std::vector<std::string> read_sets(ObjectReader& r, const std::vector<std::strin
 }
 
 std::string read_set(ObjectReader& r) {
-  const std::string set = r.string("set");
-  if (!train::is_known_eval_set(set)) {
-    std::string list;
-    for (const auto& name : train::known_eval_set_names()) list += (list.empty() ? "" : ", ") + name;
-    r.fail("set", "'" + set + "' is not one of: " + list);
-  }
-  return set;
+  r.string("set");  // required: "missing required field 'set'" rather than one_of's "'' is not one of"
+  return r.one_of("set", train::known_eval_set_names(), "");
 }
 
 // Sequences per set for the kinds that keep activations (attention, cosines, probes). A claim's own

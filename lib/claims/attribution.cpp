@@ -283,7 +283,7 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
   }
 
   nlohmann::json j;
-  j["paper"] = nlohmann::json::object();  // {PHASE: window}, with each window's label in "labels"
+  j["paper"] = nlohmann::json::object();  // {PHASE: window}; "windows": their order and labels
   j["windows"] = nlohmann::json::array();
   for (const auto& w : facts.windows) {
     j["paper"][w.phase] = {w.steps.low, w.steps.high};
