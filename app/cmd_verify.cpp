@@ -448,7 +448,7 @@ int cmd_verify(const std::vector<std::string>& args) {
     const auto outcomes = claims::run_robustness(files, *robustness_sweep, registry, runs, store, eo, facts->phases);
     robustness_section = claims::robustness_section(*robustness_sweep, outcomes, *facts);
   }
-  nlohmann::json attribution_section;
+  std::optional<claims::AttributionSection> attribution_section;
   if (!attribution_sweeps.empty()) {
     std::vector<claims::MeasuredSweep> measured;
     for (const auto* s : attribution_sweeps)
@@ -468,7 +468,7 @@ int cmd_verify(const std::vector<std::string>& args) {
     const auto on_thresholds = sweep_files.empty() ? std::vector<claims::ClaimResult>{}
                                                    : claims::run_claims(sweep_files, registry, runs, store, on_grids);
     attribution_section =
-        claims::attribution_json(results, facts->default_run, measured, runs, store, *facts, on_thresholds);
+        claims::attribution_section(results, facts->default_run, measured, runs, store, *facts, on_thresholds);
   }
   ctx.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // One typed report, complete before anything is printed or written: the files and the terminal agree.

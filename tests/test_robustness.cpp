@@ -388,7 +388,8 @@ TEST(Attribution, ScoresEffectsRuleAndSentences) {
         outcome("screen", "clip-wu", 2, 0.965, 0), outcome("screen", "b256-clip", 2, 0.97, 1)}},
       {confirm, {outcome("confirm", "base", 5, 0.96, 0), outcome("confirm", "b256-wu", 5, 0.985, 5)}}};
   const auto on_default = results(2, 0.96, 0);
-  const auto j = attribution_json(on_default, "default", measured, runs, store, facts);
+  const AttributionSection att = attribution_section(on_default, "default", measured, runs, store, facts);
+  const auto j = to_json(att);
 
   ASSERT_EQ(j["configs"].size(), 7u);  // default + 4 rows + 2 confirmation rows
   EXPECT_EQ(j["configs"][0]["id"], "default");
@@ -403,13 +404,13 @@ TEST(Attribution, ScoresEffectsRuleAndSentences) {
   // The score's terms travel with the section, and the report describes the score from them.
   EXPECT_EQ(j["score"], nlohmann::json::parse(R"({"terms": [{"claim": "G3", "term": "below_threshold"}],
                                                   "steps_per_point": 1000.0})"));
-  EXPECT_NE(report::attribution_markdown(j).find(
+  EXPECT_NE(report::attribution_markdown(att).find(
                 "(percentage points of accuracy: G3 below its threshold; plus each phase's distance to its window per "
                 "1000 steps; binding 5300–5400, var-restricted 14500–16000), the mean over seeds; lower is "
                 "closer. Learned: binding and var_restricted_1 reached by the last step."),
             std::string::npos);
   // The configurations' table heads a column per window, by its phase's label.
-  EXPECT_NE(report::attribution_markdown(j).find("| score | accuracy + binding + var-restricted | per seed |"),
+  EXPECT_NE(report::attribution_markdown(att).find("| score | accuracy + binding + var-restricted | per seed |"),
             std::string::npos);
   // Noise: every row's seeds score alike here (spread 0); no row differs from another by the engine alone.
   EXPECT_EQ(j["noise"]["configs_with_two_seeds"], 6);
@@ -436,9 +437,15 @@ TEST(Attribution, ScoresEffectsRuleAndSentences) {
             std::string::npos)
       << m8["sentence"];
   EXPECT_EQ(m8["candidates"], nlohmann::json({"screen/b256-wu"}));
+  // The typed section says the same as its JSON: report.json is rendered from it.
+  EXPECT_FALSE(att.configs[0].score.has_value());
+  ASSERT_TRUE(att.default_rule.has_value());
+  EXPECT_EQ(att.default_rule->best, "confirm/b256-wu");
+  EXPECT_TRUE(att.default_rule->change);
+  EXPECT_EQ(att.claims[1].holds_under, std::optional<std::string>("confirm/b256-wu"));
   // Without the confirmation: M8b fails everywhere with 5+ seeds, so the best rate is named.
   measured.pop_back();
-  const auto k = attribution_json(on_default, "default", measured, runs, store, facts);
+  const auto k = to_json(attribution_section(on_default, "default", measured, runs, store, facts));
   EXPECT_EQ(k["claims"][1]["sentence"], "fails under all 5 configurations tried (best: 2/2 under `screen/b256-wu`)");
   EXPECT_FALSE(k.contains("default_rule"));
 }
@@ -488,7 +495,8 @@ TEST(Attribution, NoisePairsTheEnginesAndTheTermsSumToTheScore) {
   const SweepSpec* engines = runs.find_sweep("engines");
   ASSERT_NE(engines, nullptr);
   const std::vector<MeasuredSweep> measured = {{engines, {outcome("base", 0.96, 5400), outcome("blas", 0.97, 6400)}}};
-  const auto j = attribution_json({}, "default", measured, runs, store, facts);
+  const AttributionSection att = attribution_section({}, "default", measured, runs, store, facts);
+  const auto j = to_json(att);
   const auto& blas = j["configs"][2];
   ASSERT_EQ(blas["id"], "engines/blas");
   // Seed 1 of blas: G3 1 point below 98, binding at 7400 is 2000 steps past 5400: 1 + 2 = 3.

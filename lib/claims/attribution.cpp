@@ -21,13 +21,6 @@ const std::set<std::string> kNotChoices = {
     "train.eval_every",       "train.eval_size",    "train.eval_seed", "train.checkpoint_steps",
     "train.checkpoint_every", "train.resume_every", "train.engine"};
 
-// A seed's score, term by term (paper.yaml's `score`): the accuracy terms' sum, and each phase's
-// distance to its window in score points.
-struct ScoreTerms {
-  double accuracy = 0;
-  std::vector<double> windows;  // per paper.yaml window, in its order
-};
-
 // One configuration: a run (SWEEP/VARIANT, or the default run) with its claim results and phases.
 struct Config {
   std::string id, sweep, variant;
@@ -38,7 +31,7 @@ struct Config {
   std::map<uint64_t, double> scores;     // seeds with every score term measured
   std::map<uint64_t, ScoreTerms> terms;  // the same seeds' scores, term by term
   std::vector<uint64_t> seeds;
-  nlohmann::json changes;  // its choices that differ from the default run's
+  std::vector<std::string> changes;  // its choices that differ from the default run's
   int64_t learned = 0;
   double score = kInf;  // mean over `scores`
 };
@@ -95,8 +88,8 @@ void score(Config& c, const PaperFacts& f) {
 }
 
 // "key=value" for every config value in which `spec` differs from `reference` (choices only).
-nlohmann::json differing_choices(const catalogue::RunSpec& spec, const catalogue::RunSpec& reference) {
-  nlohmann::json out = nlohmann::json::array();
+std::vector<std::string> differing_choices(const catalogue::RunSpec& spec, const catalogue::RunSpec& reference) {
+  std::vector<std::string> out;
   const auto a = spec.config.to_json(), b = reference.config.to_json();
   for (const char* section : {"task", "model", "train"})
     for (const auto& [key, value] : a[section].items()) {
@@ -122,7 +115,8 @@ Tally tally(const ClaimResult& r) {
   return t;
 }
 
-nlohmann::json json_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+std::optional<double> finite_or_none(double v) { return std::isfinite(v) ? std::optional(v) : std::nullopt; }
+nlohmann::json json_or_null(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
 // Main effects over a design's rows (every seed a replicate): mean(high) - mean(low) of `value`,
 // which returns NaN for a (row, seed) not measured.
@@ -148,10 +142,10 @@ double effect(const nlohmann::json& rows, const std::string& factor, const std::
 
 // The two-factor interactions aliased with `factor`'s main effect: pairs whose column product is
 // the factor's column (up to sign) on every row.
-nlohmann::json aliases(const nlohmann::json& design, const std::string& factor) {
+std::vector<std::string> aliases(const nlohmann::json& design, const std::string& factor) {
   std::vector<std::string> names;
   for (const auto& f : design["factors"]) names.push_back(f["name"].get<std::string>());
-  nlohmann::json out = nlohmann::json::array();
+  std::vector<std::string> out;
   for (size_t a = 0; a < names.size(); ++a)
     for (size_t b = a + 1; b < names.size(); ++b) {
       if (names[a] == factor || names[b] == factor) continue;
@@ -204,7 +198,7 @@ namespace {
 // How much the score moves when nothing the search varies does: from seed to seed within one
 // configuration (the spread of its per-seed scores), and between the two engines on the same
 // configuration and seeds (two configurations whose only difference is train.engine).
-nlohmann::json score_noise(const std::vector<Config>& configs) {
+ScoreNoise score_noise(const std::vector<Config>& configs) {
   std::vector<double> spreads;
   for (const auto& c : configs) {
     if (c.scores.size() < 2) continue;
@@ -215,36 +209,36 @@ nlohmann::json score_noise(const std::vector<Config>& configs) {
     }
     spreads.push_back(hi - lo);
   }
-  nlohmann::json out = {{"configs_with_two_seeds", spreads.size()},
-                        {"median_seed_spread", spreads.empty() ? nlohmann::json() : nlohmann::json(median(spreads))},
-                        {"engines", nlohmann::json::array()}};
+  ScoreNoise out;
+  out.configs_with_two_seeds = static_cast<int64_t>(spreads.size());
+  if (!spreads.empty()) out.median_seed_spread = median(spreads);
   for (const auto& blas : configs)
     for (const auto& torch : configs) {
       // The same choices (train.engine is not one: kNotChoices), trained on the two engines.
       if (blas.spec->config.train.engine != "blas" || torch.spec->config.train.engine != "libtorch" ||
           !differing_choices(*blas.spec, *torch.spec).empty() || !differing_choices(*torch.spec, *blas.spec).empty())
         continue;
-      nlohmann::json pair = {{"libtorch", torch.id}, {"blas", blas.id}, {"seeds", nlohmann::json::array()}};
+      EnginePair pair{torch.id, blas.id, {}, 0};
       double diff = 0;
       for (const auto& [seed, s] : torch.scores) {
         const auto other = blas.scores.find(seed);
         if (other == blas.scores.end()) continue;
-        pair["seeds"].push_back({{"seed", seed}, {"libtorch", s}, {"blas", other->second}});
+        pair.seeds.push_back({seed, s, other->second});
         diff += other->second - s;
       }
-      if (pair["seeds"].empty()) continue;
-      pair["mean_difference"] = diff / static_cast<double>(pair["seeds"].size());  // blas − libtorch
-      out["engines"].push_back(pair);
+      if (pair.seeds.empty()) continue;
+      pair.mean_difference = diff / static_cast<double>(pair.seeds.size());
+      out.engines.push_back(pair);
     }
   return out;
 }
 
 }  // namespace
 
-nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, const std::string& default_run,
-                                const std::vector<MeasuredSweep>& sweeps, const catalogue::Runs& runs,
-                                catalogue::RunStore& store, const PaperFacts& facts,
-                                const std::vector<ClaimResult>& on_thresholds) {
+AttributionSection attribution_section(const std::vector<ClaimResult>& on_default, const std::string& default_run,
+                                       const std::vector<MeasuredSweep>& sweeps, const catalogue::Runs& runs,
+                                       catalogue::RunStore& store, const PaperFacts& facts,
+                                       const std::vector<ClaimResult>& on_thresholds) {
   const std::string& screen = facts.screen;
   const std::string& confirm = facts.confirm;
   const catalogue::RunSpec* reference = runs.find(default_run);
@@ -282,49 +276,35 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
     c.changes = differing_choices(*c.spec, *reference);
   }
 
-  nlohmann::json j;
-  j["paper"] = nlohmann::json::object();  // {PHASE: window}; "windows": their order and labels
-  j["windows"] = nlohmann::json::array();
-  for (const auto& w : facts.windows) {
-    j["paper"][w.phase] = {w.steps.low, w.steps.high};
-    j["windows"].push_back({{"phase", w.phase}, {"label", facts.phases.find(w.phase)->label}});
-  }
-  j["learned"] = facts.phases.learned;  // the phases a run must reach to learn the task
-  // The score's terms as paper.yaml gives them, for the report's description of the score.
-  j["score"] = {{"terms", nlohmann::json::array()}, {"steps_per_point", facts.steps_per_point}};
-  for (const auto& term : facts.accuracy_terms)
-    j["score"]["terms"].push_back(
-        {{"claim", term.claim}, {"term", term.below_threshold ? "below_threshold" : "distance_to_reported"}});
-  j["default_run"] = default_run;
-  j["configs"] = nlohmann::json::array();
+  AttributionSection out;
+  for (const auto& w : facts.windows) out.windows.push_back({w.phase, facts.phases.find(w.phase)->label, w.steps});
+  out.learned = facts.phases.learned;
+  out.accuracy_terms = facts.accuracy_terms;
+  out.steps_per_point = facts.steps_per_point;
+  out.default_run = default_run;
   for (const auto& c : configs) {
-    nlohmann::json scores = nlohmann::json::object(), by_seed = nlohmann::json::object();
-    // {accuracy, PHASE: its window's term, ...}: per seed, and their mean.
-    const auto terms_json = [&](const ScoreTerms& t) {
-      nlohmann::json tj = {{"accuracy", t.accuracy}};
-      for (size_t k = 0; k < facts.windows.size(); ++k) tj[facts.windows[k].phase] = t.windows.at(k);
-      return tj;
-    };
-    ScoreTerms mean_terms;
-    mean_terms.windows.assign(facts.windows.size(), 0.0);
-    for (const auto& [seed, s] : c.scores) scores[std::to_string(seed)] = s;
-    for (const auto& [seed, t] : c.terms) {
-      by_seed[std::to_string(seed)] = terms_json(t);
+    ScoredConfig sc;
+    sc.id = c.id;
+    sc.sweep = c.sweep;
+    sc.variant = c.variant;
+    sc.seeds = c.seeds;
+    sc.changes = c.changes;
+    sc.scores = c.scores;
+    sc.terms_by_seed = c.terms;
+    sc.score = finite_or_none(c.score);
+    if (!c.terms.empty()) {
+      ScoreTerms mean_terms;
+      mean_terms.windows.assign(facts.windows.size(), 0.0);
       const double w = 1.0 / static_cast<double>(c.terms.size());
-      mean_terms.accuracy += w * t.accuracy;
-      for (size_t k = 0; k < t.windows.size(); ++k) mean_terms.windows[k] += w * t.windows[k];
+      for (const auto& [seed, t] : c.terms) {
+        mean_terms.accuracy += w * t.accuracy;
+        for (size_t k = 0; k < t.windows.size(); ++k) mean_terms.windows[k] += w * t.windows[k];
+      }
+      sc.terms = mean_terms;
     }
-    j["configs"].push_back({{"id", c.id},
-                            {"sweep", c.sweep},
-                            {"variant", c.variant},
-                            {"seeds", c.seeds},
-                            {"changes", c.changes},
-                            {"scores", scores},
-                            {"score", json_or_null(c.score)},
-                            {"terms", c.terms.empty() ? nlohmann::json() : terms_json(mean_terms)},
-                            {"terms_by_seed", by_seed},
-                            {"learned", c.learned},
-                            {"trained", c.phases.size()}});
+    sc.learned = c.learned;
+    sc.trained = static_cast<int64_t>(c.phases.size());
+    out.configs.push_back(std::move(sc));
   }
 
   // Failing claims on the default (run claims first measured there), for the effects and the table.
@@ -341,30 +321,31 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
   const catalogue::SweepSpec* screen_sweep = screen.empty() ? nullptr : runs.find_sweep(screen);
   if (screen_sweep && !screen_sweep->design.is_null() && !screen_rows.empty()) {
     const auto& design = screen_sweep->design;
-    nlohmann::json effects = nlohmann::json::array();
+    Effects effects{screen, design, {}};
     for (const auto& f : design["factors"]) {
-      const std::string name = f["name"].get<std::string>();
-      nlohmann::json e = {{"factor", name}, {"tag", f["tag"]}, {"aliases", aliases(design, name)}};
-      e["score"] = json_or_null(effect(design["rows"], name, screen_rows, [](const Config& c, uint64_t seed) {
+      FactorEffect e;
+      e.factor = f["name"].get<std::string>();
+      e.tag = f["tag"].get<std::string>();
+      e.aliases = aliases(design, e.factor);
+      e.score = finite_or_none(effect(design["rows"], e.factor, screen_rows, [](const Config& c, uint64_t seed) {
         const auto it = c.scores.find(seed);
         return it == c.scores.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
       }));
-      e["learned"] = json_or_null(effect(design["rows"], name, screen_rows, [](const Config& c, uint64_t seed) {
+      e.learned = finite_or_none(effect(design["rows"], e.factor, screen_rows, [](const Config& c, uint64_t seed) {
         const auto it = c.phases.find(seed);
         return it == c.phases.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.learned ? 1.0 : 0.0;
       }));
-      e["claims"] = nlohmann::json::object();
       for (const auto* r : failing) {
         if (r->claim.subject.is_run())
-          e["claims"][r->id] =
-              json_or_null(effect(design["rows"], name, screen_rows, [&](const Config& c, uint64_t seed) {
+          e.claims[r->id] =
+              finite_or_none(effect(design["rows"], e.factor, screen_rows, [&](const Config& c, uint64_t seed) {
                 const SeedResult* s = find_seed(*c.results, r->id, seed);
                 return !s ? std::numeric_limits<double>::quiet_NaN() : s->verdict == Verdict::Pass ? 1.0 : 0.0;
               }));
       }
-      effects.push_back(e);
+      effects.factors.push_back(std::move(e));
     }
-    j["effects"] = {{"sweep", screen}, {"design", design}, {"factors", effects}};
+    out.effects = std::move(effects);
   }
   if (!screen_rows.empty()) {
     std::vector<const Config*> ranked(screen_rows.begin(), screen_rows.end());
@@ -373,24 +354,24 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
       if (a->learned != b->learned) return a->learned > b->learned;
       return a->variant < b->variant;
     });
-    nlohmann::json ranking = nlohmann::json::array(), chosen = nlohmann::json::array();
-    bool complete = true;
+    Selection sel;
+    sel.sweep = screen;
+    sel.complete = true;
     for (const auto* c : ranked) {
-      ranking.push_back(c->variant);
-      complete = complete && c->scores.size() == c->seeds.size();
-      if (static_cast<int>(chosen.size()) < facts.confirm_top) chosen.push_back(c->variant);
+      sel.ranking.push_back(c->variant);
+      sel.complete = sel.complete && c->scores.size() == c->seeds.size();
+      if (static_cast<int>(sel.chosen.size()) < facts.confirm_top) sel.chosen.push_back(c->variant);
     }
-    nlohmann::json sel = {{"sweep", screen}, {"ranking", ranking}, {"chosen", chosen}, {"complete", complete}};
     if (!confirm_rows.empty()) {
-      std::set<std::string> want(chosen.begin(), chosen.end()), have;
+      std::set<std::string> want(sel.chosen.begin(), sel.chosen.end()), have;
       // Stage 2 confirms the chosen rows beside the screening's row that changes nothing.
       for (const auto* c : screen_rows)
         if (c->changes_nothing) want.insert(c->variant);
       for (const auto* c : confirm_rows) have.insert(c->variant);
-      sel["confirm_sweep"] = confirm;
-      sel["confirm_matches"] = want == have;
+      sel.confirm_sweep = confirm;
+      sel.confirm_matches = want == have;
     }
-    j["selection"] = sel;
+    out.selection = std::move(sel);
   }
 
   // Stage 2: the rule for the default.
@@ -406,75 +387,70 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
     std::vector<double> sb, sa;
     for (const auto& [seed, s] : best->scores) sb.push_back(s);
     for (const auto& [seed, s] : base->scores) sa.push_back(s);
-    const MannWhitney mw = mann_whitney_less(sb, sa);
-    const bool change = best != base && best->learned >= base->learned && mw.p < facts.alpha;
-    j["default_rule"] = {{"best", best->id},
-                         {"base", base->id},
-                         {"best_score", json_or_null(best->score)},
-                         {"base_score", json_or_null(base->score)},
-                         {"best_learned", best->learned},
-                         {"base_learned", base->learned},
-                         {"u", mw.u},
-                         {"p", mw.p},
-                         {"alpha", facts.alpha},
-                         {"complete", confirm_complete},
-                         {"change", change},
-                         {"changes", best->changes}};
+    DefaultChange rule;
+    rule.best = best->id;
+    rule.base = base->id;
+    rule.best_score = finite_or_none(best->score);
+    rule.base_score = finite_or_none(base->score);
+    rule.best_learned = best->learned;
+    rule.base_learned = base->learned;
+    rule.test = mann_whitney_less(sb, sa);
+    rule.alpha = facts.alpha;
+    rule.complete = confirm_complete;
+    rule.change = best != base && best->learned >= base->learned && rule.test.p < facts.alpha;
+    rule.changes = best->changes;
+    out.default_rule = std::move(rule);
   }
 
-  j["noise"] = score_noise(configs);
+  out.noise = score_noise(configs);
 
   // Per failing claim: k/n under every configuration, and its sentence.
-  j["claims"] = nlohmann::json::array();
   for (const auto* r : failing) {
-    nlohmann::json claim = {{"id", r->id},
-                            {"title", r->claim.title},
-                            {"default_verdict", verdict_name(r->verdict)},
-                            {"cells", nlohmann::json::object()}};
+    ClaimAttribution claim;
+    claim.id = r->id;
+    claim.title = r->claim.title;
+    claim.default_verdict = r->verdict;
     if (r->claim.subject.is_theory()) {
-      claim["sentence"] = "measured on §7's idealised model (" + r->claim.subject.name +
-                          "), not on a trained run: no training choice applies";
-      j["claims"].push_back(claim);
+      claim.sentence = "measured on §7's idealised model (" + r->claim.subject.name +
+                       "), not on a trained run: no training choice applies";
+      out.claims.push_back(std::move(claim));
       continue;
     }
     if (r->claim.subject.is_sweep()) {
-      std::string sentence = std::string("a threshold over the sweep `") + r->claim.subject.name + "` (trained on `" +
-                             runs.find_sweep(r->claim.subject.name)->base + "`): " + verdict_name(r->verdict) +
-                             " there";
+      claim.sentence = std::string("a threshold over the sweep `") + r->claim.subject.name + "` (trained on `" +
+                       runs.find_sweep(r->claim.subject.name)->base + "`): " + verdict_name(r->verdict) + " there";
       const ClaimResult* best_grid = find_result(on_thresholds, r->id);
       if (best_grid && best_grid->verdict != Verdict::Skipped) {
         char value[32];
         std::snprintf(value, sizeof value, "%.4g", best_grid->measured);
-        sentence += std::string("; on `") + best_grid->claim.subject.name +
-                    "`, the same grid under the search's best configuration: " + verdict_name(best_grid->verdict) +
-                    " (" + value + ")";
-        claim["under_best"] = {{"sweep", best_grid->claim.subject.name},
-                               {"verdict", verdict_name(best_grid->verdict)},
-                               {"value", json_or_null(best_grid->measured)}};
+        claim.sentence +=
+            std::string("; on `") + best_grid->claim.subject.name +
+            "`, the same grid under the search's best configuration: " + verdict_name(best_grid->verdict) + " (" +
+            value + ")";
+        claim.under_best = {best_grid->claim.subject.name, best_grid->verdict, finite_or_none(best_grid->measured)};
       } else {
-        sentence += "; under the search's best configuration it is the third stage, not measured yet";
+        claim.sentence += "; under the search's best configuration it is the third stage, not measured yet";
       }
-      claim["sentence"] = sentence;
-      j["claims"].push_back(claim);
+      out.claims.push_back(std::move(claim));
       continue;
     }
     const Config* holds = nullptr;
     const Config* best_rate = nullptr;
     Tally holds_t, best_t;
-    std::vector<std::string> candidates;
+    claim.candidates.emplace();
     int64_t tried = 0;
     for (const auto& c : configs) {
       const ClaimResult* cr = find_result(*c.results, r->id);
       if (!cr || cr->seeds.empty()) continue;
       const Tally t = tally(*cr);
       ++tried;
-      claim["cells"][c.id] = {{"k", t.k}, {"n", t.n}, {"verdict", verdict_name(cr->verdict)}};
+      claim.cells[c.id] = {t.k, t.n, cr->verdict};
       if (t.k == t.n && t.n >= facts.holds_min_seeds &&
           (!holds || t.n > holds_t.n || (t.n == holds_t.n && c.score < holds->score))) {
         holds = &c;
         holds_t = t;
       }
-      if (t.k == t.n && t.n < facts.holds_min_seeds) candidates.push_back(c.id);
+      if (t.k == t.n && t.n < facts.holds_min_seeds) claim.candidates->push_back(c.id);
       const double rate_c = static_cast<double>(t.k) / static_cast<double>(t.n);
       const double rate_b = best_rate ? static_cast<double>(best_t.k) / static_cast<double>(best_t.n) : -1;
       if (!best_rate || rate_c > rate_b || (rate_c == rate_b && t.n > best_t.n)) {
@@ -482,23 +458,146 @@ nlohmann::json attribution_json(const std::vector<ClaimResult>& on_default, cons
         best_t = t;
       }
     }
-    claim["candidates"] = candidates;
     if (holds) {
       std::string what;
-      for (const auto& x : holds->changes) what += (what.empty() ? "" : ", ") + x.get<std::string>();
-      claim["holds_under"] = holds->id;
-      claim["sentence"] = "holds under `" + holds->id + "` (" + rate(holds_t) + " seeds)" +
-                          (what.empty() ? std::string(": the default's own choices")
-                                        : " — " + what + ": choices the paper does not state");
+      for (const auto& x : holds->changes) what += (what.empty() ? "" : ", ") + x;
+      claim.holds_under = holds->id;
+      claim.sentence = "holds under `" + holds->id + "` (" + rate(holds_t) + " seeds)" +
+                       (what.empty() ? std::string(": the default's own choices")
+                                     : " — " + what + ": choices the paper does not state");
     } else if (best_rate) {
-      claim["best"] = best_rate->id;
-      claim["sentence"] = "fails under all " + std::to_string(tried) + " configurations tried (best: " + rate(best_t) +
-                          " under `" + best_rate->id + "`)";
+      claim.best = best_rate->id;
+      claim.sentence = "fails under all " + std::to_string(tried) + " configurations tried (best: " + rate(best_t) +
+                       " under `" + best_rate->id + "`)";
     } else {
-      claim["sentence"] = "not measured on any configuration";
+      claim.sentence = "not measured on any configuration";
     }
-    j["claims"].push_back(claim);
+    out.claims.push_back(std::move(claim));
   }
+  return out;
+}
+
+namespace {
+
+// {accuracy, PHASE: its window's term, ...}
+nlohmann::json to_json(const ScoreTerms& t, const std::vector<AttributionSection::ScoreWindow>& windows) {
+  nlohmann::json j = {{"accuracy", t.accuracy}};
+  for (size_t k = 0; k < windows.size(); ++k) j[windows[k].phase] = t.windows.at(k);
+  return j;
+}
+
+nlohmann::json to_json(const ScoredConfig& c, const std::vector<AttributionSection::ScoreWindow>& windows) {
+  nlohmann::json scores = nlohmann::json::object(), by_seed = nlohmann::json::object();
+  for (const auto& [seed, s] : c.scores) scores[std::to_string(seed)] = s;
+  for (const auto& [seed, t] : c.terms_by_seed) by_seed[std::to_string(seed)] = to_json(t, windows);
+  return {{"id", c.id},
+          {"sweep", c.sweep},
+          {"variant", c.variant},
+          {"seeds", c.seeds},
+          {"changes", c.changes},
+          {"scores", scores},
+          {"score", json_or_null(c.score)},
+          {"terms", c.terms ? to_json(*c.terms, windows) : nlohmann::json()},
+          {"terms_by_seed", by_seed},
+          {"learned", c.learned},
+          {"trained", c.trained}};
+}
+
+nlohmann::json to_json(const Effects& e) {
+  nlohmann::json factors = nlohmann::json::array();
+  for (const auto& f : e.factors) {
+    nlohmann::json claims = nlohmann::json::object();
+    for (const auto& [id, v] : f.claims) claims[id] = json_or_null(v);
+    factors.push_back({{"factor", f.factor},
+                       {"tag", f.tag},
+                       {"aliases", f.aliases},
+                       {"score", json_or_null(f.score)},
+                       {"learned", json_or_null(f.learned)},
+                       {"claims", claims}});
+  }
+  return {{"sweep", e.sweep}, {"design", e.design}, {"factors", factors}};
+}
+
+nlohmann::json to_json(const Selection& s) {
+  nlohmann::json j = {{"sweep", s.sweep}, {"ranking", s.ranking}, {"chosen", s.chosen}, {"complete", s.complete}};
+  if (s.confirm_sweep) {
+    j["confirm_sweep"] = *s.confirm_sweep;
+    j["confirm_matches"] = s.confirm_matches;
+  }
+  return j;
+}
+
+nlohmann::json to_json(const DefaultChange& r) {
+  return {{"best", r.best},
+          {"base", r.base},
+          {"best_score", json_or_null(r.best_score)},
+          {"base_score", json_or_null(r.base_score)},
+          {"best_learned", r.best_learned},
+          {"base_learned", r.base_learned},
+          {"u", r.test.u},
+          {"p", r.test.p},
+          {"alpha", r.alpha},
+          {"complete", r.complete},
+          {"change", r.change},
+          {"changes", r.changes}};
+}
+
+nlohmann::json to_json(const ScoreNoise& n) {
+  nlohmann::json engines = nlohmann::json::array();
+  for (const auto& p : n.engines) {
+    nlohmann::json seeds = nlohmann::json::array();
+    for (const auto& s : p.seeds) seeds.push_back({{"seed", s.seed}, {"libtorch", s.libtorch}, {"blas", s.blas}});
+    engines.push_back(
+        {{"libtorch", p.libtorch}, {"blas", p.blas}, {"seeds", seeds}, {"mean_difference", p.mean_difference}});
+  }
+  return {{"configs_with_two_seeds", n.configs_with_two_seeds},
+          {"median_seed_spread", json_or_null(n.median_seed_spread)},
+          {"engines", engines}};
+}
+
+nlohmann::json to_json(const ClaimAttribution& c) {
+  nlohmann::json cells = nlohmann::json::object();
+  for (const auto& [id, cell] : c.cells)
+    cells[id] = {{"k", cell.k}, {"n", cell.n}, {"verdict", verdict_name(cell.verdict)}};
+  nlohmann::json j = {{"id", c.id},
+                      {"title", c.title},
+                      {"default_verdict", verdict_name(c.default_verdict)},
+                      {"cells", cells},
+                      {"sentence", c.sentence}};
+  if (c.candidates) j["candidates"] = *c.candidates;
+  if (c.holds_under) j["holds_under"] = *c.holds_under;
+  if (c.best) j["best"] = *c.best;
+  if (c.under_best)
+    j["under_best"] = {{"sweep", c.under_best->sweep},
+                       {"verdict", verdict_name(c.under_best->verdict)},
+                       {"value", json_or_null(c.under_best->value)}};
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const AttributionSection& s) {
+  nlohmann::json j;
+  j["paper"] = nlohmann::json::object();  // {PHASE: window}; "windows": their order and labels
+  j["windows"] = nlohmann::json::array();
+  for (const auto& w : s.windows) {
+    j["paper"][w.phase] = {w.steps.low, w.steps.high};
+    j["windows"].push_back({{"phase", w.phase}, {"label", w.label}});
+  }
+  j["learned"] = s.learned;
+  j["score"] = {{"terms", nlohmann::json::array()}, {"steps_per_point", s.steps_per_point}};
+  for (const auto& term : s.accuracy_terms)
+    j["score"]["terms"].push_back(
+        {{"claim", term.claim}, {"term", term.below_threshold ? "below_threshold" : "distance_to_reported"}});
+  j["default_run"] = s.default_run;
+  j["configs"] = nlohmann::json::array();
+  for (const auto& c : s.configs) j["configs"].push_back(to_json(c, s.windows));
+  if (s.effects) j["effects"] = to_json(*s.effects);
+  if (s.selection) j["selection"] = to_json(*s.selection);
+  if (s.default_rule) j["default_rule"] = to_json(*s.default_rule);
+  j["noise"] = to_json(s.noise);
+  j["claims"] = nlohmann::json::array();
+  for (const auto& c : s.claims) j["claims"].push_back(to_json(c));
   return j;
 }
 

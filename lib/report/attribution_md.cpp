@@ -8,38 +8,36 @@
 namespace cc::report {
 namespace {
 
-std::string num(const nlohmann::json& v, const char* f = "%.2f") {
-  if (!v.is_number()) return "–";
+using claims::AttributionSection;
+
+std::string num(const std::optional<double>& v, const char* f = "%.2f") {
+  if (!v) return "–";
   char buf[32];
-  std::snprintf(buf, sizeof buf, f, v.get<double>());
+  std::snprintf(buf, sizeof buf, f, *v);
   return buf;
 }
 
-std::string signed_num(const nlohmann::json& v) { return v.is_number() ? num(v, "%+.2f") : "–"; }
+std::string signed_num(const std::optional<double>& v) { return num(v, "%+.2f"); }
 
-std::string join(const nlohmann::json& list, const std::string& sep = ", ") {
+std::string join(const std::vector<std::string>& list, const std::string& sep = ", ") {
   std::string s;
-  for (const auto& x : list) s += (s.empty() ? "" : sep) + x.get<std::string>();
+  for (const auto& x : list) s += (s.empty() ? "" : sep) + x;
   return s;
 }
 
 // "binding 5300–5400, var-restricted 14500–16000": each window the score measures, by its phase's label.
-std::string windows_text(const nlohmann::json& att) {
+std::string windows_text(const AttributionSection& att) {
   std::string out;
-  for (const auto& w : att["windows"]) {
-    const auto& steps = att["paper"][w["phase"].get<std::string>()];
-    out += (out.empty() ? "" : ", ") + w["label"].get<std::string>() + " " + std::to_string(steps[0].get<int64_t>()) +
-           "–" + std::to_string(steps[1].get<int64_t>());
-  }
+  for (const auto& w : att.windows)
+    out += (out.empty() ? "" : ", ") + w.label + " " + std::to_string(w.steps.low) + "–" + std::to_string(w.steps.high);
   return out;
 }
 
-// The score's accuracy terms, from paper.yaml as report.json carries them: "G1, G2 below their
-// thresholds and G4 from its reported value".
-std::string score_terms_text(const nlohmann::json& score) {
+// The score's accuracy terms, from paper.yaml: "G1, G2 below their thresholds and G4 from its
+// reported value".
+std::string score_terms_text(const AttributionSection& att) {
   std::vector<std::string> below, distance;
-  for (const auto& t : score["terms"])
-    (t["term"] == "below_threshold" ? below : distance).push_back(t["claim"].get<std::string>());
+  for (const auto& t : att.accuracy_terms) (t.below_threshold ? below : distance).push_back(t.claim);
   auto list = [](const std::vector<std::string>& v) {
     std::string s;
     for (size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "" : i + 1 == v.size() ? " and " : ", ") + v[i];
@@ -54,77 +52,81 @@ std::string score_terms_text(const nlohmann::json& score) {
 }
 
 // The configurations that measured at least one failing claim, in the report's order.
-std::vector<std::string> measured_configs(const nlohmann::json& att) {
+std::vector<std::string> measured_configs(const AttributionSection& att) {
   std::vector<std::string> out;
-  for (const auto& c : att["configs"]) {
-    const std::string id = c["id"].get<std::string>();
-    for (const auto& cl : att["claims"])
-      if (cl["cells"].contains(id)) {
-        out.push_back(id);
+  for (const auto& c : att.configs)
+    for (const auto& cl : att.claims)
+      if (cl.cells.count(c.id)) {
+        out.push_back(c.id);
         break;
       }
-  }
   return out;
 }
 
+// The failing run claims whose effects stage 1 estimated (the same for every factor).
+std::vector<std::string> effect_claims(const claims::Effects& e) {
+  std::vector<std::string> ids;
+  if (!e.factors.empty())
+    for (const auto& [id, _] : e.factors[0].claims) ids.push_back(id);
+  return ids;
+}
+
 // How much the score moves with nothing varied: from seed to seed, and from one engine to the other.
-std::string noise_md(const nlohmann::json& n) {
+std::string noise_md(const claims::ScoreNoise& n) {
   std::ostringstream md;
   md << "\n### The score's noise\n\nFrom seed to seed: the spread (largest minus smallest per-seed score) of one "
         "configuration has a median of "
-     << num(n["median_seed_spread"]) << " points over the " << n["configs_with_two_seeds"].get<int64_t>()
+     << num(n.median_seed_spread) << " points over the " << n.configs_with_two_seeds
      << " configurations with two or more seeds.";
-  if (n["engines"].empty()) {
+  if (n.engines.empty()) {
     md << " No configuration here was trained on both engines.\n";
     return md.str();
   }
   md << " The same configuration and seeds on the two engines (float rounding only: the blas engine's weights "
         "differ from libtorch's in the last bits, and training amplifies that):\n\n"
         "| libtorch | blas | per seed, libtorch / blas | blas − libtorch, mean |\n| --- | --- | --- | --- |\n";
-  for (const auto& p : n["engines"]) {
+  for (const auto& p : n.engines) {
     std::string per_seed;
-    for (const auto& s : p["seeds"])
-      per_seed += (per_seed.empty() ? "" : " ") +
-                  ("s" + std::to_string(s["seed"].get<int64_t>()) + ": " + num(s["libtorch"]) + " / " + num(s["blas"]));
-    md << "| `" << p["libtorch"].get<std::string>() << "` | `" << p["blas"].get<std::string>() << "` | " << per_seed
-       << " | " << signed_num(p["mean_difference"]) << " |\n";
+    for (const auto& s : p.seeds)
+      per_seed +=
+          (per_seed.empty() ? "" : " ") + ("s" + std::to_string(s.seed) + ": " + num(s.libtorch) + " / " + num(s.blas));
+    md << "| `" << p.libtorch << "` | `" << p.blas << "` | " << per_seed << " | " << signed_num(p.mean_difference)
+       << " |\n";
   }
   return md.str();
 }
 
-std::string figure_md(const nlohmann::json& att, const std::string& id) {
-  if (!att.contains("figures") || !att["figures"].contains(id)) return "";
-  const auto& f = att["figures"][id];
+std::string figure_md(const nlohmann::json& figures, const std::string& id) {
+  if (!figures.is_object() || !figures.contains(id)) return "";
+  const auto& f = figures[id];
   if (f.contains("file")) return "![" + f["caption"].get<std::string>() + "](" + f["file"].get<std::string>() + ")\n\n";
   return "(figure not drawn: " + f.value("text", f.value("error", std::string("?"))) + ")\n\n";
 }
 
 }  // namespace
 
-nlohmann::json attribution_figures(const std::string& dir, const nlohmann::json& att) {
+nlohmann::json attribution_figures(const std::string& dir, const AttributionSection& att) {
   nlohmann::json figures = nlohmann::json::object();
   const auto configs = measured_configs(att);
-  nlohmann::json rows = nlohmann::json::array(), ytics = nlohmann::json::array(), matrix = nlohmann::json::array();
-  for (const auto& cl : att["claims"]) {
-    if (cl["cells"].empty()) continue;
-    ytics.push_back(cl["id"]);
+  nlohmann::json ytics = nlohmann::json::array(), matrix = nlohmann::json::array();
+  for (const auto& cl : att.claims) {
+    if (cl.cells.empty()) continue;
+    ytics.push_back(cl.id);
     nlohmann::json row = nlohmann::json::array();
     for (const auto& id : configs) {
-      const auto& cell = cl["cells"].contains(id) ? cl["cells"][id] : nlohmann::json();
-      row.push_back(cell.is_null() || cell["n"].get<int64_t>() == 0
+      const auto cell = cl.cells.find(id);
+      row.push_back(cell == cl.cells.end() || cell->second.n == 0
                         ? nlohmann::json(nullptr)
-                        : nlohmann::json(cell["k"].get<double>() / cell["n"].get<double>()));
+                        : nlohmann::json(static_cast<double>(cell->second.k) / static_cast<double>(cell->second.n)));
     }
     matrix.push_back(row);
   }
   if (!matrix.empty() && !configs.empty()) {
-    nlohmann::json xtics = nlohmann::json::array();
-    for (const auto& id : configs) xtics.push_back(id);
     const nlohmann::json spec = {
         {"type", "heatmap"},
         {"title", "Claims the default does not support: share of seeds passing, per configuration"},
         {"matrix", matrix},
-        {"xtics", xtics},
+        {"xtics", configs},
         {"ytics", ytics},
         {"cblabel", "seeds passing"},
         {"cbrange", {0, 1}},
@@ -132,16 +134,16 @@ nlohmann::json attribution_figures(const std::string& dir, const nlohmann::json&
         {"size", {std::max<int>(560, 40 * static_cast<int>(configs.size()) + 260), 620}}};
     figures["pass_rates"] = render_figure(dir, "figures/attribution-pass-rates.png", spec);
   }
-  if (att.contains("effects")) {
-    nlohmann::json xtics = nlohmann::json::array(), ytics2 = nlohmann::json::array(), m = nlohmann::json::array();
-    for (const auto& f : att["effects"]["factors"]) xtics.push_back(f["tag"]);
-    std::vector<std::string> ids;
-    if (!att["effects"]["factors"].empty())
-      for (const auto& [id, _] : att["effects"]["factors"][0]["claims"].items()) ids.push_back(id);
+  if (att.effects) {
+    nlohmann::json xtics = nlohmann::json::array(), m = nlohmann::json::array();
+    for (const auto& f : att.effects->factors) xtics.push_back(f.tag);
+    const auto ids = effect_claims(*att.effects);
     for (const auto& id : ids) {
-      ytics2.push_back(id);
       nlohmann::json row = nlohmann::json::array();
-      for (const auto& f : att["effects"]["factors"]) row.push_back(f["claims"][id]);
+      for (const auto& f : att.effects->factors) {
+        const auto v = f.claims.at(id);
+        row.push_back(v ? nlohmann::json(*v) : nlohmann::json(nullptr));
+      }
       m.push_back(row);
     }
     if (!m.empty()) {
@@ -150,7 +152,7 @@ nlohmann::json attribution_figures(const std::string& dir, const nlohmann::json&
           {"title", "Main effect of each choice on each claim (share of seeds passing, high - low)"},
           {"matrix", m},
           {"xtics", xtics},
-          {"ytics", ytics2},
+          {"ytics", ids},
           {"cblabel", "effect on pass rate"},
           {"diverging", true},
           {"xtics_rotate", true},
@@ -161,7 +163,7 @@ nlohmann::json attribution_figures(const std::string& dir, const nlohmann::json&
   return figures;
 }
 
-std::string attribution_markdown(const nlohmann::json& att) {
+std::string attribution_markdown(const AttributionSection& att, const nlohmann::json& figures) {
   std::ostringstream md;
   md << "\n## Attribution: is a failing claim the paper's, or a choice it does not state?\n\n"
      << "For each claim the default run does not support, every configuration of the paper's unstated choices measured "
@@ -170,87 +172,80 @@ std::string attribution_markdown(const nlohmann::json& att) {
         "test. The design, the score, the stage sizes and the rules were committed before the first result "
         "(the paper's assumptions.md, \"Attribution\"); the score's terms are in its paper.yaml.\n\n";
 
-  md << "### Per claim\n\n| claim | on `" << att["default_run"].get<std::string>()
-     << "` | attribution |\n| --- | --- | --- |\n";
-  for (const auto& c : att["claims"]) {
+  md << "### Per claim\n\n| claim | on `" << att.default_run << "` | attribution |\n| --- | --- | --- |\n";
+  for (const auto& c : att.claims) {
     std::string extra;
-    if (c.contains("candidates") && !c["candidates"].empty())
-      extra = "<br>candidates (every seed passes, fewer than 5 seeds): " + join(c["candidates"]);
-    md << "| " << c["id"].get<std::string>() << " | " << c["default_verdict"].get<std::string>() << " | "
-       << c["sentence"].get<std::string>() << extra << " |\n";
+    if (c.candidates && !c.candidates->empty())
+      extra = "<br>candidates (every seed passes, fewer than 5 seeds): " + join(*c.candidates);
+    md << "| " << c.id << " | " << claims::verdict_name(c.default_verdict) << " | " << c.sentence << extra << " |\n";
   }
-  md << "\n" << figure_md(att, "pass_rates");
+  md << "\n" << figure_md(figures, "pass_rates");
 
   md << "### Configurations and their scores\n\nScore: the distance of a run's outcomes to the paper's numbers "
         "(percentage points of accuracy: "
-     << score_terms_text(att["score"]) << "; plus each phase's distance to its window per "
-     << num(att["score"]["steps_per_point"], "%.0f") << " steps; " << windows_text(att)
-     << "), the mean over seeds; lower is closer. Learned: " << join(att["learned"], " and ")
+     << score_terms_text(att) << "; plus each phase's distance to its window per " << num(att.steps_per_point, "%.0f")
+     << " steps; " << windows_text(att)
+     << "), the mean over seeds; lower is closer. Learned: " << join(att.learned, " and ")
      << " reached by the last step.\n\n"
-     << "| configuration | choices that differ from `" << att["default_run"].get<std::string>()
+     << "| configuration | choices that differ from `" << att.default_run
      << "` | seeds trained | learned | score | accuracy";
-  for (const auto& w : att["windows"]) md << " + " << w["label"].get<std::string>();
+  for (const auto& w : att.windows) md << " + " << w.label;
   md << " | per seed |\n| --- | --- | --- | --- | --- | --- | --- |\n";
-  for (const auto& c : att["configs"]) {
+  for (const auto& c : att.configs) {
     std::string per_seed;
-    for (const auto& [seed, s] : c["scores"].items())
-      per_seed += (per_seed.empty() ? "" : " ") + ("s" + seed + ": " + num(s));
+    for (const auto& [seed, s] : c.scores)
+      per_seed += (per_seed.empty() ? "" : " ") + ("s" + std::to_string(seed) + ": " + num(s));
     std::string terms = "–";
-    if (!c.value("terms", nlohmann::json()).is_null()) {
-      terms = num(c["terms"]["accuracy"]);
-      for (const auto& w : att["windows"]) terms += " + " + num(c["terms"][w["phase"].get<std::string>()]);
+    if (c.terms) {
+      terms = num(c.terms->accuracy);
+      for (double w : c.terms->windows) terms += " + " + num(w);
     }
-    md << "| `" << c["id"].get<std::string>() << "` | " << (c["changes"].empty() ? "–" : join(c["changes"])) << " | "
-       << c["trained"].get<int64_t>() << "/" << c["seeds"].size() << " | " << c["learned"].get<int64_t>() << " | "
-       << num(c["score"]) << " | " << terms << " | " << (per_seed.empty() ? "–" : per_seed) << " |\n";
+    md << "| `" << c.id << "` | " << (c.changes.empty() ? "–" : join(c.changes)) << " | " << c.trained << "/"
+       << c.seeds.size() << " | " << c.learned << " | " << num(c.score) << " | " << terms << " | "
+       << (per_seed.empty() ? "–" : per_seed) << " |\n";
   }
 
-  if (att.contains("effects")) {
-    const auto& e = att["effects"];
-    md << "\n### Stage 1: what each choice moves (main effects, sweep `" << e["sweep"].get<std::string>() << "`)\n\n"
+  if (att.effects) {
+    const auto& e = *att.effects;
+    md << "\n### Stage 1: what each choice moves (main effects, sweep `" << e.sweep << "`)\n\n"
        << "Each factor's effect: the mean over the runs at its high level minus the mean at its low level (each seed a "
           "replicate), on the score (negative: closer to the paper), on the share of runs that learn the task, and on "
           "the share of seeds passing each claim the default does not support. A main effect of this resolution-III "
           "design is confounded with the two-factor interactions listed beside it.\n\n| factor | score | learned |";
-    std::vector<std::string> ids;
-    if (!e["factors"].empty())
-      for (const auto& [id, _] : e["factors"][0]["claims"].items()) ids.push_back(id);
+    const auto ids = effect_claims(e);
     for (const auto& id : ids) md << " " << id << " |";
     md << " aliased with |\n| --- | --- | --- |";
     for (size_t i = 0; i < ids.size(); ++i) md << " --- |";
     md << " --- |\n";
-    for (const auto& f : e["factors"]) {
-      md << "| `" << f["tag"].get<std::string>() << "` | " << signed_num(f["score"]) << " | "
-         << signed_num(f["learned"]) << " |";
-      for (const auto& id : ids) md << " " << signed_num(f["claims"][id]) << " |";
-      md << " " << (f["aliases"].empty() ? "–" : join(f["aliases"])) << " |\n";
+    for (const auto& f : e.factors) {
+      md << "| `" << f.tag << "` | " << signed_num(f.score) << " | " << signed_num(f.learned) << " |";
+      for (const auto& id : ids) md << " " << signed_num(f.claims.at(id)) << " |";
+      md << " " << (f.aliases.empty() ? "–" : join(f.aliases)) << " |\n";
     }
-    md << "\n" << figure_md(att, "effects");
+    md << "\n" << figure_md(figures, "effects");
   }
 
-  if (att.contains("selection")) {
-    const auto& s = att["selection"];
+  if (att.selection) {
+    const auto& s = *att.selection;
     md << "### Stage 2: the rows that go on to 5 seeds\n\nRanked by score (ties: more seeds learning, then the name): "
-       << join(s["ranking"]) << ". Chosen: **" << join(s["chosen"]) << "**, with `base`"
-       << (s["complete"].get<bool>() ? "" : " (provisional: not every screening seed is measured yet)") << ".";
-    if (s.contains("confirm_matches"))
-      md << (s["confirm_matches"].get<bool>()
-                 ? " The sweep `" + s["confirm_sweep"].get<std::string>() + "` holds exactly these rows."
-                 : " **The sweep `" + s["confirm_sweep"].get<std::string>() +
-                       "` does not hold these rows: its rows differ from the rule's choice.**");
+       << join(s.ranking) << ". Chosen: **" << join(s.chosen) << "**, with `base`"
+       << (s.complete ? "" : " (provisional: not every screening seed is measured yet)") << ".";
+    if (s.confirm_sweep)
+      md << (s.confirm_matches ? " The sweep `" + *s.confirm_sweep + "` holds exactly these rows."
+                               : " **The sweep `" + *s.confirm_sweep +
+                                     "` does not hold these rows: its rows differ from the rule's choice.**");
     md << "\n\n";
   }
-  if (att.contains("default_rule")) {
-    const auto& r = att["default_rule"];
-    md << "### The rule for the default\n\nBest confirmed row: `" << r["best"].get<std::string>() << "` (score "
-       << num(r["best_score"]) << ", learned " << r["best_learned"] << ") against `" << r["base"].get<std::string>()
-       << "` (score " << num(r["base_score"]) << ", learned " << r["base_learned"]
-       << "): Mann–Whitney U = " << num(r["u"], "%.1f") << ", one-sided p = " << num(r["p"], "%.3f") << " (alpha "
-       << num(r["alpha"]) << "). Outcome: **"
-       << (r["change"].get<bool>() ? "the default changes to it" : "the default stays") << "**"
-       << (r["complete"].get<bool>() ? "" : " (provisional: not every confirmation seed is measured yet)") << ".\n";
+  if (att.default_rule) {
+    const auto& r = *att.default_rule;
+    md << "### The rule for the default\n\nBest confirmed row: `" << r.best << "` (score " << num(r.best_score)
+       << ", learned " << r.best_learned << ") against `" << r.base << "` (score " << num(r.base_score) << ", learned "
+       << r.base_learned << "): Mann–Whitney U = " << num(r.test.u, "%.1f")
+       << ", one-sided p = " << num(r.test.p, "%.3f") << " (alpha " << num(r.alpha) << "). Outcome: **"
+       << (r.change ? "the default changes to it" : "the default stays") << "**"
+       << (r.complete ? "" : " (provisional: not every confirmation seed is measured yet)") << ".\n";
   }
-  if (att.contains("noise")) md << noise_md(att["noise"]);
+  md << noise_md(att.noise);
   return md.str();
 }
 

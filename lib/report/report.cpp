@@ -164,11 +164,9 @@ nlohmann::json sweeps_used(const Report& rep) {
   return sweeps;
 }
 
-// report.json's "attribution": the section with its figures ({} until drawn).
-nlohmann::json attribution_with_figures(const Report& rep) {
-  nlohmann::json att = rep.attribution;
-  att["figures"] = rep.attribution_figures.is_object() ? rep.attribution_figures : nlohmann::json::object();
-  return att;
+// The attribution's figures as drawn ({} until drawn).
+nlohmann::json attribution_figures_drawn(const Report& rep) {
+  return rep.attribution_figures.is_object() ? rep.attribution_figures : nlohmann::json::object();
 }
 
 nlohmann::json claim_json(const Report& rep, size_t i) {
@@ -254,7 +252,10 @@ nlohmann::json to_json(const Report& rep) {
   }
   if (ctx.store) j["provenance"] = ctx.store->provenance();
   if (rep.robustness) j["robustness"] = claims::to_json(*rep.robustness);
-  if (!rep.attribution.is_null()) j["attribution"] = attribution_with_figures(rep);
+  if (rep.attribution) {
+    j["attribution"] = claims::to_json(*rep.attribution);
+    j["attribution"]["figures"] = attribution_figures_drawn(rep);
+  }
   if (ctx.cross_checks.is_array() && !ctx.cross_checks.empty()) j["cross_checks"] = ctx.cross_checks;
   if (rep.baseline)
     j["baseline"] = {{"file", rep.baseline->file},
@@ -328,7 +329,7 @@ std::string to_markdown(const Report& rep) {
 
   if (ctx.cross_checks.is_array() && !ctx.cross_checks.empty()) md << cross_checks_markdown(ctx.cross_checks);
   if (rep.robustness) md << robustness_markdown(*rep.robustness);
-  if (!rep.attribution.is_null()) md << attribution_markdown(attribution_with_figures(rep));
+  if (rep.attribution) md << attribution_markdown(*rep.attribution, attribution_figures_drawn(rep));
 
   md << "\n## Details\n";
   for (size_t i = 0; i < rep.claims.size(); ++i) {
@@ -559,7 +560,7 @@ void write_reports(const std::string& dir, Report& rep) {
     replace_invalid_utf8(claim);
     rep.figures[i] = claim_figures(dir, claim, rep.context.phase_marks);
   }
-  if (!rep.attribution.is_null()) rep.attribution_figures = attribution_figures(dir, rep.attribution);
+  if (rep.attribution) rep.attribution_figures = attribution_figures(dir, *rep.attribution);
   write_file_atomic(dir + "/report.json", to_json(rep).dump(2) + "\n");
   write_file_atomic(dir + "/REPORT.md", to_markdown(rep));
   write_file_atomic(dir + "/junit.xml", to_junit(rep));

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "claims/attribution.h"
 #include "claims/paper_facts.h"
 #include "claims/robustness.h"
 #include "claims/verifier.h"
@@ -47,7 +48,7 @@ struct Report {
   std::string generated;  // UTC, ISO 8601
   std::vector<claims::ClaimResult> claims;
   std::optional<claims::RobustnessSection> robustness;
-  nlohmann::json attribution;  // claims::attribution_json(), or null
+  std::optional<claims::AttributionSection> attribution;
   std::optional<BaselineComparison> baseline;
   // Figures as drawn by write_reports (report/figures.h): per claim, in the order of `claims`, [{file |
   // text | error, caption, paper_figure}]; and the attribution's ({name: entry}). Empty until drawn.
