@@ -109,10 +109,16 @@ TEST(Grokking, KindsMeasureTheirOwnModelsAndRefuseOthers) {
   grokking::train(cfg, dir, false, "test", 0);
   const auto ck = train::load_checkpoint(train::checkpoint_path(dir, 0));
   const auto& reg = analysis::builtin_registry();
-  const nlohmann::json params = {{"split", "test"}};
-  const auto m = reg.find("grok_accuracy")->measure({ck, params});
-  EXPECT_EQ(m.n, 13 * 13 - 84);  // floor(0.5 * 169) = 84 training pairs
+  // The engine's `accuracy` on the family's sets: every held-out pair, every training pair.
+  const nlohmann::json test = {{"set", "test"}, {"size", 10}, {"eval_seed", 1}};
+  const auto m = reg.find("accuracy")->measure({ck, test});
+  EXPECT_EQ(m.n, 13 * 13 - 84);  // floor(0.5 * 169) = 84 training pairs; the size asked for does not apply
   EXPECT_LT(m.value, 0.3);       // untrained
+  const nlohmann::json train_set = {{"set", "train"}, {"size", 10}, {"eval_seed", 1}};
+  EXPECT_EQ(reg.find("accuracy")->measure({ck, train_set}).n, 84);
+  // A set of another family's task is refused by name.
+  const nlohmann::json other_set = {{"set", "test_0"}, {"size", 10}, {"eval_seed", 1}};
+  EXPECT_THROW(reg.find("accuracy")->measure({ck, other_set}), Error);
   const nlohmann::json top = {{"top", 6}};
   const auto e = reg.find("embedding_fourier_share")->measure({ck, top});
   EXPECT_EQ(e.n, 6);               // (13 - 1) / 2 frequencies
@@ -120,7 +126,6 @@ TEST(Grokking, KindsMeasureTheirOwnModelsAndRefuseOthers) {
   // A checkpoint of another family's task is refused by name, not measured as if it were this paper's.
   train::Checkpoint other = ck;
   other.config = train::RunConfig{};
-  EXPECT_THROW(reg.find("grok_accuracy")->measure({other, params}), Error);
   EXPECT_THROW(reg.find("embedding_fourier_share")->measure({other, top}), Error);
   fs::remove_all(dir);
 }

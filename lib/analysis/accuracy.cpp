@@ -38,14 +38,16 @@ Measurement measure(const MeasureInput& in) {
   m.details = {{"set", set.name}, {"description", set.description}, {"exhaustive", set.exhaustive}, {"loss", r.loss}};
   // The set's accuracy along training, from the run's metrics log (1000 sequences
   // every eval_every steps), when the log sits next to the checkpoint; one line per seed.
+  // A log that does not record this set (another family's trainer keeps its own keys) draws no figure.
   const std::string log = train::metrics_path(std::filesystem::path(in.checkpoint.path).parent_path().string());
-  if (std::filesystem::exists(log)) {
-    nlohmann::json x = nlohmann::json::array(), y = nlohmann::json::array();
+  nlohmann::json x = nlohmann::json::array(), y = nlohmann::json::array();
+  if (std::filesystem::exists(log))
     for (const auto& rec : train::MetricsLog::read(log))
       if (rec.contains("acc") && rec["acc"].contains(set.name)) {
         x.push_back(rec["step"]);
         y.push_back(rec["acc"][set.name]);
       }
+  if (!x.empty()) {
     // The paper's phase windows (its paper.yaml) are marked on it by the report: "mark_phase_windows".
     m.details["figures"] =
         nlohmann::json::array({{{"id", "training_curve"},

@@ -47,8 +47,8 @@ struct TaskFamily {
       train;
   // The choices the family's paper leaves open, with this config's values (the report lists them).
   std::function<std::vector<UnstatedChoice>(const RunConfig& cfg)> unstated;
-  // The run's batches and evaluation sets as tensors (task_data.h), for the engine's trainers and
-  // `claimcheck eval`. Empty only for a family that trains its runs itself (`train` above).
+  // The run's batches and evaluation sets as tensors (task_data.h), for the engine's trainers (when
+  // `train` is empty), `claimcheck eval` and the `accuracy` kind. Empty: none of these serve its runs.
   std::function<std::unique_ptr<TaskData>(const RunConfig& cfg)> data;
   // The names of the evaluation sets `data` gives (what a claim's `set:` may name; task_data.h).
   std::vector<std::string> eval_set_names;

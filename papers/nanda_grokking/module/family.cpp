@@ -9,6 +9,8 @@
 #include "run_config.h"
 #include "train/family.h"
 #include "train/run_config.h"
+#include "train/task_data.h"
+#include "util/error.h"
 #include "trainer.h"
 
 namespace cc::grokking {
@@ -50,6 +52,38 @@ std::vector<train::UnstatedChoice> unstated(const train::RunConfig& c) {
   };
 }
 
+// The task as the engine's evaluation sees it: the two splits, each exhaustive ("train": every training
+// pair, "test": every held-out pair), so the shared `accuracy` kind measures them. A training step's
+// batch is the whole training split (full-batch training); this module's own trainer trains the runs.
+class PairSplits : public train::TaskData {
+ public:
+  explicit PairSplits(const train::RunConfig& c) {
+    const TaskConfig task = RunConfig::from_json(c.to_json()).task;
+    grid_ = all_pairs(task);  // tokens [p², 3], targets [p²]
+    parts_ = split(task);
+  }
+  train::Batch train_batch(int64_t /*step*/) const override { return named("train").batch; }
+  std::vector<train::NamedBatch> eval_sets(int /*size*/, uint64_t /*eval_seed*/) const override {
+    return {named("train"), named("test")};
+  }
+  train::NamedBatch eval_set(const std::string& name, int /*size*/, uint64_t /*eval_seed*/) const override {
+    if (name != "train" && name != "test")
+      throw Error("the modular_addition task has no evaluation set '" + name + "' (it has: train, test)");
+    return named(name);
+  }
+
+ private:
+  train::NamedBatch named(const std::string& name) const {
+    const torch::Tensor& rows = name == "train" ? parts_.train : parts_.test;
+    return {name,
+            name == "train" ? "every training pair (a, b)" : "every held-out pair (a, b)",
+            true,
+            {grid_.tokens.index_select(0, rows).contiguous(), grid_.targets.index_select(0, rows).contiguous()}};
+  }
+  PairGrid grid_;
+  Split parts_;
+};
+
 train::OperandGrid operand_grid(const train::RunConfig& c) {
   const RunConfig g = RunConfig::from_json(c.to_json());
   return {g.task.modulus, "", all_pairs(g.task).tokens};  // tokens [p², 3], row a * p + b
@@ -65,6 +99,10 @@ void register_module() {
     train(RunConfig::from_json(c.to_json()), dir, /*resume=*/true, command, stop_after);
   };
   f.unstated = unstated;
+  f.data = [](const train::RunConfig& c) -> std::unique_ptr<train::TaskData> {
+    return std::make_unique<PairSplits>(c);
+  };
+  f.eval_set_names = {"train", "test"};
   f.operand_grid = operand_grid;
   train::register_family(std::move(f));
   analysis::add_module_kinds(register_kinds);

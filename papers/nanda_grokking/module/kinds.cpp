@@ -7,7 +7,6 @@
 namespace cc::grokking {
 
 void register_kinds(analysis::Registry& r) {
-  register_accuracy(r);
   register_embedding(r);
   register_key_frequencies(r);
   register_training_curve(r);

@@ -1,7 +1,7 @@
 #pragma once
 // The measurement kinds only the grokking paper needs (analysis/registry.h), one small file each.
-// The kinds it shares with "Assign and Add" (the Fourier fits of MLP neurons) are the engine's own.
-//   grok_accuracy              accuracy on the train or test split            (kind_accuracy.cpp)
+// The kinds it shares with "Assign and Add" are the engine's own: `accuracy` (on the sets "train" and
+// "test", which this module's task family gives: family.cpp) and the Fourier fits of MLP neurons.
 //   embedding_fourier_share    W_E's energy in its largest frequencies       (kind_embedding.cpp)
 //   key_frequency_loss         restricted / excluded loss                    (kind_key_frequencies.cpp)
 //   training_curve             memorisation-to-grokking ratio, weight norm   (kind_training_curve.cpp)
@@ -17,7 +17,6 @@
 namespace cc::grokking {
 
 void register_kinds(analysis::Registry& r);
-void register_accuracy(analysis::Registry& r);
 void register_embedding(analysis::Registry& r);
 void register_key_frequencies(analysis::Registry& r);
 void register_training_curve(analysis::Registry& r);
