@@ -423,6 +423,8 @@ TEST(Attribution, ScoresEffectsRuleAndSentences) {
   EXPECT_NEAR(fx["claims"]["M8b"].get<double>(), 0.75, 1e-9);  // 3/4 passing at high, 0/4 at low
   EXPECT_EQ(fx["aliases"], nlohmann::json({"-y×z"}));
   EXPECT_EQ(j["selection"]["chosen"], nlohmann::json({"b256-wu"}));
+  // Stage 2 confirms the chosen rows beside the design's all-low row, named as the design names it.
+  EXPECT_NE(report::attribution_markdown(att).find("Chosen: **b256-wu**, with `base`."), std::string::npos);
   EXPECT_TRUE(j["selection"]["confirm_matches"].get<bool>());
   // The rule: b256-wu beats base on all 5 seeds (U = 0, p = 1/252) and learns as often.
   EXPECT_EQ(j["default_rule"]["best"], "confirm/b256-wu");

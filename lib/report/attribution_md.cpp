@@ -71,6 +71,18 @@ std::vector<std::string> effect_claims(const claims::Effects& e) {
   return ids;
 }
 
+// The screening's row with every factor low, which stage 2 confirms beside the chosen rows: the sweep's
+// base run itself (catalogue/design.h), named as its design names it.
+std::string all_low_row(const AttributionSection& att) {
+  if (att.effects)
+    for (const auto& row : att.effects->design.value("rows", nlohmann::json::array())) {
+      bool low = true;
+      for (const auto& [factor, level] : row["levels"].items()) low = low && level.get<int>() < 0;
+      if (low) return "`" + row["variant"].get<std::string>() + "`";
+    }
+  return "the row that changes nothing";
+}
+
 // How much the score moves with nothing varied: from seed to seed, and from one engine to the other.
 std::string noise_md(const claims::ScoreNoise& n) {
   std::ostringstream md;
@@ -228,7 +240,7 @@ std::string attribution_markdown(const AttributionSection& att, const nlohmann::
   if (att.selection) {
     const auto& s = *att.selection;
     md << "### Stage 2: the rows that go on to 5 seeds\n\nRanked by score (ties: more seeds learning, then the name): "
-       << join(s.ranking) << ". Chosen: **" << join(s.chosen) << "**, with `base`"
+       << join(s.ranking) << ". Chosen: **" << join(s.chosen) << "**, with " << all_low_row(att)
        << (s.complete ? "" : " (provisional: not every screening seed is measured yet)") << ".";
     if (s.confirm_sweep)
       md << (s.confirm_matches ? " The sweep `" + *s.confirm_sweep + "` holds exactly these rows."
