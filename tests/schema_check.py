@@ -56,6 +56,15 @@ if reports:
     if not list(checks[2][0].iter_errors(bad)):
         failed += 1
         print(f"report.schema.json accepts a verdict MOSTLY ({os.path.relpath(reports[0], root)})")
+# ...and the attribution section's verdicts too, where a committed report has one.
+with_attribution = [p for p in reports if json.load(open(p)).get("attribution", {}).get("claims")]
+if with_attribution:
+    with open(with_attribution[0]) as f:
+        bad = json.load(f)
+    bad["attribution"]["claims"][0]["default_verdict"] = "MOSTLY"
+    if not list(checks[2][0].iter_errors(bad)):
+        failed += 1
+        print(f"report.schema.json accepts an attribution verdict MOSTLY ({os.path.relpath(with_attribution[0], root)})")
 if checks[1][1]:
     with open(checks[1][1][0]) as f:
         bad = json.load(f)
