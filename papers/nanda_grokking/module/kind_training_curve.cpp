@@ -5,6 +5,7 @@
 //   weight_norm_ratio   Σ w² at the subject step over its maximum so far
 #include <algorithm>
 
+#include "analysis/phases.h"
 #include "kinds.h"
 #include "util/error.h"
 
@@ -36,12 +37,14 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
   if (log.empty()) throw Error(in.checkpoint.path + ": the metrics log has no record up to this step");
   if (in.params["mode"] == "memorisation") {
     const double level = in.params["level"].get<double>();
-    auto first = [&](const char* key) -> int64_t {
-      for (const auto& rec : log)
-        if (number(rec, key) >= level) return rec["step"].get<int64_t>();
-      return -1;
-    };
-    const int64_t train_step = first("train_accuracy"), test_step = first("test_accuracy");
+    // This trainer logs train_accuracy/test_accuracy; as the engine's records ({"step", "acc": {SET: ..}})
+    // they are read by the one definition of "reaches" the papers share (analysis/phases.h).
+    std::vector<nlohmann::json> records;
+    for (const auto& rec : log)
+      records.push_back({{"step", rec.at("step")},
+                         {"acc", {{"train", number(rec, "train_accuracy")}, {"test", number(rec, "test_accuracy")}}}});
+    const int64_t train_step = analysis::first_reaching(records, "train", level).value_or(-1);
+    const int64_t test_step = analysis::first_reaching(records, "test", level).value_or(-1);
     m.details["first_step_train_at_level"] = train_step;
     m.details["first_step_test_at_level"] = test_step;
     m.value = (train_step <= 0 || test_step < 0) ? 0.0 : static_cast<double>(test_step) / train_step;
