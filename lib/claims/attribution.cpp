@@ -116,7 +116,6 @@ Tally tally(const ClaimResult& r) {
 }
 
 std::optional<double> finite_or_none(double v) { return std::isfinite(v) ? std::optional(v) : std::nullopt; }
-nlohmann::json json_or_null(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
 // Main effects over a design's rows (every seed a replicate): mean(high) - mean(low) of `value`,
 // which returns NaN for a (row, seed) not measured.
@@ -496,7 +495,7 @@ nlohmann::json to_json(const ScoredConfig& c, const std::vector<AttributionSecti
           {"seeds", c.seeds},
           {"changes", c.changes},
           {"scores", scores},
-          {"score", json_or_null(c.score)},
+          {"score", optional_number(c.score)},
           {"terms", c.terms ? to_json(*c.terms, windows) : nlohmann::json()},
           {"terms_by_seed", by_seed},
           {"learned", c.learned},
@@ -507,12 +506,12 @@ nlohmann::json to_json(const Effects& e) {
   nlohmann::json factors = nlohmann::json::array();
   for (const auto& f : e.factors) {
     nlohmann::json claims = nlohmann::json::object();
-    for (const auto& [id, v] : f.claims) claims[id] = json_or_null(v);
+    for (const auto& [id, v] : f.claims) claims[id] = optional_number(v);
     factors.push_back({{"factor", f.factor},
                        {"tag", f.tag},
                        {"aliases", f.aliases},
-                       {"score", json_or_null(f.score)},
-                       {"learned", json_or_null(f.learned)},
+                       {"score", optional_number(f.score)},
+                       {"learned", optional_number(f.learned)},
                        {"claims", claims}});
   }
   return {{"sweep", e.sweep}, {"design", e.design}, {"factors", factors}};
@@ -530,8 +529,8 @@ nlohmann::json to_json(const Selection& s) {
 nlohmann::json to_json(const DefaultChange& r) {
   return {{"best", r.best},
           {"base", r.base},
-          {"best_score", json_or_null(r.best_score)},
-          {"base_score", json_or_null(r.base_score)},
+          {"best_score", optional_number(r.best_score)},
+          {"base_score", optional_number(r.base_score)},
           {"best_learned", r.best_learned},
           {"base_learned", r.base_learned},
           {"u", r.test.u},
@@ -551,7 +550,7 @@ nlohmann::json to_json(const ScoreNoise& n) {
         {{"libtorch", p.libtorch}, {"blas", p.blas}, {"seeds", seeds}, {"mean_difference", p.mean_difference}});
   }
   return {{"configs_with_two_seeds", n.configs_with_two_seeds},
-          {"median_seed_spread", json_or_null(n.median_seed_spread)},
+          {"median_seed_spread", optional_number(n.median_seed_spread)},
           {"engines", engines}};
 }
 
@@ -570,7 +569,7 @@ nlohmann::json to_json(const ClaimAttribution& c) {
   if (c.under_best)
     j["under_best"] = {{"sweep", c.under_best->sweep},
                        {"verdict", verdict_name(c.under_best->verdict)},
-                       {"value", json_or_null(c.under_best->value)}};
+                       {"value", optional_number(c.under_best->value)}};
   return j;
 }
 

@@ -35,10 +35,6 @@ nlohmann::json to_json(const StepDistribution& d) {
   return j;
 }
 
-nlohmann::json optional_number(const std::optional<double>& v) {
-  return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
 bool run_independent(const ClaimResult& r) { return r.loaded && !r.claim.subject.is_run(); }
 
 }  // namespace
@@ -95,6 +91,10 @@ Rate Rate::of(int64_t k, int64_t n) {
   Rate r{k, n, std::nullopt};
   if (n > 0) r.ci = wilson(k, n);
   return r;
+}
+
+nlohmann::json optional_number(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
 nlohmann::json to_json(const Rate& r) {

@@ -119,5 +119,7 @@ RobustnessSection robustness_section(const catalogue::SweepSpec& sweep, const st
 // title, cells: {variant: {k, n, rate, low, high, verdict, each, half, reason}}}]}.
 nlohmann::json to_json(const RobustnessSection& s);
 nlohmann::json to_json(const Rate& r);
+// A value or null: report.json writes a missing or non-finite number as null.
+nlohmann::json optional_number(const std::optional<double>& v);
 
 }  // namespace cc::claims
