@@ -204,15 +204,22 @@ int list_claims(const Common& common, bool json, nlohmann::json& rows) {
       }
       const auto& spec = *runs.find(c.subject.name);
       int present = 0, needed = 0;
+      auto count = [&](const catalogue::RunSpec& run, uint64_t seed, const claims::Stage& stage) {
+        ++needed;
+        const auto step = stage.step_of(run);
+        bool found = false;
+        for (const auto& dir : store.dirs(run, seed)) found = found || fs::exists(train::checkpoint_path(dir, step));
+        present += found;
+      };
       for (uint64_t seed : c.seeds.empty() ? spec.seeds : c.seeds) {
-        for (const auto& stage : {std::optional<claims::Stage>(c.stage), c.control}) {
-          if (!stage) continue;
-          ++needed;
-          const auto step = stage->step_of(spec);
-          bool found = false;
-          for (const auto& dir : store.dirs(spec, seed)) found = found || fs::exists(train::checkpoint_path(dir, step));
-          present += found;
-        }
+        count(spec, seed, c.stage);
+        for (const auto& ctl : c.controls)
+          if (ctl.run.empty()) count(spec, seed, ctl.stage);
+      }
+      for (const auto& ctl : c.controls) {  // a trained control: its own run's seeds
+        if (ctl.run.empty()) continue;
+        const auto& other = *runs.find(ctl.run);
+        for (uint64_t seed : other.seeds) count(other, seed, ctl.stage);
       }
       const std::string inputs = std::to_string(present) + "/" + std::to_string(needed) + " checkpoints";
       row(f, c.id, catalogue::tier_name(c.tier), c.subject.name, inputs, c.title);
@@ -238,9 +245,13 @@ bool explain_claim(const Common& common, const std::string& id, bool json) {
       continue;  // `claimcheck list` reports broken files
     }
     if (c.id != id) continue;
-    const std::string control = c.control_params ? "must FAIL with parameters " + c.control_params->dump()
-                                : c.control      ? "must FAIL at checkpoint " + c.control->text()
-                                                 : "none (" + c.control_none_reason + ")";
+    std::string control;
+    for (const auto& ctl : c.controls)
+      control += (control.empty() ? "must FAIL on: " : "; ") +
+                 (ctl.params           ? "parameters " + ctl.params->dump()
+                  : !ctl.run.empty()   ? "run " + ctl.run + " (its seeds), checkpoint " + ctl.stage.text()
+                                       : "checkpoint " + ctl.stage.text());
+    if (c.controls.empty()) control = "none (" + c.control_none_reason + ")";
     if (json) {
       nlohmann::json j = {
           {"id", c.id},
@@ -322,7 +333,10 @@ int cmd_verify(const std::vector<std::string>& args) {
       ("progress",
        "a line per claim on stderr as it ends (done/total, elapsed, an estimate of the rest) and training "
        "progress; the claim lines are on without it when stderr is a terminal")
-      ("quiet", "no claim lines on stderr, even on a terminal");
+      ("quiet", "no claim lines on stderr, even on a terminal")
+      ("strict-controls",
+       "a claim none of whose negative controls could be measured (e.g. a kind that reads a training history, "
+       "on the untrained model) is INVALID instead of keeping its verdict with a note");
   // clang-format on
   po::positional_options_description pos;
   pos.add("paths", -1);
@@ -369,6 +383,7 @@ int cmd_verify(const std::vector<std::string>& args) {
   so.progress = vm.count("progress") > 0;
   claims::VerifyOptions eo;
   if (!seeds.empty()) eo.seeds = parse_seed_list(seeds);
+  eo.strict_controls = vm.count("strict-controls") > 0;
   // Training (a budget above fixture, and the reproducibility claims R1/R2) sets process-wide thread
   // counts, which the bits of every concurrent measurement depend on: it runs one claim at a time.
   if (so.budget != catalogue::Tier::Fixture && jobs > 1)

@@ -259,8 +259,9 @@ TEST(Verifier, TrainsOnceThenServesFromCacheAndTheControlCatchesAWeakRule) {
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].id, "T-learns");
   EXPECT_EQ(results[0].verdict, Verdict::Pass) << results[0].reason << " measured " << results[0].measured;
-  ASSERT_EQ(results[0].control.size(), 1u);
-  EXPECT_EQ(results[0].control[0].verdict, Verdict::Fail);
+  ASSERT_EQ(results[0].controls.size(), 1u);
+  ASSERT_EQ(results[0].controls[0].seeds.size(), 1u);
+  EXPECT_EQ(results[0].controls[0].seeds[0].verdict, Verdict::Fail);
   EXPECT_EQ(results[1].id, "T-weak");
   EXPECT_EQ(results[1].verdict, Verdict::Invalid) << results[1].reason;
   EXPECT_NE(results[1].reason.find("negative control"), std::string::npos);
@@ -353,8 +354,9 @@ TEST(ClaimFile, TheorySubjectAndControlParameters) {
   std::ofstream(path) << theory;
   const Claim c = load_claim(path, analysis::builtin_registry(), test_runs());
   EXPECT_EQ(c.seeds, (std::vector<uint64_t>{0, 5}));
-  ASSERT_TRUE(c.control_params.has_value());
-  EXPECT_EQ((*c.control_params)["phi1"], "scrambled");
+  ASSERT_EQ(c.controls.size(), 1u);
+  ASSERT_TRUE(c.controls[0].params.has_value());
+  EXPECT_EQ((*c.controls[0].params)["phi1"], "scrambled");
   EXPECT_EQ(c.params["phi1"], "identity");
   // A theory kind on a run, a run kind on a theory, a bad override, a misnamed model.
   EXPECT_NE(load_error(replace(theory, "theory: disentangled, seeds: [0, 5]", "run: tiny, checkpoint: final"))
@@ -383,7 +385,8 @@ TEST(ClaimFile, TheorySubjectAndControlParameters) {
               r.verdict == Verdict::Invalid)
       << verdict_name(r.verdict) << ": " << r.reason;
   EXPECT_EQ(r.seeds.size(), 2u);
-  EXPECT_EQ(r.control.size(), 2u);
+  ASSERT_EQ(r.controls.size(), 1u);
+  EXPECT_EQ(r.controls[0].seeds.size(), 2u);
   EXPECT_EQ(to_json(r)["subject"]["theory"], "disentangled");
 }
 

@@ -308,9 +308,10 @@ TEST(SweepClaims, ThresholdVerdictWithControlAndStaleSummary) {
   r = run_one(dir, runs, kThresholdClaim);
   EXPECT_EQ(r.verdict, Verdict::Pass) << r.reason;
   EXPECT_DOUBLE_EQ(r.measured, 0.25);
-  ASSERT_EQ(r.control.size(), 2u);
-  EXPECT_TRUE(std::isinf(r.control[0].m.value));  // step 0: never reaches 98 %
-  EXPECT_EQ(r.control[0].verdict, Verdict::Fail);
+  ASSERT_EQ(r.controls.size(), 1u);
+  ASSERT_EQ(r.controls[0].seeds.size(), 2u);
+  EXPECT_TRUE(std::isinf(r.controls[0].seeds[0].m.value));  // step 0: never reaches 98 %
+  EXPECT_EQ(r.controls[0].seeds[0].verdict, Verdict::Fail);
 
   write_summary(s, dir + "/fixtures", {{500, 970, 999}, {400, 900, 995}});  // f* = 0.5: outside [0.2, 0.3]
   r = run_one(dir, runs, kThresholdClaim);

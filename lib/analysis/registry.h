@@ -32,6 +32,13 @@ struct Unavailable : Error {
   using Error::Error;
 };
 
+// The kind cannot compute its statistic on this model at all, whatever the budget: e.g. a kind that
+// reads a training history, on a checkpoint whose history ends at step 0. Thrown instead of returning
+// a value fixed by construction; on a negative control the report says "control unavailable: why".
+struct NotComputable : Unavailable {
+  using Unavailable::Unavailable;
+};
+
 struct MeasureInput {
   const train::Checkpoint& checkpoint;
   const nlohmann::json& params;            // as returned by the kind's parse_params

@@ -67,6 +67,11 @@ bool is_arxiv_id(const std::string& s) {
 
 }  // namespace
 
+std::string Control::text() const {
+  if (params) return "params " + params->dump();
+  return run.empty() ? stage.text() : "run " + run + ", " + stage.text();
+}
+
 Claim load_claim(const std::string& path, const analysis::Registry& registry, const catalogue::Runs& runs) {
   return load_claim_doc(load_yaml_file(path), registry, runs);
 }
@@ -241,12 +246,11 @@ void read_rule(ObjectReader expect, Claim& c) {
   expect.finish();
 }
 
-// control: {checkpoint} | {params} (theory) | {none: why}.
-void read_control(ObjectReader control, const YamlDoc& doc, const ObjectReader& measure, const catalogue::RunSpec* spec,
-                  Claim& c) {
-  if (control.has("none")) {
-    c.control_none_reason = control.prose("none");
-  } else if (c.subject.is_theory()) {
+// One control: {checkpoint} | {run, checkpoint} | {params} (theory).
+Control read_one_control(ObjectReader control, const YamlDoc& doc, const ObjectReader& measure,
+                         const catalogue::Runs& runs, const catalogue::RunSpec* spec, const Claim& c) {
+  Control out;
+  if (c.subject.is_theory()) {
     // A theory model has no untrained checkpoint: its control is the same computation with
     // the mechanism removed, e.g. {phi1: scrambled}. The overrides go through the kind's own
     // parameter check (an error there points at the measure block).
@@ -255,23 +259,54 @@ void read_control(ObjectReader control, const YamlDoc& doc, const ObjectReader& 
     for (const auto& [k, v] : overrides.json().items()) merged[k] = v;
     ObjectReader control_measure(doc, merged, measure.pointer());
     control_measure.string("kind");
-    c.control_params = c.measurement->parse_params(control_measure);
-    c.control = Stage::theory_control();
+    out.params = c.measurement->parse_params(control_measure);
+    out.stage = Stage::theory_control();
     for (const auto& [k, v] : overrides.json().items()) overrides.raw(k);
   } else {
+    if (control.has("run")) {
+      if (!c.subject.is_run()) control.fail("run", "only a run claim's control may name another run");
+      out.run = control.string("run");
+      spec = runs.find(out.run);
+      if (!spec) control.fail("run", "no run '" + out.run + "' in runs.yaml");
+      if (out.run == c.subject.name) control.fail("run", "names the claim's own run: give only its checkpoint");
+    }
     const std::string checkpoint = control.string("checkpoint");
     if (c.subject.is_sweep()) {
       if (checkpoint != "init") control.fail("checkpoint", "a sweep claim's control is 'init' (step 0 of every point)");
-      c.control = Stage::init();
+      out.stage = Stage::init();
     } else {
       try {
-        c.control = Stage::parse(checkpoint, *spec);
+        out.stage = Stage::parse(checkpoint, *spec);
       } catch (const Error& e) {
         control.fail("checkpoint", e.what());
       }
     }
   }
   control.finish();
+  return out;
+}
+
+// control: one control, a list of them, or {none: why}.
+void read_controls(ObjectReader& r, const YamlDoc& doc, const ObjectReader& measure, const catalogue::Runs& runs,
+                   const catalogue::RunSpec* spec, Claim& c) {
+  const nlohmann::json& value = r.raw("control");
+  if (value.is_array()) {
+    if (value.empty()) r.fail("control", "an empty list: name at least one control, or {none: why}");
+    for (size_t i = 0; i < value.size(); ++i) {
+      const std::string pointer = r.pointer() + "/control/" + std::to_string(i);
+      ObjectReader one(doc, value[i], pointer);
+      if (one.has("none")) one.fail("none", "'none' stands alone, not in a list of controls");
+      c.controls.push_back(read_one_control(one, doc, measure, runs, spec, c));
+    }
+    return;
+  }
+  ObjectReader control = r.object("control");
+  if (control.has("none")) {
+    c.control_none_reason = control.prose("none");
+    control.finish();
+    return;
+  }
+  c.controls.push_back(read_one_control(control, doc, measure, runs, spec, c));
 }
 
 }  // namespace
@@ -286,7 +321,7 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   ObjectReader measure = r.object("measure");
   read_measure(measure, registry, c);
   read_rule(r.object("expect"), c);
-  read_control(r.object("control"), doc, measure, spec, c);
+  read_controls(r, doc, measure, runs, spec, c);
   const std::string tier = r.one_of("tier", {"fixture", "cpu", "gpu"}, "fixture");
   c.tier = catalogue::parse_tier(tier);
   c.notes = r.prose("notes", "");

@@ -32,6 +32,18 @@ struct Rule {
   std::string describe() const;  // "each seed: Wilson 95% CI > 0.98 (>= 3 seeds)"
 };
 
+// One negative control (docs/claim-files.md, "Negative controls"): the claim's own subject at another
+// checkpoint (`{checkpoint: init}`), another run of runs.yaml that lacks the mechanism
+// (`{run: no_weight_decay, checkpoint: final}`: a trained control, measured on that run's seeds), or
+// for a theory model the same computation with control parameters (`{params: {...}}`).
+struct Control {
+  std::string run;                       // "": the claim's subject; else the trained control's run
+  Stage stage = Stage::init();           // where on it (Stage::theory_control() for a theory model)
+  std::optional<nlohmann::json> params;  // a theory model's control parameters, parsed by the kind
+  // "init", "run no_weight_decay, final" or "params {...}": the control as the report names it.
+  std::string text() const;
+};
+
 struct Claim {
   std::string file;
   std::string id, title, section;  // section: the folder, e.g. s4_generalization
@@ -47,11 +59,10 @@ struct Claim {
   nlohmann::json params;
   const analysis::MeasurementKind* measurement = nullptr;
   Rule rule;
-  // Where the negative control is measured: control.checkpoint (init), or for a theory model
-  // Stage::theory_control() with control_params (the same kind with these parameters); none with
+  // The negative controls: models that should lack the mechanism and are able to fail the rule. The
+  // claim is INVALID when any seed of any control does not clearly fail. Empty with
   // `control: {none: reason}`.
-  std::optional<Stage> control;
-  std::optional<nlohmann::json> control_params;
+  std::vector<Control> controls;
   std::string control_none_reason;
   catalogue::Tier tier = catalogue::Tier::Fixture;
   std::string notes;

@@ -73,18 +73,26 @@ Interval interval_of(const analysis::Measurement& m, analysis::Statistic stat) {
   return {m.value, m.value};
 }
 
+// Why a seed has no measurement: its data (a checkpoint, a sweep's points) is not there, or the kind
+// cannot compute its statistic on that model (analysis::Unavailable).
+enum class Missing { Data, NotComputable };
+
 // Measures one seed at one stage (a checkpoint, a sweep's points, a theory model's parameters);
-// nullptr-like (nullopt) with `why` set when that seed's data is unavailable.
-using SeedMeasure =
-    std::function<std::optional<analysis::Measurement>(uint64_t seed, const Stage& stage, std::string& why)>;
+// nullopt with `why` (and `missing`) set when that seed cannot be measured.
+using SeedMeasure = std::function<std::optional<analysis::Measurement>(uint64_t seed, const Stage& stage,
+                                                                       std::string& why, Missing& missing)>;
 
 // Measures the claim on each seed whose data is available; the others are listed in `missing`.
+// `not_computable` (when given) is set when a seed was missing because the kind cannot compute on it.
 void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector<uint64_t>& seeds, const Stage& stage,
-                   std::vector<SeedResult>& out, std::vector<uint64_t>& missing, std::string& why) {
+                   std::vector<SeedResult>& out, std::vector<uint64_t>& missing, std::string& why,
+                   bool* not_computable = nullptr) {
   for (uint64_t seed : seeds) {
-    auto m = measure(seed, stage, why);
+    Missing kind_of_missing = Missing::Data;
+    auto m = measure(seed, stage, why, kind_of_missing);
     if (!m) {
       missing.push_back(seed);
+      if (not_computable && kind_of_missing == Missing::NotComputable) *not_computable = true;
       continue;
     }
     SeedResult s;
@@ -120,8 +128,8 @@ analysis::RunHistory run_history(const catalogue::RunSpec& spec, uint64_t seed, 
 // A run's checkpoints, through the run store (fixtures, cache, training).
 SeedMeasure checkpoint_measure(const Claim& c, const catalogue::RunSpec& spec, catalogue::RunStore& store,
                                analysis::ActivationStore* activations) {
-  return [&c, &spec, &store, activations](uint64_t seed, const Stage& stage,
-                                          std::string& why) -> std::optional<analysis::Measurement> {
+  return [&c, &spec, &store, activations](uint64_t seed, const Stage& stage, std::string& why,
+                                          Missing& missing) -> std::optional<analysis::Measurement> {
     const int64_t step = stage.step_of(spec);
     auto ck = store.get(spec, seed, step, why);
     if (!ck) return std::nullopt;
@@ -133,7 +141,11 @@ SeedMeasure checkpoint_measure(const Claim& c, const catalogue::RunSpec& spec, c
       } else {
         m = c.measurement->measure(analysis::MeasureInput{*ck, c.params, nullptr, activations});
       }
-    } catch (const analysis::Unavailable& e) {
+    } catch (const analysis::NotComputable& e) {
+      why = e.what();
+      missing = Missing::NotComputable;
+      return std::nullopt;
+    } catch (const analysis::Unavailable& e) {  // data the budget does not reach
       why = e.what();
       return std::nullopt;
     }
@@ -142,10 +154,9 @@ SeedMeasure checkpoint_measure(const Claim& c, const catalogue::RunSpec& spec, c
   };
 }
 
-// A model the kind defines (§7): no checkpoint; the control stage runs the control parameters.
-SeedMeasure theory_measure(const Claim& c) {
-  return [&c](uint64_t seed, const Stage& stage, std::string&) -> std::optional<analysis::Measurement> {
-    const nlohmann::json& params = stage.kind() == Stage::Kind::TheoryControl ? *c.control_params : c.params;
+// A model the kind defines (§7): no checkpoint; a control runs with its own parameters.
+SeedMeasure theory_measure(const Claim& c, const nlohmann::json& params) {
+  return [&c, &params](uint64_t seed, const Stage&, std::string&, Missing&) -> std::optional<analysis::Measurement> {
     auto m = c.measurement->measure_theory(analysis::TheoryMeasureInput{params, seed});
     if (!m.details.contains("step")) m.details["step"] = 0;
     return m;
@@ -158,8 +169,8 @@ SeedMeasure sweep_measure(const Claim& c, const catalogue::SweepSpec& sweep,
   if (sweep.axes.size() != 1)
     throw Error("sweep '" + sweep.name + "' has " + std::to_string(sweep.axes.size()) + " axes; kind '" + c.kind +
                 "' needs one");
-  return [&c, &sweep, &points](uint64_t seed, const Stage& stage,
-                               std::string& why) -> std::optional<analysis::Measurement> {
+  return [&c, &sweep, &points](uint64_t seed, const Stage& stage, std::string& why,
+                               Missing&) -> std::optional<analysis::Measurement> {
     const auto series = catalogue::series_for_seed(sweep.name, points, sweep.axes[0].key, seed,
                                                    stage.is_init() ? catalogue::Stage::Init : catalogue::Stage::Final);
     if (series.points.size() != sweep.axes[0].values.size()) {
@@ -222,9 +233,9 @@ std::string seed_list(const std::vector<uint64_t>& seeds) {
 }
 
 // The parameters a theory claim's control changes (" (phi1: scrambled)"), for the INVALID reason.
-std::string changed_params(const Claim& c) {
+std::string changed_params(const Claim& c, const nlohmann::json& control_params) {
   std::string out;
-  for (const auto& [key, value] : c.control_params->items())
+  for (const auto& [key, value] : control_params.items())
     if (!c.params.contains(key) || c.params[key] != value)
       out += (out.empty() ? "" : ", ") + key + ": " + (value.is_string() ? value.get<std::string>() : value.dump());
   return out.empty() ? "" : " (" + out + ")";
@@ -291,6 +302,94 @@ Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, ClaimRes
   return v;
 }
 
+// What a control that passes fails to separate, for the INVALID reason.
+std::string separated(const Claim& c, const Control& ctl) {
+  if (ctl.params) return "the model from its control" + changed_params(c, *ctl.params);
+  if (!ctl.run.empty()) return "run " + c.subject.name + " from run " + ctl.run + ", which should lack the mechanism";
+  if (ctl.stage.is_init()) return "trained from untrained";
+  return "the claim's checkpoint from the control checkpoint";
+}
+
+// The seeds a trained control (another run) is measured on: its own, less those --seeds leaves out.
+std::vector<uint64_t> control_seeds(const catalogue::RunSpec& spec, const VerifyOptions& opts) {
+  std::vector<uint64_t> keep;
+  for (uint64_t s : spec.seeds)
+    if (opts.seeds.empty() || std::find(opts.seeds.begin(), opts.seeds.end(), s) != opts.seeds.end())
+      keep.push_back(s);
+  return keep;
+}
+
+// Measures one control on its seeds: the claim's measured seeds on its own subject, or the control
+// run's seeds. A seed whose data is missing makes the claim SKIPPED (a missing file never reads as a
+// passed control check); one the kind cannot compute on leaves the control "unavailable", with why.
+ControlResult measure_control(const Claim& c, const Control& ctl, const catalogue::Runs& runs,
+                              catalogue::RunStore& store, const VerifyOptions& opts, const SeedMeasure& subject_measure,
+                              const std::vector<uint64_t>& measured, ClaimResult& r) {
+  ControlResult cr;
+  cr.control = ctl;
+  std::string why;
+  std::vector<uint64_t> missing;
+  bool not_computable = false;
+  if (!ctl.run.empty()) {
+    const catalogue::RunSpec& spec = *runs.find(ctl.run);
+    const std::vector<uint64_t> seeds = control_seeds(spec, opts);
+    if (seeds.empty()) {
+      cr.unavailable = "no seed of run " + ctl.run + " is among --seeds";
+      return cr;
+    }
+    measure_seeds(c, checkpoint_measure(c, spec, store, opts.activations), seeds, ctl.stage, cr.seeds, missing, why,
+                  &not_computable);
+  } else {
+    measure_seeds(c, ctl.params ? theory_measure(c, *ctl.params) : subject_measure, measured, ctl.stage, cr.seeds,
+                  missing, why, &not_computable);
+  }
+  if (missing.empty()) return cr;
+  if (not_computable) {
+    cr.unavailable = "seed(s) " + seed_list(missing) + ": " + why;
+  } else if (r.verdict != Verdict::Skipped) {
+    r.verdict = Verdict::Skipped;
+    r.reason = "negative control (" + ctl.text() + ") unavailable for seed(s) " + seed_list(missing) + ": " + why;
+  }
+  return cr;
+}
+
+// Measures every negative control and folds them into the verdict: INVALID when a seed of any control
+// does not clearly fail; a claim none of whose controls could be measured says so (and is INVALID
+// under --strict-controls).
+void check_controls(const Claim& c, const catalogue::Runs& runs, catalogue::RunStore& store, const VerifyOptions& opts,
+                    const SeedMeasure& subject_measure, ClaimResult& r) {
+  std::vector<uint64_t> measured;
+  for (const auto& sr : r.seeds) measured.push_back(sr.seed);
+  for (const Control& ctl : c.controls)
+    r.controls.push_back(measure_control(c, ctl, runs, store, opts, subject_measure, measured, r));
+  if (r.verdict == Verdict::Skipped) return;
+  for (const ControlResult& cr : r.controls)
+    for (const SeedResult& sr : cr.seeds) {
+      if (sr.verdict == Verdict::Fail) continue;
+      r.verdict = Verdict::Invalid;
+      r.reason = "negative control (" + cr.control.text() + ", seed " + std::to_string(sr.seed) + ") gave " +
+                 std::to_string(sr.m.value) + ", which " +
+                 (sr.verdict == Verdict::Pass ? "passes" : "does not clearly fail") +
+                 " the rule: the measurement does not separate " + separated(c, cr.control);
+      return;
+    }
+  std::string unavailable;
+  r.controls_unavailable = !r.controls.empty();
+  for (const ControlResult& cr : r.controls) {
+    if (!cr.unavailable.empty())
+      unavailable += (unavailable.empty() ? "" : "; ") + cr.control.text() + ": " + cr.unavailable;
+    if (!cr.seeds.empty()) r.controls_unavailable = false;
+  }
+  if (unavailable.empty()) return;
+  const std::string note = (r.controls_unavailable ? "no negative control could be measured (" : "control unavailable (") +
+                           unavailable + ")";
+  r.reason += (r.reason.empty() ? "" : "; ") + note;
+  if (r.controls_unavailable && opts.strict_controls) {
+    r.verdict = Verdict::Invalid;
+    r.reason = note + ": --strict-controls needs at least one control that can fail";
+  }
+}
+
 }  // namespace
 
 ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const catalogue::Runs& runs,
@@ -347,7 +446,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
       r.verdict = Verdict::Skipped;
       r.reason = why;
     } else {
-      const SeedMeasure measure = theory  ? theory_measure(c)
+      const SeedMeasure measure = theory  ? theory_measure(c, c.params)
                                   : sweep ? sweep_measure(c, *sweep, sweep_points)
                                           : checkpoint_measure(c, *spec, store, opts.activations);
       std::vector<uint64_t> missing;
@@ -357,30 +456,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
         r.reason = why;
       } else {
         r.verdict = combine(c.rule, r.seeds, r);
-        if (c.control) {
-          std::vector<uint64_t> measured;
-          for (const auto& sr : r.seeds) measured.push_back(sr.seed);
-          std::vector<uint64_t> control_missing;
-          measure_seeds(c, measure, measured, *c.control, r.control, control_missing, why);
-          if (!control_missing.empty()) {
-            r.verdict = Verdict::Skipped;
-            r.reason = "negative control unavailable for seed(s) " + seed_list(control_missing) + ": " + why;
-          }
-          for (const auto& sr : r.control) {
-            if (sr.verdict == Verdict::Fail || r.verdict == Verdict::Skipped) continue;
-            r.verdict = Verdict::Invalid;
-            // What the control stands for: the untrained model, the same model under control
-            // parameters (a §7 theory model with scrambled tags), or an earlier checkpoint.
-            const std::string against = c.control->text() == "init" ? "trained from untrained"
-                                        : c.control_params          ? "the model from its control" + changed_params(c)
-                                                           : "the claim's checkpoint from the control checkpoint";
-            r.reason = "negative control (" + c.control->text() + ", seed " + std::to_string(sr.seed) + ") gave " +
-                       std::to_string(sr.m.value) + ", which " +
-                       (sr.verdict == Verdict::Pass ? "passes" : "does not clearly fail") +
-                       " the rule: the measurement does not separate " + against;
-            break;
-          }
-        }
+        check_controls(c, runs, store, opts, measure, r);
         if (!missing.empty() && r.verdict != Verdict::Skipped && r.verdict != Verdict::Invalid)
           r.reason +=
               std::string(r.reason.empty() ? "" : "; ") + "seed(s) " + seed_list(missing) + " not available: " + why;
@@ -474,7 +550,6 @@ nlohmann::json to_json(const ClaimResult& r) {
       {"arxiv", c.paper.arxiv}, {"section", c.paper.section}, {"figure", c.paper.figure}, {"quote", c.paper.quote}};
   j["reported"] = {{"value", c.reported ? nlohmann::json(*c.reported) : nlohmann::json()}, {"text", c.reported_text}};
   j["subject"] = {{c.subject.field(), c.subject.name}, {"checkpoint", c.stage.text()}};
-  if (c.control_params) j["control_params"] = *c.control_params;
   j["measure"] = {{"kind", c.kind}, {"params", c.params}};
   j["rule"] = c.rule.describe();
   j["tier"] = catalogue::tier_name(c.tier);
@@ -486,7 +561,17 @@ nlohmann::json to_json(const ClaimResult& r) {
     if (r.measured_coverage > 0) j["measured"]["coverage"] = r.measured_coverage;
     for (const auto& s : r.seeds) j["seeds"].push_back(seed_json(s));
   }
-  for (const auto& s : r.control) j["control"].push_back(seed_json(s));
+  for (const auto& cr : r.controls) {
+    nlohmann::json one = {{"control", cr.control.text()}, {"checkpoint", cr.control.stage.text()}};
+    if (!cr.control.run.empty()) one["run"] = cr.control.run;
+    if (cr.control.params) one["params"] = *cr.control.params;
+    if (!cr.unavailable.empty()) one["unavailable"] = cr.unavailable;
+    one["seeds"] = nlohmann::json::array();
+    for (const auto& s : cr.seeds) one["seeds"].push_back(seed_json(s));
+    j["controls"].push_back(std::move(one));
+  }
+  if (!c.control_none_reason.empty()) j["control_none"] = c.control_none_reason;
+  if (r.controls_unavailable) j["controls_unavailable"] = true;
   return j;
 }
 

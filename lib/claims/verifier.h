@@ -29,6 +29,15 @@ struct SeedResult {
   Verdict verdict = Verdict::Inconclusive;
 };
 
+// One negative control's outcome: its seeds' rows, or why the kind could not compute its statistic on
+// it (e.g. a training history that ends at step 0 has no phases): such a control decides nothing, and
+// the report says so rather than show a value fixed by construction.
+struct ControlResult {
+  Control control;
+  std::vector<SeedResult> seeds;
+  std::string unavailable;  // non-empty: not measured, and why
+};
+
 struct ClaimResult {
   std::string file;
   bool loaded = false;
@@ -37,7 +46,10 @@ struct ClaimResult {
   Verdict verdict = Verdict::Error;
   std::string reason;  // why: the error, the skip, the failing seed, the control
   std::vector<SeedResult> seeds;
-  std::vector<SeedResult> control;
+  std::vector<ControlResult> controls;
+  // True when the claim names controls and none could be measured: its verdict rests on no control
+  // (reported; INVALID under VerifyOptions::strict_controls).
+  bool controls_unavailable = false;
   double measured = 0;  // per-seed value (1 seed) or the mean (the median under `seeds: median`)
   Interval measured_ci;
   // How measured_ci was made (claims/stats.h): "one seed" (that seed's own interval), "seed range",
@@ -53,6 +65,7 @@ struct VerifyOptions {
                                                 // (e.g. the same claims on an alternative config); "" = as written
   std::map<std::string, std::string> sweep_as;  // --sweep-as: a sweep claim on sweep A reads sweep B
                                                 // instead (the same grid under other choices)
+  bool strict_controls = false;  // --strict-controls: a claim none of whose controls could be measured is INVALID
   int jobs = 1;  // claims measured at once, one thread each (--jobs); the values do not depend on it
   analysis::ActivationStore* activations = nullptr;  // shared forwards; nullptr: run_claims makes its own
   // Called as each claim ends (from the worker that measured it, one call at a time), with the number

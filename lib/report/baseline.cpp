@@ -45,7 +45,51 @@ double number_or_nan(const nlohmann::json& j, const char* key) {
   return is_number(j, key) ? j[key].get<double>() : std::nan("");
 }
 
-// The value changes of one claim measured on both sides: the aggregate and each seed.
+// One control's outcome in one line: "unavailable (why)" or each seed's value and verdict.
+std::string control_outcome(const nlohmann::json& c) {
+  if (c.contains("unavailable") && c.value("seeds", nlohmann::json::array()).empty())
+    return "unavailable (" + c.value("unavailable", "") + ")";
+  std::string out;
+  for (const auto& s : c.value("seeds", nlohmann::json::array()))
+    out += (out.empty() ? "" : ", ") + std::string("seed ") + s.value("seed", nlohmann::json()).dump() + " " +
+           g(number_or_nan(s, "value")) + " " + s.value("verdict", "");
+  return out.empty() ? "no seed" : out;
+}
+
+// The negative controls of one claim on both sides: the same controls, each seed's verdict and value.
+void control_changes(const nlohmann::json& a, const nlohmann::json& b, const Tolerance& tol, std::vector<Change>& out) {
+  const std::string id = a["id"];
+  std::map<std::string, nlohmann::json> ca, cb;
+  for (const auto& c : a.value("controls", nlohmann::json::array())) ca[c.value("control", "")] = c;
+  for (const auto& c : b.value("controls", nlohmann::json::array())) cb[c.value("control", "")] = c;
+  for (const auto& [name, x] : ca) {
+    const auto it = cb.find(name);
+    if (it == cb.end()) {
+      out.push_back({id, "value", "control " + name, "not measured", "the negative controls changed"});
+      return;
+    }
+    bool same = x.value("seeds", nlohmann::json::array()).size() == it->second.value("seeds", nlohmann::json::array()).size() &&
+                x.contains("unavailable") == it->second.contains("unavailable");
+    for (size_t i = 0; same && i < x.value("seeds", nlohmann::json::array()).size(); ++i) {
+      const auto& sa = x["seeds"][i];
+      const auto& sb = it->second["seeds"][i];
+      same = sa.value("seed", int64_t{-1}) == sb.value("seed", int64_t{-1}) &&
+             sa.value("verdict", "") == sb.value("verdict", "") &&
+             same_value(number_or_nan(sa, "value"), number_or_nan(sb, "value"), false, tol);
+    }
+    if (!same) {
+      out.push_back({id, "value", control_outcome(x), control_outcome(it->second), "negative control " + name});
+      return;
+    }
+  }
+  for (const auto& [name, y] : cb)
+    if (!ca.count(name)) {
+      out.push_back({id, "value", "not measured", "control " + name, "the negative controls changed"});
+      return;
+    }
+}
+
+// The value changes of one claim measured on both sides: the aggregate, each seed and each control.
 void value_changes(const nlohmann::json& a, const nlohmann::json& b, const Tolerance& tol, std::vector<Change>& out) {
   const bool proportion = a.value("measured_is_proportion", false);
   const std::string id = a["id"];
@@ -85,6 +129,7 @@ void value_changes(const nlohmann::json& a, const nlohmann::json& b, const Toler
           {id, "value", "not measured", "seed " + std::to_string(seed) + " measured", "the seeds measured changed"});
       return;
     }
+  control_changes(a, b, tol, out);
 }
 
 int rank(const std::string& kind) {
@@ -121,6 +166,13 @@ nlohmann::json baseline_from_report(const nlohmann::json& report, const nlohmann
           if (s.contains(key)) one[key] = s[key];
         e["seeds"].push_back(one);
       }
+    }
+    for (const auto& ctl : c.value("controls", nlohmann::json::array())) {
+      nlohmann::json one = {{"control", ctl.value("control", "")}, {"seeds", nlohmann::json::array()}};
+      if (ctl.contains("unavailable")) one["unavailable"] = ctl["unavailable"];
+      for (const auto& s : ctl.value("seeds", nlohmann::json::array()))
+        one["seeds"].push_back({{"seed", s["seed"]}, {"verdict", s["verdict"]}, {"value", s["value"]}, {"n", s["n"]}});
+      e["controls"].push_back(one);
     }
     claims.push_back(e);
   }

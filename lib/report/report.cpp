@@ -349,21 +349,29 @@ std::string to_markdown(const Report& rep) {
            : c.subject.is_sweep() ? " on sweep `" + c.subject.name + "`, checkpoint `" + c.stage.text() + "`"
                                   : " on run `" + c.subject.name + "`, checkpoint `" + c.stage.text() + "`")
        << ". Rule: " << c.rule.describe() << ".\n\n";
-    if (c.control_params) md << "Negative control: the same computation with " << c.control_params->dump() << ".\n\n";
     if (!r.reason.empty()) md << "Why: " << md_escape(r.reason) << "\n\n";
     const bool prop = is_proportion(r);
-    for (const auto* part : {&r.seeds, &r.control}) {
-      if (part->empty()) continue;
-      md << (part == &r.seeds ? "| seed | step | value | n | 95% CI | verdict |\n"
-                              : "Negative control:\n\n| seed | step | value | n | 95% CI | verdict |\n");
-      md << "| --- | --- | --- | --- | --- | --- |\n";
-      for (const auto& s : *part)
+    auto seed_table = [&](const std::vector<claims::SeedResult>& rows) {
+      md << "| seed | step | value | n | 95% CI | verdict |\n| --- | --- | --- | --- | --- | --- |\n";
+      for (const auto& s : rows)
         md << "| " << s.seed << " | " << s.step << " | " << seed_value_text(s.m.value, prop, 5) << " | " << s.m.n
            << " | "
            << (prop ? "[" + fmt(100 * s.ci.low, 4) + ", " + fmt(100 * s.ci.high, 4) + "]"
                     : "[" + fmt(s.ci.low) + ", " + fmt(s.ci.high) + "]")
            << " | " << claims::verdict_name(s.verdict) << " |\n";
       md << "\n";
+    };
+    if (!r.seeds.empty()) seed_table(r.seeds);
+    if (!c.control_none_reason.empty()) md << "Negative control: none (" << md_escape(c.control_none_reason) << ").\n\n";
+    for (const auto& cr : r.controls) {
+      md << "Negative control `" << md_escape(cr.control.text()) << "`"
+         << (cr.control.params           ? " (the same computation with these parameters)"
+             : !cr.control.run.empty()   ? " (a trained model that should lack the mechanism, on its own seeds)"
+             : cr.control.stage.is_init() ? " (the untrained model)"
+                                          : "")
+         << ":\n\n";
+      if (!cr.unavailable.empty()) md << "Control unavailable: " << md_escape(cr.unavailable) << "\n\n";
+      if (!cr.seeds.empty()) seed_table(cr.seeds);
     }
     // A sweep claim's curves (details.curve: [{x, n, correct}]): one column per seed, Wilson 95 % CIs.
     if (!r.seeds.empty() && r.seeds[0].m.details.contains("curve")) {

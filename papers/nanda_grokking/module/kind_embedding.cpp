@@ -12,20 +12,6 @@
 namespace cc::grokking {
 namespace {
 
-// Energy of each frequency k = 1..(p-1)/2 of the rows of X [p, D] (index k-1).
-torch::Tensor frequency_energy(const torch::Tensor& X) {
-  const int64_t p = X.size(0);
-  auto i = torch::arange(p, torch::kDouble);
-  std::vector<torch::Tensor> energy;
-  for (int64_t k = 1; k <= (p - 1) / 2; ++k) {
-    auto c = (2 * M_PI * k * i / p).cos(), s = (2 * M_PI * k * i / p).sin();
-    c = c / c.norm();
-    s = s / s.norm();
-    energy.push_back(c.matmul(X).pow(2).sum() + s.matmul(X).pow(2).sum());
-  }
-  return torch::stack(energy);
-}
-
 nlohmann::json parse(ObjectReader r) {
   nlohmann::json p;
   p["top"] = r.integer_in("top", 6, 1, 500);

@@ -1,10 +1,13 @@
 // progress_order: the circuit forms before the test loss drops (Nanda et al. 2023, §5.2; assumptions.md, 9).
 // The drop is the first logged step at which test accuracy reaches `level`. At the last checkpoint on
 // the `every`-step grid before it (the subject's step when the run never reaches the level), the value
-// is the restricted test loss over the full model's test loss, with the key frequencies of the subject
-// checkpoint (the final model, as the paper does). Both losses at every grid checkpoint are reported.
+// is the restricted test loss, with the key frequencies of the subject checkpoint (the final model, as
+// the paper does), over the full model's test loss there (`against: model`) or over ln p, the loss of a
+// uniform guess (`against: chance`, N9's reading since 2026-12-04: a memorising model's inflated test
+// loss made the first pass). Both losses at every grid checkpoint the run keeps are in the figure.
 #include <torch/torch.h>
 
+#include <cmath>
 #include <memory>
 
 #include "kinds.h"
@@ -18,21 +21,12 @@ nlohmann::json parse(ObjectReader r) {
   p["level"] = r.number("level", 0.5);
   if (!(p["level"].get<double>() > 0 && p["level"].get<double>() <= 1)) r.fail("level", "must be in (0, 1]");
   p["every"] = r.integer_in("every", 2000, 1, 1000000);
+  p["against"] = r.one_of("against", {"model", "chance"}, "model");
   p["min_share"] = r.number("min_share", 0.05);
   if (!(p["min_share"].get<double>() > 0 && p["min_share"].get<double>() <= 1))
     r.fail("min_share", "must be in (0, 1]");
   r.finish();
   return p;
-}
-
-// The first logged step with test accuracy >= level; -1 when there is none.
-int64_t drop_step(const std::vector<nlohmann::json>& log, double level) {
-  for (const auto& rec : log) {
-    if (!rec.contains("test_accuracy") || !rec["test_accuracy"].is_number())
-      throw Error("metrics record at step " + rec.value("step", nlohmann::json()).dump() + " lacks 'test_accuracy'");
-    if (rec["test_accuracy"].get<double>() >= level) return rec["step"].get<int64_t>();
-  }
-  return -1;
 }
 
 analysis::Measurement measure(const analysis::MeasureInput& in) {
@@ -43,24 +37,35 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
   const auto keys = key_frequencies(in.checkpoint, p, in.params["min_share"].get<double>(), m.details);
   const int64_t drop = drop_step(in.history->metrics, in.params["level"].get<double>());
   // Judged at the last grid step before the drop, or at the subject when the level is never reached.
-  const int64_t judged = drop < 0 ? last : std::min(last, (drop - 1) / every * every);
-  if (judged % every != 0)  // the subject is off the grid and the level was never reached
-    throw Error(in.checkpoint.path + ": progress_order judges a checkpoint on its " + std::to_string(every) +
-                "-step grid; step " + std::to_string(last) + " is not on it");
+  const int64_t judged = judged_step(drop, last, every, in.checkpoint.path + ": progress_order");
+  const bool against_chance = in.params["against"] == "chance";
+  const double chance = std::log(static_cast<double>(p));  // a uniform guess over the p answers
   nlohmann::json xs = nlohmann::json::array(), restricted = nlohmann::json::array(), full = nlohmann::json::array();
+  nlohmann::json lacking = nlohmann::json::array();
   for (int64_t step = 0; step <= last; step += every) {
-    const auto ck = step == last ? std::shared_ptr<const train::Checkpoint>() : in.history->checkpoint_at(step);
+    std::shared_ptr<const train::Checkpoint> ck;
+    if (step != last) {
+      try {
+        ck = in.history->checkpoint_at(step);
+      } catch (const analysis::Unavailable&) {
+        if (step == judged) throw;  // the verdict's own checkpoint must be there
+        lacking.push_back(step);    // a figure point the run does not keep (e.g. every 5000th only)
+        continue;
+      }
+    }
     const KeyFrequencyLosses l = key_frequency_losses(step == last ? in.checkpoint : *ck, keys, /*on_train=*/false);
     xs.push_back(step);
     restricted.push_back(l.restricted);
     full.push_back(l.full);
     if (step == judged) {
       m.n = l.n;
-      m.value = l.restricted / std::max(l.full, 1e-300);
+      m.value = l.restricted / (against_chance ? chance : std::max(l.full, 1e-300));
       m.details["restricted_test_loss"] = l.restricted;
       m.details["test_loss"] = l.full;
     }
   }
+  m.details["chance_loss"] = chance;
+  if (!lacking.empty()) m.details["figure_steps_not_kept"] = lacking;
   m.details["drop_step"] = drop;
   m.details["judged_step"] = judged;
   m.details["unthresholded"] = {{"first step with test accuracy >= level", drop},
@@ -83,12 +88,14 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
 
 void register_progress_order(analysis::Registry& r) {
   analysis::MeasurementKind k("progress_order", analysis::Statistic::Scalar, measure,
-                              "restricted test loss over test loss at the last checkpoint before test accuracy "
-                              "reaches `level` (the final model's key frequencies)");
+                              "restricted test loss at the last checkpoint before test accuracy reaches `level` (the "
+                              "final model's key frequencies), over the model's own test loss there or over chance");
   k.parse_params = parse;
   k.params_doc =
       "level: the test accuracy that marks the drop (0.5)\n"
       "every: the checkpoint grid, in steps (2000)\n"
+      "against: model (over the model's test loss there; superseded as N9's reading, assumptions.md 11) | chance "
+      "(over ln p, a uniform guess's loss) (model)\n"
       "min_share: a key frequency is the best of at least this share of the active neurons (0.05)";
   k.needs_history = true;
   r.add(std::move(k));

@@ -3,6 +3,9 @@
 //   memorisation_ratio  first step with test accuracy >= `level`, over the first with train accuracy
 //                       >= `level`; 0 when test accuracy never reaches it (no grokking)
 //   weight_norm_ratio   Σ w² at the subject step over its maximum so far
+//   norm_peak_timing    the step at which Σ w² peaks over the step at which test accuracy first reaches
+//                       `level` (the subject's step when it never does): when the norm starts to fall
+// A log that ends at step 0 (the untrained model) has no curve: analysis::NotComputable, not a constant.
 #include <algorithm>
 
 #include "analysis/phases.h"
@@ -15,8 +18,8 @@ namespace {
 nlohmann::json parse(ObjectReader r, const char* mode) {
   nlohmann::json p;
   p["mode"] = mode;
-  if (std::string(mode) == "memorisation") {
-    p["level"] = r.number("level", 0.99);
+  if (std::string(mode) != "weight_norm") {
+    p["level"] = r.number("level", std::string(mode) == "memorisation" ? 0.99 : 0.5);
     if (!(p["level"].get<double>() > 0 && p["level"].get<double>() <= 1)) r.fail("level", "must be in (0, 1]");
   }
   r.finish();
@@ -35,6 +38,7 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
   analysis::Measurement m;
   m.n = static_cast<int64_t>(log.size());
   if (log.empty()) throw Error(in.checkpoint.path + ": the metrics log has no record up to this step");
+  require_training(*in.history, in.checkpoint);
   if (in.params["mode"] == "memorisation") {
     const double level = in.params["level"].get<double>();
     // This trainer logs train_accuracy/test_accuracy; as the engine's records ({"step", "acc": {SET: ..}})
@@ -48,6 +52,22 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
     m.details["first_step_train_at_level"] = train_step;
     m.details["first_step_test_at_level"] = test_step;
     m.value = (train_step <= 0 || test_step < 0) ? 0.0 : static_cast<double>(test_step) / train_step;
+  } else if (in.params["mode"] == "norm_peak") {
+    double peak = 0;
+    int64_t peak_step = 0;
+    for (const auto& rec : log)
+      if (number(rec, "sum_squared_weights") > peak) {
+        peak = number(rec, "sum_squared_weights");
+        peak_step = rec["step"].get<int64_t>();
+      }
+    const int64_t drop = drop_step(log, in.params["level"].get<double>());
+    const int64_t until = drop < 0 ? log.back()["step"].get<int64_t>() : drop;
+    if (until <= 0) throw analysis::NotComputable(in.checkpoint.path + ": test accuracy is at the level at step 0");
+    m.details["peak_step"] = peak_step;
+    m.details["drop_step"] = drop;
+    m.details["unthresholded"] = {{"step of the largest sum of squared weights", peak_step},
+                                  {"first step with test accuracy >= level (-1: never)", drop}};
+    m.value = static_cast<double>(peak_step) / static_cast<double>(until);
   } else {
     double peak = 0;
     int64_t peak_step = 0;
@@ -70,11 +90,16 @@ void register_training_curve(analysis::Registry& r) {
   for (const auto& [name, mode, what] : std::vector<std::tuple<std::string, std::string, std::string>>{
            {"memorisation_ratio", "memorisation",
             "first step with test accuracy >= level over the first with train accuracy >= level (metrics log)"},
-           {"weight_norm_ratio", "weight_norm", "sum of squared weights now over its maximum so far (metrics log)"}}) {
+           {"weight_norm_ratio", "weight_norm", "sum of squared weights now over its maximum so far (metrics log)"},
+           {"norm_peak_timing", "norm_peak",
+            "step of the largest sum of squared weights over the first step with test accuracy >= level (metrics "
+            "log; the last step when never)"}}) {
     analysis::MeasurementKind k(name, analysis::Statistic::Scalar, measure, what);
     const std::string m = mode;
     k.parse_params = [m](ObjectReader rd) { return parse(rd, m.c_str()); };
-    k.params_doc = mode == "memorisation" ? "level: the accuracy both must reach (0.99)" : "(none)";
+    k.params_doc = mode == "memorisation" ? "level: the accuracy both must reach (0.99)"
+                   : mode == "norm_peak"  ? "level: the test accuracy that marks the drop (0.5)"
+                                          : "(none)";
     k.needs_history = true;
     r.add(std::move(k));
   }

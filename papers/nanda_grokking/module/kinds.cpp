@@ -2,6 +2,10 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/common.h"
 #include "util/error.h"
 
 namespace cc::grokking {
@@ -11,6 +15,9 @@ void register_kinds(analysis::Registry& r) {
   register_key_frequencies(r);
   register_training_curve(r);
   register_progress_order(r);
+  register_neurons(r);
+  register_logits(r);
+  register_fourier_gini(r);
 }
 
 RunConfig config_of(const train::Checkpoint& ck) {
@@ -24,6 +31,57 @@ torch::Tensor grid_logits(const train::Checkpoint& ck) {
   torch::NoGradGuard no_grad;
   const RunConfig cfg = config_of(ck);
   return ck.model->forward_last(all_pairs(cfg.task).tokens).to(torch::kCPU, torch::kDouble);  // [p², p]
+}
+
+torch::Tensor neuron_activations(const train::Checkpoint& ck) {
+  torch::NoGradGuard no_grad;
+  const int layer = ck.model->config().last_mlp_layer();
+  return analysis::hook_at_last_position(*ck.model, all_pairs(config_of(ck).task).tokens,
+                                         "blocks." + std::to_string(layer) + ".mlp.hook_post")
+      .to(torch::kCPU, torch::kDouble);
+}
+
+torch::Tensor neuron_logit_map(const train::Checkpoint& ck) {
+  torch::NoGradGuard no_grad;
+  const auto W_out = ck.model->W_out().detach().to(torch::kCPU, torch::kDouble);  // [d_mlp, d_model]
+  const auto W_U = ck.model->W_U().detach().to(torch::kCPU, torch::kDouble);      // [d_model, p]
+  return W_out.matmul(W_U).t().contiguous();                                      // [p, d_mlp]
+}
+
+torch::Tensor frequency_energy(const torch::Tensor& X) {
+  const int64_t p = X.size(0);
+  auto i = torch::arange(p, torch::kDouble);
+  std::vector<torch::Tensor> energy;
+  for (int64_t k = 1; k <= (p - 1) / 2; ++k) {
+    auto c = (2 * M_PI * k * i / p).cos(), s = (2 * M_PI * k * i / p).sin();
+    c = c / c.norm();
+    s = s / s.norm();
+    energy.push_back(c.matmul(X).pow(2).sum() + s.matmul(X).pow(2).sum());
+  }
+  return torch::stack(energy);
+}
+
+void require_training(const analysis::RunHistory& h, const train::Checkpoint& ck) {
+  if (h.metrics.size() < 2)
+    throw analysis::NotComputable(ck.path + ": the training history ends at step " + std::to_string(ck.step) +
+                                  ": there are no phases of training to read");
+}
+
+int64_t drop_step(const std::vector<nlohmann::json>& log, double level) {
+  for (const auto& rec : log) {
+    if (!rec.contains("test_accuracy") || !rec["test_accuracy"].is_number())
+      throw Error("metrics record at step " + rec.value("step", nlohmann::json()).dump() + " lacks 'test_accuracy'");
+    if (rec["test_accuracy"].get<double>() >= level) return rec["step"].get<int64_t>();
+  }
+  return -1;
+}
+
+int64_t judged_step(int64_t drop, int64_t last, int64_t every, const std::string& where) {
+  const int64_t judged = drop < 0 ? last : std::min(last, (drop - 1) / every * every);
+  if (judged % every != 0)  // the subject is off the grid and the level was never reached
+    throw Error(where + ": the checkpoint judged must be on the " + std::to_string(every) + "-step grid; step " +
+                std::to_string(last) + " is not on it");
+  return judged;
 }
 
 }  // namespace cc::grokking

@@ -6,6 +6,10 @@
 //   key_frequency_loss         restricted / excluded loss                    (kind_key_frequencies.cpp)
 //   training_curve             memorisation-to-grokking ratio, weight norm   (kind_training_curve.cpp)
 //   progress_order             restricted loss before the test-loss drop     (kind_progress_order.cpp)
+//   neuron_key_frequency_share the paper's neuron statistic (§4.3)           (kind_neurons.cpp)
+//   neuron_fit_accuracy        neurons replaced by their fits (§4.4)         (kind_neurons.cpp)
+//   logit_cos_fve, wl_residual_share  the logits' and W_L's form (§4.2)      (kind_logits.cpp)
+//   fourier_gini_rise          W_E's / W_L's Fourier sparsity in cleanup     (kind_fourier_gini.cpp)
 #include <torch/types.h>
 
 #include <vector>
@@ -21,6 +25,9 @@ void register_embedding(analysis::Registry& r);
 void register_key_frequencies(analysis::Registry& r);
 void register_training_curve(analysis::Registry& r);
 void register_progress_order(analysis::Registry& r);
+void register_neurons(analysis::Registry& r);
+void register_logits(analysis::Registry& r);
+void register_fourier_gini(analysis::Registry& r);
 
 // This paper's run config of a checkpoint; cc::Error when the checkpoint is another task's.
 RunConfig config_of(const train::Checkpoint& ck);
@@ -36,8 +43,27 @@ std::vector<int64_t> key_frequencies(const train::Checkpoint& ck, int p, double 
 // parts (excluded).
 struct KeyFrequencyLosses {
   double full = 0, restricted = 0, excluded = 0;
+  double full_accuracy = 0, excluded_accuracy = 0;
   int64_t n = 0;  // pairs
 };
 KeyFrequencyLosses key_frequency_losses(const train::Checkpoint& ck, const std::vector<int64_t>& keys, bool on_train);
+
+// The post-ReLU activations of the last MLP at '=' over the whole grid [p², d_mlp], float64.
+torch::Tensor neuron_activations(const train::Checkpoint& ck);
+// The neuron-logit map W_L = (W_out W_U)^T [p, d_mlp], float64: how each neuron writes to each answer's
+// logit (the skip path left out, as the paper does).
+torch::Tensor neuron_logit_map(const train::Checkpoint& ck);
+// Energy (squared norm, cos and sin together) of each frequency k = 1..(p-1)/2 along the rows of X [p, D]
+// (index k - 1); the constant left out.
+torch::Tensor frequency_energy(const torch::Tensor& X);
+
+// The phases a claim reads off the run's metrics log. A log that ends at step 0 has none: the kinds
+// that need them throw analysis::NotComputable (the untrained model is then no control of theirs).
+void require_training(const analysis::RunHistory& h, const train::Checkpoint& ck);
+// The first logged step with test accuracy >= level; -1 when there is none.
+int64_t drop_step(const std::vector<nlohmann::json>& log, double level);
+// The checkpoint judged "before the drop": the last step on the `every` grid before `drop`, or `last`
+// when the run never reaches the level (cc::Error when `last` is then off the grid).
+int64_t judged_step(int64_t drop, int64_t last, int64_t every, const std::string& where);
 
 }  // namespace cc::grokking
