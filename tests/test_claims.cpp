@@ -228,6 +228,26 @@ TEST(ClaimFile, MalformedFilesNameFileLineColumnAndProblem) {
   }
 }
 
+// control: a list, a trained control on another run, and what is refused (with FILE:LINE:COL).
+TEST(ClaimFile, ControlsAreAListOrOneOrNoneAndARunControlMustExist) {
+  const std::string list = replace(kValid, "control: {checkpoint: init}", "control: [{checkpoint: init}, {checkpoint: \"300\"}]");
+  EXPECT_EQ(load_error(list), "(loaded)");
+  EXPECT_NE(load_error(replace(kValid, "control: {checkpoint: init}", "control: {run: nope, checkpoint: final}"))
+                .find("no run 'nope' in runs.yaml"),
+            std::string::npos);
+  EXPECT_NE(load_error(replace(kValid, "control: {checkpoint: init}", "control: {run: tiny, checkpoint: final}"))
+                .find("names the claim's own run"),
+            std::string::npos);
+  EXPECT_NE(load_error(replace(kValid, "control: {checkpoint: init}", "control: []")).find("an empty list"),
+            std::string::npos);
+  EXPECT_NE(load_error(replace(kValid, "control: {checkpoint: init}", "control: [{none: why}]"))
+                .find("'none' stands alone"),
+            std::string::npos);
+  EXPECT_NE(load_error(replace(kValid, "control: {checkpoint: init}", "control: [{checkpoint: init}, 3]"))
+                .find("must be a mapping"),
+            std::string::npos);
+}
+
 TEST(Verifier, BrokenFileIsAnErrorAndTheOthersStillRun) {
   const auto dir = fresh_dir("mixed");
   std::ofstream(dir + "/bad.yaml") << replace(kValid, "kind: accuracy", "kind: nope");
@@ -277,6 +297,21 @@ TEST(Verifier, TrainsOnceThenServesFromCacheAndTheControlCatchesAWeakRule) {
     EXPECT_GT(p.value("step", int64_t{-1}), 0) << key;
     EXPECT_EQ(p.value("device", std::string()), "cpu") << key;
   }
+
+  // A list of controls: each is measured and reported; one that passes (here the claim's own final
+  // checkpoint, which must pass) makes the claim INVALID even when the untrained control fails.
+  const auto two = fresh_dir("two-controls") + "/T-two.yaml";
+  std::ifstream original(files[0]);
+  const std::string text((std::istreambuf_iterator<char>(original)), std::istreambuf_iterator<char>());
+  std::ofstream(two) << replace(text, "control: {checkpoint: init}",
+                                "control: [{checkpoint: init}, {checkpoint: final}]");
+  const auto listed = run_claim(two, analysis::builtin_registry(), test_runs(), second, {});
+  ASSERT_EQ(listed.controls.size(), 2u);
+  EXPECT_EQ(listed.controls[0].seeds.at(0).verdict, Verdict::Fail);
+  EXPECT_EQ(listed.controls[1].seeds.at(0).verdict, Verdict::Pass);
+  EXPECT_EQ(listed.verdict, Verdict::Invalid) << listed.reason;
+  EXPECT_NE(listed.reason.find("negative control (final, seed 0)"), std::string::npos) << listed.reason;
+  EXPECT_EQ(to_json(listed)["controls"].size(), 2u);
 
   // With no budget to train and an empty cache the same claims are SKIPPED, not failed.
   RunStore none(test_runs(), StoreOptions{so.fixtures_dir, fresh_dir("empty"), Tier::Fixture});

@@ -270,7 +270,10 @@ Control read_one_control(ObjectReader control, const YamlDoc& doc, const ObjectR
       if (!spec) control.fail("run", "no run '" + out.run + "' in runs.yaml");
       if (out.run == c.subject.name) control.fail("run", "names the claim's own run: give only its checkpoint");
     }
-    const std::string checkpoint = control.string("checkpoint");
+    // A step may be written as a number (checkpoint: 2000) or a string ("2000"), as the schema allows.
+    const std::string checkpoint = control.has("checkpoint") && control.json()["checkpoint"].is_number_integer()
+                                       ? std::to_string(control.raw("checkpoint").get<int64_t>())
+                                       : control.string("checkpoint");
     if (c.subject.is_sweep()) {
       if (checkpoint != "init") control.fail("checkpoint", "a sweep claim's control is 'init' (step 0 of every point)");
       out.stage = Stage::init();
@@ -325,6 +328,7 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   const std::string tier = r.one_of("tier", {"fixture", "cpu", "gpu"}, "fixture");
   c.tier = catalogue::parse_tier(tier);
   c.notes = r.prose("notes", "");
+  c.positive_control = r.one_of("role", {"claim", "positive_control"}, "claim") == "positive_control";
   r.finish();
   return c;
 }

@@ -66,6 +66,9 @@ struct Claim {
   std::string control_none_reason;
   catalogue::Tier tier = catalogue::Tier::Fixture;
   std::string notes;
+  // `role: positive_control`: not a claim of this paper but a check of a measurement on a model known to
+  // have the mechanism (e.g. the grokking paper's N6 for Assign and Add's M8b); reports count it apart.
+  bool positive_control = false;
 };
 
 // Loads and validates one claim file; every problem is a cc::Error with FILE:LINE:COL.

@@ -553,6 +553,7 @@ nlohmann::json to_json(const ClaimResult& r) {
   j["measure"] = {{"kind", c.kind}, {"params", c.params}};
   j["rule"] = c.rule.describe();
   j["tier"] = catalogue::tier_name(c.tier);
+  if (c.positive_control) j["role"] = "positive_control";
   if (!r.seeds.empty()) {
     j["measured"] = {{"value", r.measured},
                      {"ci_low", r.measured_ci.low},

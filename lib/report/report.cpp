@@ -124,11 +124,20 @@ void replace_invalid_utf8(nlohmann::json& j) {
   }
 }
 
-std::map<std::string, int> verdict_counts(const std::vector<claims::ClaimResult>& results) {
+// The verdicts of the paper's claims, or (positive_controls) of the positive controls, counted apart.
+std::map<std::string, int> verdict_counts(const std::vector<claims::ClaimResult>& results,
+                                          bool positive_controls = false) {
   std::map<std::string, int> counts;
   for (const char* v : {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"}) counts[v] = 0;
-  for (const auto& r : results) counts[claims::verdict_name(r.verdict)]++;
+  for (const auto& r : results)
+    if ((r.loaded && r.claim.positive_control) == positive_controls) counts[claims::verdict_name(r.verdict)]++;
   return counts;
+}
+
+bool any_positive_control(const std::vector<claims::ClaimResult>& results) {
+  for (const auto& r : results)
+    if (r.loaded && r.claim.positive_control) return true;
+  return false;
 }
 
 bool is_expected(const Report& rep, const claims::ClaimResult& r) {
@@ -242,6 +251,7 @@ nlohmann::json to_json(const Report& rep) {
   j["claims"] = nlohmann::json::array();
   for (size_t i = 0; i < rep.claims.size(); ++i) j["claims"].push_back(claim_json(rep, i));
   j["counts"] = verdict_counts(rep.claims);
+  if (any_positive_control(rep.claims)) j["positive_control_counts"] = verdict_counts(rep.claims, true);
   if (auto sweeps = sweeps_used(rep); !sweeps.is_null()) j["sweeps"] = std::move(sweeps);
   for (const auto& [name, spec] : runs_used(rep)) {
     nlohmann::json run = {
@@ -297,10 +307,16 @@ std::string to_markdown(const Report& rep) {
     md << "not compared (`claimcheck verify --baseline FILE` compares, FILE the paper's expected.json).\n\n";
   }
 
-  md << "## Summary\n\n| verdict | claims |\n| --- | --- |\n";
-  const auto counts = verdict_counts(rep.claims);
+  const bool positives = any_positive_control(rep.claims);
+  md << "## Summary\n\n| verdict | claims |" << (positives ? " positive controls |" : "") << "\n| --- | --- |"
+     << (positives ? " --- |" : "") << "\n";
+  const auto counts = verdict_counts(rep.claims), positive = verdict_counts(rep.claims, true);
   for (const char* v : {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"})
-    md << "| " << v << " | " << counts.at(v) << " |\n";
+    md << "| " << v << " | " << counts.at(v) << " |" << (positives ? " " + std::to_string(positive.at(v)) + " |" : "")
+       << "\n";
+  if (positives)
+    md << "\nA positive control is not a claim of this paper: it checks that a measurement finds a mechanism where "
+          "it is known to exist (its file says which measurement and why), and is counted apart.\n";
 
   md << "\n## Claims\n\n"
         "measured: the mean over the seeds measured (the median under a median rule), with an interval that says "
@@ -467,7 +483,8 @@ std::string to_markdown(const Report& rep) {
 
 std::string to_junit(const Report& rep) {
   std::ostringstream x;
-  const auto counts = verdict_counts(rep.claims);
+  auto counts = verdict_counts(rep.claims);  // every test: the paper's claims and its positive controls
+  for (const auto& [v, n] : verdict_counts(rep.claims, true)) counts[v] += n;
   int failures = 0;
   for (const auto& r : rep.claims)
     if ((r.verdict == claims::Verdict::Fail || r.verdict == claims::Verdict::Inconclusive) && !is_expected(rep, r))
@@ -511,9 +528,12 @@ std::string to_junit(const Report& rep) {
 std::string summary_lines(const Report& rep) {
   std::ostringstream s;
   for (const auto& r : rep.claims) {
-    char head[64];
-    std::snprintf(head, sizeof head, "%-12s %-8s ", claims::verdict_name(r.verdict).c_str(), r.id.c_str());
-    s << head;
+    // Padded columns; an id longer than its column (a file that did not load) is written whole.
+    std::string head = claims::verdict_name(r.verdict);
+    head.resize(std::max<size_t>(head.size(), 12), ' ');
+    std::string id = r.id;
+    id.resize(std::max<size_t>(id.size(), 8), ' ');
+    s << head << " " << id << " ";
     if (!r.seeds.empty()) s << fmt_value(r) << "  (" << r.claim.rule.describe() << ")";
     if (!r.reason.empty()) s << (r.seeds.empty() ? "" : "  ") << r.reason;
     if (is_expected(rep, r)) s << "  [expected: in the baseline]";
@@ -525,6 +545,11 @@ std::string summary_lines(const Report& rep) {
   for (const char* v : {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"}) {
     s << sep << counts.at(v) << " " << v;
     sep = ", ";
+  }
+  if (any_positive_control(rep.claims)) {
+    s << "; positive controls:";
+    for (const auto& [v, n] : verdict_counts(rep.claims, true))
+      if (n > 0) s << " " << n << " " << v;
   }
   if (rep.baseline) {
     const size_t changed = rep.baseline->changes.size();

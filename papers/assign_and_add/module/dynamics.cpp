@@ -89,6 +89,13 @@ SpikeSearch find_spike(const RunHistory& h, const nlohmann::json& p) {
   return {best, ""};
 }
 
+// A history that ends at step 0 (the untrained model) has no phases: these kinds cannot compute their
+// account there, and say so (analysis::NotComputable) rather than return 0 whatever the code does.
+void require_training(const RunHistory& h) {
+  if (h.metrics.size() < 2)
+    throw NotComputable("the training history ends at step 0: there are no phases of training to read");
+}
+
 // 0, "the account does not hold", until the measurement shows it does; n = the logged steps read.
 Measurement not_yet_shown(const RunHistory& h) {
   Measurement m;
@@ -127,6 +134,7 @@ nlohmann::json parse_phase_order(ObjectReader r) {
 
 Measurement measure_phase_order(const MeasureInput& in) {
   const RunHistory& h = *in.history;
+  require_training(h);
   const auto& p = in.params;
   const Series early = series(h, p["early_set"]);
   const auto z = first_reaching(h.metrics, p["early_set"], p["early_level"].get<double>());
@@ -189,6 +197,7 @@ nlohmann::json parse_transition_circuit(ObjectReader r) {
 
 Measurement measure_transition_circuit(const MeasureInput& in) {
   const RunHistory& h = *in.history;
+  require_training(h);
   const auto& p = in.params;
   const SpikeSearch found = find_spike(h, p);
   Measurement m = not_yet_shown(h);
@@ -283,6 +292,7 @@ double restricted_gap(const train::Checkpoint& ck, nlohmann::json& scores) {
 
 Measurement measure_late_refinement(const MeasureInput& in) {
   const RunHistory& h = *in.history;
+  require_training(h);
   const auto& p = in.params;
   const SpikeSearch found = find_spike(h, p);
   Measurement m = not_yet_shown(h);

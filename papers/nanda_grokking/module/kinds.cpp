@@ -63,7 +63,7 @@ torch::Tensor frequency_energy(const torch::Tensor& X) {
 
 void require_training(const analysis::RunHistory& h, const train::Checkpoint& ck) {
   if (h.metrics.size() < 2)
-    throw analysis::NotComputable(ck.path + ": the training history ends at step " + std::to_string(ck.step) +
+    throw analysis::NotComputable("the training history ends at step " + std::to_string(ck.step) +
                                   ": there are no phases of training to read");
 }
 
