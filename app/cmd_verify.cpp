@@ -248,9 +248,9 @@ bool explain_claim(const Common& common, const std::string& id, bool json) {
     std::string control;
     for (const auto& ctl : c.controls)
       control += (control.empty() ? "must FAIL on: " : "; ") +
-                 (ctl.params           ? "parameters " + ctl.params->dump()
-                  : !ctl.run.empty()   ? "run " + ctl.run + " (its seeds), checkpoint " + ctl.stage.text()
-                                       : "checkpoint " + ctl.stage.text());
+                 (ctl.params         ? "parameters " + ctl.params->dump()
+                  : !ctl.run.empty() ? "run " + ctl.run + " (its seeds), checkpoint " + ctl.stage.text()
+                                     : "checkpoint " + ctl.stage.text());
     if (c.controls.empty()) control = "none (" + c.control_none_reason + ")";
     if (json) {
       nlohmann::json j = {

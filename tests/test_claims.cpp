@@ -230,7 +230,8 @@ TEST(ClaimFile, MalformedFilesNameFileLineColumnAndProblem) {
 
 // control: a list, a trained control on another run, and what is refused (with FILE:LINE:COL).
 TEST(ClaimFile, ControlsAreAListOrOneOrNoneAndARunControlMustExist) {
-  const std::string list = replace(kValid, "control: {checkpoint: init}", "control: [{checkpoint: init}, {checkpoint: \"300\"}]");
+  const std::string list =
+      replace(kValid, "control: {checkpoint: init}", "control: [{checkpoint: init}, {checkpoint: \"300\"}]");
   EXPECT_EQ(load_error(list), "(loaded)");
   EXPECT_NE(load_error(replace(kValid, "control: {checkpoint: init}", "control: {run: nope, checkpoint: final}"))
                 .find("no run 'nope' in runs.yaml"),
@@ -240,9 +241,9 @@ TEST(ClaimFile, ControlsAreAListOrOneOrNoneAndARunControlMustExist) {
             std::string::npos);
   EXPECT_NE(load_error(replace(kValid, "control: {checkpoint: init}", "control: []")).find("an empty list"),
             std::string::npos);
-  EXPECT_NE(load_error(replace(kValid, "control: {checkpoint: init}", "control: [{none: why}]"))
-                .find("'none' stands alone"),
-            std::string::npos);
+  EXPECT_NE(
+      load_error(replace(kValid, "control: {checkpoint: init}", "control: [{none: why}]")).find("'none' stands alone"),
+      std::string::npos);
   EXPECT_NE(load_error(replace(kValid, "control: {checkpoint: init}", "control: [{checkpoint: init}, 3]"))
                 .find("must be a mapping"),
             std::string::npos);

@@ -314,8 +314,7 @@ std::string separated(const Claim& c, const Control& ctl) {
 std::vector<uint64_t> control_seeds(const catalogue::RunSpec& spec, const VerifyOptions& opts) {
   std::vector<uint64_t> keep;
   for (uint64_t s : spec.seeds)
-    if (opts.seeds.empty() || std::find(opts.seeds.begin(), opts.seeds.end(), s) != opts.seeds.end())
-      keep.push_back(s);
+    if (opts.seeds.empty() || std::find(opts.seeds.begin(), opts.seeds.end(), s) != opts.seeds.end()) keep.push_back(s);
   return keep;
 }
 
@@ -381,8 +380,9 @@ void check_controls(const Claim& c, const catalogue::Runs& runs, catalogue::RunS
     if (!cr.seeds.empty()) r.controls_unavailable = false;
   }
   if (unavailable.empty()) return;
-  const std::string note = (r.controls_unavailable ? "no negative control could be measured (" : "control unavailable (") +
-                           unavailable + ")";
+  const std::string note =
+      (r.controls_unavailable ? "no negative control could be measured (" : "control unavailable (") + unavailable +
+      ")";
   r.reason += (r.reason.empty() ? "" : "; ") + note;
   if (r.controls_unavailable && opts.strict_controls) {
     r.verdict = Verdict::Invalid;

@@ -66,7 +66,7 @@ struct VerifyOptions {
   std::map<std::string, std::string> sweep_as;  // --sweep-as: a sweep claim on sweep A reads sweep B
                                                 // instead (the same grid under other choices)
   bool strict_controls = false;  // --strict-controls: a claim none of whose controls could be measured is INVALID
-  int jobs = 1;  // claims measured at once, one thread each (--jobs); the values do not depend on it
+  int jobs = 1;                  // claims measured at once, one thread each (--jobs); the values do not depend on it
   analysis::ActivationStore* activations = nullptr;  // shared forwards; nullptr: run_claims makes its own
   // Called as each claim ends (from the worker that measured it, one call at a time), with the number
   // done so far and the total: `verify`'s progress line. Empty: nothing is called.

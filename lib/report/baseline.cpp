@@ -68,8 +68,9 @@ void control_changes(const nlohmann::json& a, const nlohmann::json& b, const Tol
       out.push_back({id, "value", "control " + name, "not measured", "the negative controls changed"});
       return;
     }
-    bool same = x.value("seeds", nlohmann::json::array()).size() == it->second.value("seeds", nlohmann::json::array()).size() &&
-                x.contains("unavailable") == it->second.contains("unavailable");
+    bool same =
+        x.value("seeds", nlohmann::json::array()).size() == it->second.value("seeds", nlohmann::json::array()).size() &&
+        x.contains("unavailable") == it->second.contains("unavailable");
     for (size_t i = 0; same && i < x.value("seeds", nlohmann::json::array()).size(); ++i) {
       const auto& sa = x["seeds"][i];
       const auto& sb = it->second["seeds"][i];

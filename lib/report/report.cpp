@@ -378,11 +378,12 @@ std::string to_markdown(const Report& rep) {
       md << "\n";
     };
     if (!r.seeds.empty()) seed_table(r.seeds);
-    if (!c.control_none_reason.empty()) md << "Negative control: none (" << md_escape(c.control_none_reason) << ").\n\n";
+    if (!c.control_none_reason.empty())
+      md << "Negative control: none (" << md_escape(c.control_none_reason) << ").\n\n";
     for (const auto& cr : r.controls) {
       md << "Negative control `" << md_escape(cr.control.text()) << "`"
-         << (cr.control.params           ? " (the same computation with these parameters)"
-             : !cr.control.run.empty()   ? " (a trained model that should lack the mechanism, on its own seeds)"
+         << (cr.control.params            ? " (the same computation with these parameters)"
+             : !cr.control.run.empty()    ? " (a trained model that should lack the mechanism, on its own seeds)"
              : cr.control.stage.is_init() ? " (the untrained model)"
                                           : "")
          << ":\n\n";

@@ -36,7 +36,7 @@ double fourier_gini(const train::Checkpoint& ck, const std::string& matrix) {
   torch::NoGradGuard no_grad;
   const int64_t p = config_of(ck).task.modulus;
   const auto X = matrix == "W_E" ? ck.model->W_E().detach().to(torch::kCPU, torch::kDouble).slice(0, 0, p)  // [p, d]
-                                 : neuron_logit_map(ck);                                                    // [p, d_mlp]
+                                 : neuron_logit_map(ck);  // [p, d_mlp]
   return gini(frequency_energy(X).sqrt());
 }
 
@@ -45,10 +45,11 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
   require_training(*in.history, in.checkpoint);
   const std::string matrix = in.params["matrix"];
   const int64_t drop = drop_step(in.history->metrics, in.params["level"].get<double>());
-  const int64_t judged =
-      judged_step(drop, in.checkpoint.step, in.params["every"].get<int64_t>(), in.checkpoint.path + ": fourier_gini_rise");
+  const int64_t judged = judged_step(drop, in.checkpoint.step, in.params["every"].get<int64_t>(),
+                                     in.checkpoint.path + ": fourier_gini_rise");
   const double at_end = fourier_gini(in.checkpoint, matrix);
-  const double before = judged == in.checkpoint.step ? at_end : fourier_gini(*in.history->checkpoint_at(judged), matrix);
+  const double before =
+      judged == in.checkpoint.step ? at_end : fourier_gini(*in.history->checkpoint_at(judged), matrix);
   analysis::Measurement m;
   m.n = (config_of(in.checkpoint).task.modulus - 1) / 2;
   m.value = at_end - before;

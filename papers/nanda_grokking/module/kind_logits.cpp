@@ -50,7 +50,8 @@ double residual_share(const torch::Tensor& WL, const std::vector<int64_t>& keys)
   const auto c = torch::arange(p, torch::kDouble);
   std::vector<torch::Tensor> dirs;  // unit vectors over c, orthogonal to each other and to the constant
   for (int64_t k : keys)
-    for (auto v : {(2 * M_PI * static_cast<double>(k) * c / p).cos(), (2 * M_PI * static_cast<double>(k) * c / p).sin()})
+    for (auto v :
+         {(2 * M_PI * static_cast<double>(k) * c / p).cos(), (2 * M_PI * static_cast<double>(k) * c / p).sin()})
       dirs.push_back(v / v.norm());
   const auto U = torch::stack(dirs, 1);  // [p, 2K]
   return (W - U.matmul(U.t().matmul(W))).pow(2).sum().item<double>() / total;

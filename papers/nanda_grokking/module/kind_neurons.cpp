@@ -62,8 +62,9 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
   const auto post = neuron_activations(in.checkpoint);  // [p², d_mlp]
   const auto active = ((post > 0).to(torch::kDouble).mean(0) >= 0.01).nonzero().flatten();
   const auto Y = post.index_select(1, active);
-  const auto fit = active.numel() ? analysis::single_frequency_fit(Y, p, /*with_products=*/true)
-                                  : analysis::GridFit{torch::zeros({0}, torch::kDouble), torch::zeros({0}, torch::kLong)};
+  const auto fit = active.numel()
+                       ? analysis::single_frequency_fit(Y, p, /*with_products=*/true)
+                       : analysis::GridFit{torch::zeros({0}, torch::kDouble), torch::zeros({0}, torch::kLong)};
   if (in.params["mode"] == "share") {
     auto is_key = torch::zeros_like(fit.best_k, torch::kBool);
     for (int64_t k : keys) is_key = is_key.logical_or(fit.best_k == k);
@@ -102,12 +103,11 @@ void register_neurons(analysis::Registry& r) {
       "min_share: a key frequency is the best of at least this share of the active neurons (0.05)\n"
       "r2: neuron_key_frequency_share: the R^2 a neuron's fit must reach (0.85, the paper's)\n"
       "split: neuron_fit_accuracy: train | test (train)";
-  analysis::add_modes(
-      r, measure, parse, doc, {},
-      {{"neuron_key_frequency_share", analysis::Statistic::Proportion, "share",
-        "share of all MLP neurons explained (R^2 >= r2) by a degree-2 fit in one key frequency"},
-       {"neuron_fit_accuracy", analysis::Statistic::Proportion, "replace",
-        "accuracy with every active neuron replaced by its best single-frequency degree-2 fit"}});
+  analysis::add_modes(r, measure, parse, doc, {},
+                      {{"neuron_key_frequency_share", analysis::Statistic::Proportion, "share",
+                        "share of all MLP neurons explained (R^2 >= r2) by a degree-2 fit in one key frequency"},
+                       {"neuron_fit_accuracy", analysis::Statistic::Proportion, "replace",
+                        "accuracy with every active neuron replaced by its best single-frequency degree-2 fit"}});
 }
 
 }  // namespace cc::grokking
