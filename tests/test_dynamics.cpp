@@ -78,10 +78,15 @@ TEST(Dynamics, PhaseOrderFailsWhenTheOrderIsReversed) {
   EXPECT_EQ(run("phase_order", history(synthetic_log(true)), "{}").value, 0);
 }
 
-TEST(Dynamics, PhaseOrderFailsOnTheStepZeroHistory) {  // the negative control's input
+// The untrained model's input: a history that ends at step 0 has no phases. The kinds say so (the
+// control is reported unavailable) instead of returning 0 whatever the code does.
+TEST(Dynamics, HistoryKindsRefuseTheStepZeroHistory) {
   auto log = synthetic_log(false);
   log.resize(1);
-  EXPECT_EQ(run("phase_order", history(log), "{}").value, 0);
+  EXPECT_THROW(run("phase_order", history(log), "{}"), analysis::NotComputable);
+  EXPECT_THROW(run("transition_circuit", history(log), "circuit: {kind: variable_qk_diagonal}"),
+               analysis::NotComputable);
+  EXPECT_THROW(run("late_refinement", history(log), "{}"), analysis::NotComputable);
 }
 
 TEST(Dynamics, SpikeIsTheLargestRiseAfterTheZeroVariablePhase) {

@@ -161,6 +161,73 @@ TEST(Grokking, ProgressOrderJudgesTheLastGridCheckpointBeforeTheDrop) {
   const auto never = with_accuracies({0.1, 0.2, 0.3, 0.4});  // no drop: the subject, step 12
   EXPECT_EQ(never.details["drop_step"], -1);
   EXPECT_EQ(never.details["judged_step"], 12);
+  // N9's reading since 2026-12-04: the same restricted loss over chance's, ln p.
+  const nlohmann::json chance = {{"level", 0.5}, {"every", 6}, {"min_share", 0.05}, {"against", "chance"}};
+  history.metrics = {{{"step", 0}, {"test_accuracy", 0.1}}, {{"step", 8}, {"test_accuracy", 0.6}}};
+  analysis::MeasureInput in{last, chance};
+  in.history = &history;
+  EXPECT_DOUBLE_EQ(kind.measure(in).value, at6.restricted / std::log(13.0));
+  fs::remove_all(dir);
+}
+
+// The kinds of readings 10-17 (assumptions.md) on a tiny run: each gives a value in its range, and the
+// kinds that read the training history refuse one that ends at step 0 (NotComputable: the untrained
+// model is no control of theirs) rather than return a constant.
+TEST(Grokking, ReadingsOfTheControlsIssueMeasureAndRefuseAStepZeroHistory) {
+  const auto dir = cc::test::fresh_dir("readings");
+  const auto cfg = grokking::read_run(write_runs(dir), "tiny", 0);
+  grokking::train(cfg, dir, false, "test");  // checkpoints at 0, 6, 12
+  const auto last = train::load_checkpoint(train::checkpoint_path(dir, 12));
+  const auto& reg = analysis::builtin_registry();
+  auto parsed = [](const analysis::MeasurementKind& k, const std::string& yaml) {
+    const YamlDoc doc = load_yaml_string(yaml, "params.yaml");
+    return k.parse_params(ObjectReader(doc, ""));
+  };
+  for (const char* name : {"neuron_key_frequency_share", "neuron_fit_accuracy", "logit_cos_fve", "wl_residual_share",
+                           "excluded_accuracy_drop"}) {
+    const auto& k = *reg.find(name);
+    const auto params = parsed(k, "{}");
+    const auto m = k.measure({last, params});
+    EXPECT_GE(m.value, -1.0) << name;
+    EXPECT_LE(m.value, 1.0) << name;
+    EXPECT_GT(m.n, 0) << name;
+  }
+  // neuron_fit_accuracy: the accuracy of the logits with every active neuron replaced by its fit is
+  // a share of the 84 training pairs, and the full model's own accuracy is reported beside it.
+  const auto& fit = *reg.find("neuron_fit_accuracy");
+  const auto f = fit.measure({last, parsed(fit, "{}")});
+  EXPECT_EQ(f.n, 84);
+  EXPECT_TRUE(f.details.contains("full_accuracy"));
+  // History kinds: a log that ends at step 0 cannot be read for phases.
+  analysis::RunHistory history;
+  history.checkpoint_steps = {0, 6, 12};
+  history.checkpoint_at = [&](int64_t step) {
+    return std::make_shared<const train::Checkpoint>(train::load_checkpoint(train::checkpoint_path(dir, step)));
+  };
+  history.metrics = {{{"step", 0}, {"test_accuracy", 0.1}, {"train_accuracy", 0.1}, {"sum_squared_weights", 5.0}}};
+  for (const char* name : {"fourier_gini_rise", "norm_peak_timing", "memorisation_ratio", "weight_norm_ratio"}) {
+    const auto& k = *reg.find(name);
+    analysis::MeasureInput in{last, parsed(k, name == std::string("fourier_gini_rise") ? "{every: 6}" : "{}")};
+    in.history = &history;
+    EXPECT_THROW(k.measure(in), analysis::NotComputable) << name;
+  }
+  // With a history: the Gini rise is the end's minus the judged checkpoint's; no drop, no rise.
+  history.metrics = {{{"step", 0}, {"test_accuracy", 0.1}, {"train_accuracy", 0.1}, {"sum_squared_weights", 5.0}},
+                     {{"step", 4}, {"test_accuracy", 0.2}, {"train_accuracy", 0.9}, {"sum_squared_weights", 9.0}},
+                     {{"step", 8}, {"test_accuracy", 0.6}, {"train_accuracy", 1.0}, {"sum_squared_weights", 7.0}}};
+  const auto& gini = *reg.find("fourier_gini_rise");
+  analysis::MeasureInput in{last, parsed(gini, "{matrix: W_L, every: 6}")};
+  in.history = &history;
+  const auto g = gini.measure(in);
+  EXPECT_EQ(g.details["judged_step"], 6);
+  EXPECT_DOUBLE_EQ(g.value, g.details["unthresholded"]["Gini at the end"].get<double>() -
+                                g.details["unthresholded"]["Gini before the drop"].get<double>());
+  const auto& peak = *reg.find("norm_peak_timing");
+  analysis::MeasureInput pin{last, parsed(peak, "{}")};
+  pin.history = &history;
+  EXPECT_DOUBLE_EQ(peak.measure(pin).value, 4.0 / 8.0);  // the norm peaks at 4, test accuracy reaches 0.5 at 8
+  history.metrics.pop_back();                               // never reaches 0.5: judged at the subject, no rise
+  EXPECT_DOUBLE_EQ(gini.measure(in).value, 0.0);
   fs::remove_all(dir);
 }
 

@@ -25,14 +25,18 @@ nlohmann::json parse(ObjectReader r, const char* mode) {
   p["split"] = r.one_of("split", {"train", "test"}, std::string(mode) == "restricted" ? "test" : "train");
   if (std::string(mode) == "excluded_drop" && p["split"] != "train")
     r.fail("split", "the accuracy lost is read on the pairs the model was trained on: train");
-  p["min_share"] = r.number("min_share", 0.05);
-  if (!(p["min_share"].get<double>() > 0 && p["min_share"].get<double>() <= 1))
-    r.fail("min_share", "must be in (0, 1]");
+  p["min_share"] = read_min_share(r);
   r.finish();
   return p;
 }
 
 }  // namespace
+
+double read_min_share(ObjectReader& r) {
+  const double share = r.number("min_share", 0.05);
+  if (!(share > 0 && share <= 1)) r.fail("min_share", "must be in (0, 1]");
+  return share;
+}
 
 std::vector<int64_t> key_frequencies(const train::Checkpoint& ck, int p, double min_share, nlohmann::json& details) {
   torch::NoGradGuard no_grad;

@@ -15,9 +15,7 @@ namespace {
 nlohmann::json parse(ObjectReader r, const char* mode) {
   nlohmann::json p;
   p["mode"] = mode;
-  p["min_share"] = r.number("min_share", 0.05);
-  if (!(p["min_share"].get<double>() > 0 && p["min_share"].get<double>() <= 1))
-    r.fail("min_share", "must be in (0, 1]");
+  p["min_share"] = read_min_share(r);
   r.finish();
   return p;
 }

@@ -18,9 +18,7 @@ namespace {
 nlohmann::json parse(ObjectReader r, const char* mode) {
   nlohmann::json p;
   p["mode"] = mode;
-  p["min_share"] = r.number("min_share", 0.05);
-  if (!(p["min_share"].get<double>() > 0 && p["min_share"].get<double>() <= 1))
-    r.fail("min_share", "must be in (0, 1]");
+  p["min_share"] = read_min_share(r);
   if (std::string(mode) == "share") {
     p["r2"] = r.number("r2", 0.85);
     if (!(p["r2"].get<double>() > 0 && p["r2"].get<double>() < 1)) r.fail("r2", "must be in (0, 1)");

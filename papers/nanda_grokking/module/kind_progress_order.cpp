@@ -22,9 +22,7 @@ nlohmann::json parse(ObjectReader r) {
   if (!(p["level"].get<double>() > 0 && p["level"].get<double>() <= 1)) r.fail("level", "must be in (0, 1]");
   p["every"] = r.integer_in("every", 2000, 1, 1000000);
   p["against"] = r.one_of("against", {"model", "chance"}, "model");
-  p["min_share"] = r.number("min_share", 0.05);
-  if (!(p["min_share"].get<double>() > 0 && p["min_share"].get<double>() <= 1))
-    r.fail("min_share", "must be in (0, 1]");
+  p["min_share"] = read_min_share(r);
   r.finish();
   return p;
 }
@@ -38,7 +36,7 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
   const int64_t drop = drop_step(in.history->metrics, in.params["level"].get<double>());
   // Judged at the last grid step before the drop, or at the subject when the level is never reached.
   const int64_t judged = judged_step(drop, last, every, in.checkpoint.path + ": progress_order");
-  const bool against_chance = in.params["against"] == "chance";
+  const bool against_chance = in.params.value("against", "model") == "chance";
   const double chance = std::log(static_cast<double>(p));  // a uniform guess over the p answers
   nlohmann::json xs = nlohmann::json::array(), restricted = nlohmann::json::array(), full = nlohmann::json::array();
   nlohmann::json lacking = nlohmann::json::array();

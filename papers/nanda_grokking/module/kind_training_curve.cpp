@@ -32,6 +32,18 @@ double number(const nlohmann::json& rec, const char* key) {
   return rec[key].get<double>();
 }
 
+// The largest sum of squared weights in the log, and its (first) step.
+std::pair<double, int64_t> norm_peak(const std::vector<nlohmann::json>& log) {
+  double peak = 0;
+  int64_t peak_step = 0;
+  for (const auto& rec : log)
+    if (number(rec, "sum_squared_weights") > peak) {
+      peak = number(rec, "sum_squared_weights");
+      peak_step = rec["step"].get<int64_t>();
+    }
+  return {peak, peak_step};
+}
+
 analysis::Measurement measure(const analysis::MeasureInput& in) {
   config_of(in.checkpoint);  // this paper's run
   const auto& log = in.history->metrics;
@@ -53,29 +65,17 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
     m.details["first_step_test_at_level"] = test_step;
     m.value = (train_step <= 0 || test_step < 0) ? 0.0 : static_cast<double>(test_step) / train_step;
   } else if (in.params["mode"] == "norm_peak") {
-    double peak = 0;
-    int64_t peak_step = 0;
-    for (const auto& rec : log)
-      if (number(rec, "sum_squared_weights") > peak) {
-        peak = number(rec, "sum_squared_weights");
-        peak_step = rec["step"].get<int64_t>();
-      }
+    const int64_t peak_step = norm_peak(log).second;
     const int64_t drop = drop_step(log, in.params["level"].get<double>());
     const int64_t until = drop < 0 ? log.back()["step"].get<int64_t>() : drop;
-    if (until <= 0) throw analysis::NotComputable(in.checkpoint.path + ": test accuracy is at the level at step 0");
+    if (until <= 0) throw analysis::NotComputable("test accuracy is at the level at step 0: no time before the drop");
     m.details["peak_step"] = peak_step;
     m.details["drop_step"] = drop;
     m.details["unthresholded"] = {{"step of the largest sum of squared weights", peak_step},
                                   {"first step with test accuracy >= level (-1: never)", drop}};
     m.value = static_cast<double>(peak_step) / static_cast<double>(until);
   } else {
-    double peak = 0;
-    int64_t peak_step = 0;
-    for (const auto& rec : log)
-      if (number(rec, "sum_squared_weights") > peak) {
-        peak = number(rec, "sum_squared_weights");
-        peak_step = rec["step"].get<int64_t>();
-      }
+    const auto [peak, peak_step] = norm_peak(log);
     m.details["peak"] = peak;
     m.details["peak_step"] = peak_step;
     m.details["last"] = number(log.back(), "sum_squared_weights");

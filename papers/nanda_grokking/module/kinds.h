@@ -38,6 +38,8 @@ torch::Tensor grid_logits(const train::Checkpoint& ck);
 // activations of at least `min_share` of the active MLP neurons. Writes active_neurons and
 // key_frequencies into `details`.
 std::vector<int64_t> key_frequencies(const train::Checkpoint& ck, int p, double min_share, nlohmann::json& details);
+// The `min_share` parameter of the kinds that pick key frequencies: in (0, 1], default 0.05.
+double read_min_share(ObjectReader& r);
 // The checkpoint's cross-entropy on the train or test pairs: of its logits (full), of their projection
 // onto the constant and cos/sin(w_k(a+b)) of `keys` (restricted), of the logits less those cos/sin
 // parts (excluded).
