@@ -226,7 +226,7 @@ TEST(Grokking, ReadingsOfTheControlsIssueMeasureAndRefuseAStepZeroHistory) {
   analysis::MeasureInput pin{last, parsed(peak, "{}")};
   pin.history = &history;
   EXPECT_DOUBLE_EQ(peak.measure(pin).value, 4.0 / 8.0);  // the norm peaks at 4, test accuracy reaches 0.5 at 8
-  history.metrics.pop_back();                               // never reaches 0.5: judged at the subject, no rise
+  history.metrics.pop_back();                            // never reaches 0.5: judged at the subject, no rise
   EXPECT_DOUBLE_EQ(gini.measure(in).value, 0.0);
   fs::remove_all(dir);
 }
