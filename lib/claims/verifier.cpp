@@ -310,11 +310,11 @@ std::string separated(const Claim& c, const Control& ctl) {
   return "the claim's checkpoint from the control checkpoint";
 }
 
-// The seeds a trained control (another run) is measured on: its own, less those --seeds leaves out.
-std::vector<uint64_t> control_seeds(const catalogue::RunSpec& spec, const VerifyOptions& opts) {
+// The seeds of `seeds` that `allowed` lists, in their order.
+std::vector<uint64_t> among(const std::vector<uint64_t>& seeds, const std::vector<uint64_t>& allowed) {
   std::vector<uint64_t> keep;
-  for (uint64_t s : spec.seeds)
-    if (opts.seeds.empty() || std::find(opts.seeds.begin(), opts.seeds.end(), s) != opts.seeds.end()) keep.push_back(s);
+  for (uint64_t s : seeds)
+    if (std::find(allowed.begin(), allowed.end(), s) != allowed.end()) keep.push_back(s);
   return keep;
 }
 
@@ -331,7 +331,8 @@ ControlResult measure_control(const Claim& c, const Control& ctl, const catalogu
   bool not_computable = false;
   if (!ctl.run.empty()) {
     const catalogue::RunSpec& spec = *runs.find(ctl.run);
-    const std::vector<uint64_t> seeds = control_seeds(spec, opts);
+    // Its own seeds, less those --seeds leaves out.
+    const std::vector<uint64_t> seeds = opts.seeds.empty() ? spec.seeds : among(spec.seeds, opts.seeds);
     if (seeds.empty()) {
       cr.unavailable = "no seed of run " + ctl.run + " is among --seeds";
       return cr;
@@ -421,18 +422,10 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
     const catalogue::RunSpec* spec = c.subject.is_run() ? runs.find(c.subject.name) : nullptr;
     const catalogue::SweepSpec* sweep = c.subject.is_sweep() ? runs.find_sweep(c.subject.name) : nullptr;
     std::vector<uint64_t> seeds = !c.seeds.empty() ? c.seeds : spec ? spec->seeds : sweep->seeds;
-    if (spec && !opts.run.empty()) {  // a claim's own seed list may name seeds the other run lacks
-      std::vector<uint64_t> keep;
-      for (uint64_t s : seeds)
-        if (std::find(spec->seeds.begin(), spec->seeds.end(), s) != spec->seeds.end()) keep.push_back(s);
-      seeds = keep;
-    }
-    if (!opts.seeds.empty() && !theory) {  // a theory claim's seeds are Monte Carlo seeds, not runs
-      std::vector<uint64_t> keep;
-      for (uint64_t s : seeds)
-        if (std::find(opts.seeds.begin(), opts.seeds.end(), s) != opts.seeds.end()) keep.push_back(s);
-      seeds = keep;
-    }
+    // A claim's own seed list may name seeds the other run (--run) lacks; a theory claim's seeds are
+    // Monte Carlo seeds, not runs, and --seeds leaves them alone.
+    if (spec && !opts.run.empty()) seeds = among(seeds, spec->seeds);
+    if (!opts.seeds.empty() && !theory) seeds = among(seeds, opts.seeds);
     std::string why;
     std::vector<catalogue::PointResult> sweep_points;
     if (sweep) sweep_points = load_sweep_points(*sweep, store, why);

@@ -45,12 +45,17 @@ double number_or_nan(const nlohmann::json& j, const char* key) {
   return is_number(j, key) ? j[key].get<double>() : std::nan("");
 }
 
+// A control's seed rows, without copying them (an empty array when it has none).
+const nlohmann::json& control_seeds(const nlohmann::json& c) {
+  static const nlohmann::json none = nlohmann::json::array();
+  return c.contains("seeds") && c["seeds"].is_array() ? c["seeds"] : none;
+}
+
 // One control's outcome in one line: "unavailable (why)" or each seed's value and verdict.
 std::string control_outcome(const nlohmann::json& c) {
-  if (c.contains("unavailable") && c.value("seeds", nlohmann::json::array()).empty())
-    return "unavailable (" + c.value("unavailable", "") + ")";
+  if (c.contains("unavailable") && control_seeds(c).empty()) return "unavailable (" + c.value("unavailable", "") + ")";
   std::string out;
-  for (const auto& s : c.value("seeds", nlohmann::json::array()))
+  for (const auto& s : control_seeds(c))
     out += (out.empty() ? "" : ", ") + std::string("seed ") + s.value("seed", nlohmann::json()).dump() + " " +
            g(number_or_nan(s, "value")) + " " + s.value("verdict", "");
   return out.empty() ? "no seed" : out;
@@ -68,12 +73,11 @@ void control_changes(const nlohmann::json& a, const nlohmann::json& b, const Tol
       out.push_back({id, "value", "control " + name, "not measured", "the negative controls changed"});
       return;
     }
-    bool same =
-        x.value("seeds", nlohmann::json::array()).size() == it->second.value("seeds", nlohmann::json::array()).size() &&
-        x.contains("unavailable") == it->second.contains("unavailable");
-    for (size_t i = 0; same && i < x.value("seeds", nlohmann::json::array()).size(); ++i) {
-      const auto& sa = x["seeds"][i];
-      const auto& sb = it->second["seeds"][i];
+    const nlohmann::json &seeds_a = control_seeds(x), &seeds_b = control_seeds(it->second);
+    bool same = seeds_a.size() == seeds_b.size() && x.contains("unavailable") == it->second.contains("unavailable");
+    for (size_t i = 0; same && i < seeds_a.size(); ++i) {
+      const auto& sa = seeds_a[i];
+      const auto& sb = seeds_b[i];
       same = sa.value("seed", int64_t{-1}) == sb.value("seed", int64_t{-1}) &&
              sa.value("verdict", "") == sb.value("verdict", "") &&
              same_value(number_or_nan(sa, "value"), number_or_nan(sb, "value"), false, tol);

@@ -39,18 +39,25 @@ double read_min_share(ObjectReader& r) {
 }
 
 std::vector<int64_t> key_frequencies(const train::Checkpoint& ck, int p, double min_share, nlohmann::json& details) {
+  return neuron_frequencies(ck, p, min_share, details).keys;
+}
+
+NeuronFrequencies neuron_frequencies(const train::Checkpoint& ck, int p, double min_share, nlohmann::json& details) {
   torch::NoGradGuard no_grad;
-  const auto post = neuron_activations(ck);  // [p², d_mlp]
-  auto active = ((post > 0).to(torch::kDouble).mean(0) >= 0.01).nonzero().flatten();
-  std::vector<int64_t> keys;
-  if (active.numel() == 0) return keys;
-  const auto fit = analysis::single_frequency_fit(post.index_select(1, active), p, /*with_products=*/true);
-  const auto counts = torch::bincount(fit.best_k, {}, (p - 1) / 2 + 1);
+  NeuronFrequencies n;
+  n.post = neuron_activations(ck);  // [p², d_mlp]
+  n.active = ((n.post > 0).to(torch::kDouble).mean(0) >= 0.01).nonzero().flatten();
+  if (n.active.numel() == 0) {
+    n.fit = {torch::zeros({0}, torch::kDouble), torch::zeros({0}, torch::kLong)};
+    return n;
+  }
+  n.fit = analysis::single_frequency_fit(n.post.index_select(1, n.active), p, /*with_products=*/true);
+  const auto counts = torch::bincount(n.fit.best_k, {}, (p - 1) / 2 + 1);
   for (int64_t k = 1; k < counts.numel(); ++k)
-    if (counts[k].item<double>() >= min_share * static_cast<double>(active.numel())) keys.push_back(k);
-  details["active_neurons"] = active.numel();
-  details["key_frequencies"] = keys;
-  return keys;
+    if (counts[k].item<double>() >= min_share * static_cast<double>(n.active.numel())) n.keys.push_back(k);
+  details["active_neurons"] = n.active.numel();
+  details["key_frequencies"] = n.keys;
+  return n;
 }
 
 KeyFrequencyLosses key_frequency_losses(const train::Checkpoint& ck, const std::vector<int64_t>& keys, bool on_train) {

@@ -56,16 +56,15 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
   const RunConfig cfg = config_of(in.checkpoint);
   const int p = cfg.task.modulus;
   analysis::Measurement m;
-  const auto keys = key_frequencies(in.checkpoint, p, in.params["min_share"].get<double>(), m.details);
-  const auto post = neuron_activations(in.checkpoint);  // [p², d_mlp]
-  const auto active = ((post > 0).to(torch::kDouble).mean(0) >= 0.01).nonzero().flatten();
-  const auto Y = post.index_select(1, active);
-  const auto fit = active.numel()
-                       ? analysis::single_frequency_fit(Y, p, /*with_products=*/true)
-                       : analysis::GridFit{torch::zeros({0}, torch::kDouble), torch::zeros({0}, torch::kLong)};
+  // The activations, the active neurons and their fits, as the key frequencies were read from them.
+  const NeuronFrequencies neurons =
+      neuron_frequencies(in.checkpoint, p, in.params["min_share"].get<double>(), m.details);
+  const auto& post = neurons.post;  // [p², d_mlp]
+  const auto& active = neurons.active;
+  const auto& fit = neurons.fit;
   if (in.params["mode"] == "share") {
     auto is_key = torch::zeros_like(fit.best_k, torch::kBool);
-    for (int64_t k : keys) is_key = is_key.logical_or(fit.best_k == k);
+    for (int64_t k : neurons.keys) is_key = is_key.logical_or(fit.best_k == k);
     const auto explained = (fit.r2 >= in.params["r2"].get<double>()).logical_and(is_key);
     m.n = post.size(1);  // every neuron: a dead one is not explained
     m.successes = explained.sum().item<int64_t>();
@@ -75,13 +74,14 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
   }
   // Replace every active neuron by its fit; the logits change by (fit - post) W_out W_U (no LayerNorm).
   auto replaced = post.clone();
-  if (active.numel()) replaced.index_copy_(1, active, fitted(Y, fit.best_k, p));
-  const auto logits = grid_logits(in.checkpoint) + (replaced - post).matmul(neuron_logit_map(in.checkpoint).t());
+  if (active.numel()) replaced.index_copy_(1, active, fitted(post.index_select(1, active), fit.best_k, p));
+  const auto full_logits = grid_logits(in.checkpoint);  // [p², p]
+  const auto logits = full_logits + (replaced - post).matmul(neuron_logit_map(in.checkpoint).t());
   const auto grid = all_pairs(cfg.task);
   const auto parts = split(cfg.task);
   const auto rows = in.params["split"] == "train" ? parts.train : parts.test;
   const auto targets = grid.targets.index_select(0, rows);
-  const auto l = logits.index_select(0, rows), full = grid_logits(in.checkpoint).index_select(0, rows);
+  const auto l = logits.index_select(0, rows), full = full_logits.index_select(0, rows);
   m.n = rows.numel();
   m.successes = l.argmax(1).eq(targets).sum().item<int64_t>();
   m.value = static_cast<double>(m.successes) / static_cast<double>(m.n);

@@ -14,6 +14,7 @@
 
 #include <vector>
 
+#include "analysis/fourier_fit.h"
 #include "analysis/registry.h"
 #include "run_config.h"
 #include "train/checkpoint.h"
@@ -36,8 +37,16 @@ torch::Tensor grid_logits(const train::Checkpoint& ck);
 
 // Key frequencies (assumptions.md, 7): those that are the best degree-2 frequency of the post-ReLU
 // activations of at least `min_share` of the active MLP neurons. Writes active_neurons and
-// key_frequencies into `details`.
+// key_frequencies into `details` (when some neuron is active).
 std::vector<int64_t> key_frequencies(const train::Checkpoint& ck, int p, double min_share, nlohmann::json& details);
+// The same reading with what it was made of, for the kinds that read the neurons further.
+struct NeuronFrequencies {
+  torch::Tensor post;     // [p², d_mlp] post-ReLU activations at '='
+  torch::Tensor active;   // indices of the active neurons (active on >= 1 % of the grid)
+  analysis::GridFit fit;  // the active neurons' degree-2 single-frequency fits
+  std::vector<int64_t> keys;
+};
+NeuronFrequencies neuron_frequencies(const train::Checkpoint& ck, int p, double min_share, nlohmann::json& details);
 // The `min_share` parameter of the kinds that pick key frequencies: in (0, 1], default 0.05.
 double read_min_share(ObjectReader& r);
 // The checkpoint's cross-entropy on the train or test pairs: of its logits (full), of their projection
