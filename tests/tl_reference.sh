@@ -18,6 +18,7 @@ trap 'rm -rf "$dir"' EXIT
 "$cc" eval "$checkpoint" --size 100 --cache-out "$dir/cache.safetensors" > "$dir/eval.txt"
 if [ "$mode" = export ]; then
   "$cc" export "$checkpoint" --format transformer-lens --out "$dir/tl"
-  exec "$py" "$(dirname "$0")/tl_export_check.py" "$dir/tl" "$dir/cache.safetensors" "$checkpoint"
+  "$py" "$(dirname "$0")/tl_export_check.py" "$dir/tl" "$dir/cache.safetensors" "$checkpoint"
+  exit  # its status; not `exec`, so that the trap removes $dir
 fi
-exec "$py" "$(dirname "$0")/tl_reference.py" "$checkpoint" "$dir/cache.safetensors"
+"$py" "$(dirname "$0")/tl_reference.py" "$checkpoint" "$dir/cache.safetensors"  # not exec: the trap runs
