@@ -39,10 +39,12 @@ int cmd_kinds(const std::vector<std::string>& args) {
                      {"subject", subject_name(k)},
                      {"statistic", statistic},
                      {"description", k.description},
-                     {"params", k.params_doc}});
+                     {"params", k.params_doc},
+                     {"origin", registry.origin(name)}});
       continue;
     }
-    std::cout << k.name << "  (" << subject_name(k) << ", " << statistic << ")\n  " << k.description << "\n";
+    std::cout << k.name << "  (" << subject_name(k) << ", " << statistic << "; " << registry.origin(name) << ")\n  "
+              << k.description << "\n";
     std::istringstream doc(k.params_doc);  // one parameter a line, indented
     for (std::string line; std::getline(doc, line);) std::cout << "    " << line << "\n";
   }

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "cli.h"
-#include "paper_modules.h"
+#include "plugin/paper_module.h"
 #include "train/runtime.h"
 #include "util/error.h"
 #include "util/platform.h"
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   // Before any library work: run on the reference kernels (util/platform.h), so that training and
   // measuring give the same bits on any x86-64 CPU with AVX2, whatever kernel OpenBLAS would pick.
   cc::remember_argv(argv);
-  cc::app::register_paper_modules();
+  cc::plugin::register_linked_modules();
   std::string why;
   if (!cc::pin_platform(cc::reference_platform(), why) && argc >= 2 && std::string(argv[1]) != "--help")
     std::cerr << "claimcheck: note: running on this CPU's own kernels (" << why

@@ -3,8 +3,8 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
-#include "module.h"       // papers/assign_and_add/module
-#include "task_family.h"  // papers/assign_and_add/module
+#include "plugin/paper_module.h"
+#include "papers/assign_and_add/module/task_family.h"
 #include "train/ensemble_trainer.h"
 #include "train/evaluate.h"
 #include "train/run_config.h"
@@ -12,6 +12,7 @@
 #include "train/trainer.h"
 
 using namespace cc;
+namespace task = cc::assign_and_add::task;  // the paper module whose runs these tests train
 
 namespace {
 
@@ -30,7 +31,7 @@ double train_step_flops(int64_t B) {
 
 // Assign and Add's task family (the default one) reads and trains the runs below, as in claimcheck.
 const bool registered = [] {
-  assign_and_add::register_module();
+  plugin::register_linked_modules();
   return true;
 }();
 

@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "module.h"       // papers/assign_and_add/module
-#include "task_family.h"  // papers/assign_and_add/module
+#include "plugin/paper_module.h"
+#include "papers/assign_and_add/module/task_family.h"
 #include "train/ensemble_trainer.h"
 #include "train/run_config.h"
 #include "train/runtime.h"
@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   }
   const int k = std::stoi(argv[1]), batch = std::stoi(argv[2]), steps = std::stoi(argv[3]);
   train::apply_threads(train::default_threads());
-  assign_and_add::register_module();  // its task family reads and trains the run, as in claimcheck
+  plugin::register_linked_modules();  // its task family reads and trains the run, as in claimcheck
   train::RunConfig cfg = assign_and_add::run_config();
   cfg.train.batch_size = batch;
   auto o = train::TrainOptions::silent();

@@ -6,12 +6,12 @@
 #include <string>
 
 #include "claims/claim.h"
-#include "module.h"  // papers/assign_and_add/module: the theory kinds its claims use
+#include "plugin/paper_module.h"
 #include "util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const bool registered = [] {
-    cc::assign_and_add::register_module();
+    cc::plugin::register_linked_modules();
     return true;
   }();
   (void)registered;

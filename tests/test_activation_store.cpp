@@ -8,11 +8,12 @@
 #include "analysis/activation_store.h"
 #include "analysis/common.h"
 #include "analysis/registry.h"
-#include "examples.h"  // papers/assign_and_add/module
+#include "papers/assign_and_add/module/examples.h"
 #include "train/run_config.h"
-#include "task_family.h"  // papers/assign_and_add/module
+#include "papers/assign_and_add/module/task_family.h"
 
 using namespace cc;
+namespace task = cc::assign_and_add::task;  // the paper module whose runs these tests train
 
 namespace {
 
@@ -32,7 +33,8 @@ const analysis::HookRead kResidMidAtEquals{"blocks.1.hook_resid_mid", task::kEqu
 torch::Tensor own_forward(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size,
                           const analysis::HookRead& h) {
   std::vector<torch::Tensor> parts;
-  analysis::for_each_cached(*ck.model, assign_and_add::tokens_tensor(analysis::sample_examples(ck, sets, size, 7)),
+  analysis::for_each_cached(*ck.model,
+                            assign_and_add::tokens_tensor(assign_and_add::sample_examples(ck, sets, size, 7)),
                             [&](const model::ActivationCache& c, size_t, size_t) {
                               parts.push_back(h.position < 0 ? c[h.hook] : c[h.hook].select(1, h.position));
                             });

@@ -4,7 +4,7 @@
 
 #include "analysis/registry.h"
 #include "train/run_config.h"
-#include "task_family.h"  // papers/assign_and_add/module
+#include "papers/assign_and_add/module/task_family.h"
 
 using namespace cc;
 

@@ -8,8 +8,8 @@
 
 #include "model/blas_bridge.h"
 #include "model/transformer.h"
-#include "task/eval_sets.h"
-#include "task_family.h"  // papers/assign_and_add/module
+#include "papers/assign_and_add/module/task/eval_sets.h"
+#include "papers/assign_and_add/module/task_family.h"
 #include "train/run_config.h"
 #include "util/error.h"
 
@@ -17,6 +17,7 @@
 #include "model/blas_transformer.h"
 
 using namespace cc;
+namespace task = cc::assign_and_add::task;  // the paper module whose runs these tests train
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include "util/error.h"
 #include "util/platform.h"
 #include "test_helpers.h"
-#include "task_family.h"  // papers/assign_and_add/module
+#include "papers/assign_and_add/module/task_family.h"
 
 using namespace cc;
 namespace fs = std::filesystem;

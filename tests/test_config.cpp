@@ -1,12 +1,12 @@
 // Config files: wrong input is reported with FILE:LINE:COL and what was expected.
 #include <gtest/gtest.h>
 
-#include "task/config.h"
+#include "papers/assign_and_add/module/task/config.h"
 #include "util/yaml_json.h"
 
 using cc::Error;
 using cc::ObjectReader;
-using cc::task::TaskConfig;
+using cc::assign_and_add::task::TaskConfig;
 
 namespace {
 

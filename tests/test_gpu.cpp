@@ -8,7 +8,7 @@
 #include "train/run_config.h"
 #include "train/runtime.h"
 #include "train/trainer.h"
-#include "task_family.h"  // papers/assign_and_add/module
+#include "papers/assign_and_add/module/task_family.h"
 
 using namespace cc;
 

@@ -89,7 +89,7 @@ TEST(Papers, ARunIsReadByTheFamilyItNamesOrTheDefaultOne) {
   train::TaskFamily second;
   second.name = "another_default";
   second.is_default = true;
-  EXPECT_THROW(train::register_family(second), Error);  // one family reads the runs that name none
+  EXPECT_THROW(train::register_family(second, "the test"), Error);  // one family reads the runs that name none
 }
 
 // The fixtures of a paper: fixtures/ beside its runs file, or the folder its paper.yaml names; and back.

@@ -12,9 +12,10 @@
 #include "claims/verifier.h"
 #include "catalogue/sweep_results.h"
 #include "util/fixture_manifest.h"
-#include "task_family.h"  // papers/assign_and_add/module
+#include "papers/assign_and_add/module/task_family.h"
 
 using namespace cc;
+namespace task = cc::assign_and_add::task;  // the paper module whose runs these tests train
 using namespace cc::claims;
 using namespace cc::catalogue;
 namespace fs = std::filesystem;

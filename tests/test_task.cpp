@@ -5,10 +5,10 @@
 #include <map>
 #include <set>
 
-#include "task/eval_sets.h"
-#include "task/sampler.h"
+#include "papers/assign_and_add/module/task/eval_sets.h"
+#include "papers/assign_and_add/module/task/sampler.h"
 
-using namespace cc::task;
+using namespace cc::assign_and_add::task;
 
 namespace {
 

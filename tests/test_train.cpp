@@ -11,9 +11,10 @@
 #include "train/trainer.h"
 #include "test_helpers.h"
 #include "train_helpers.h"
-#include "task_family.h"  // papers/assign_and_add/module
+#include "papers/assign_and_add/module/task_family.h"
 
 using namespace cc;
+namespace task = cc::assign_and_add::task;  // the paper module whose runs these tests train
 namespace fs = std::filesystem;
 
 using cc::test::fresh_dir;

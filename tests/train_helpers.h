@@ -6,7 +6,7 @@
 
 #include "model/transformer.h"
 #include "train/run_config.h"
-#include "task_family.h"  // papers/assign_and_add/module
+#include "papers/assign_and_add/module/task_family.h"
 
 namespace cc::test {
 

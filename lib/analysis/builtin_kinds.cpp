@@ -1,29 +1,54 @@
-#include "analysis/kinds.h"
-
+#include <mutex>
+#include <utility>
 #include <vector>
+
+#include "analysis/kinds.h"
 
 namespace cc::analysis {
 namespace {
 
-std::vector<std::function<void(Registry&)>>& module_kinds() {
-  static std::vector<std::function<void(Registry&)>> adders;
-  return adders;
+struct ModuleKinds {
+  std::mutex mu;
+  std::vector<std::pair<std::string, std::function<void(Registry&)>>> adders;  // {origin, add}
+  bool built = false;
+};
+
+ModuleKinds& module_kinds() {
+  static ModuleKinds m;
+  return m;
+}
+
+Registry& build() {
+  static Registry r;
+  register_accuracy(r);
+  register_fourier(r);
+  register_reproducibility(r);
+  register_sweep(r);
+  auto& m = module_kinds();
+  std::lock_guard<std::mutex> lock(m.mu);
+  for (const auto& [origin, add] : m.adders) {
+    r.set_origin(origin);
+    add(r);
+  }
+  m.built = true;
+  r.freeze("the kinds were first read");
+  return r;
 }
 
 }  // namespace
 
-void add_module_kinds(std::function<void(Registry&)> add) { module_kinds().push_back(std::move(add)); }
+void add_module_kinds(const std::string& origin, std::function<void(Registry&)> add) {
+  auto& m = module_kinds();
+  std::lock_guard<std::mutex> lock(m.mu);
+  if (m.built)
+    throw Error("measurement kinds from " + origin +
+                " are registered after the registry was frozen (the kinds were first read): a module registers "
+                "at start-up, before any claim is read");
+  m.adders.emplace_back(origin, std::move(add));
+}
 
 const Registry& builtin_registry() {
-  static const Registry registry = [] {
-    Registry r;
-    register_accuracy(r);
-    register_fourier(r);
-    register_reproducibility(r);
-    register_sweep(r);
-    for (const auto& add : module_kinds()) add(r);
-    return r;
-  }();
+  static const Registry& registry = build();
   return registry;
 }
 

@@ -27,25 +27,15 @@ void Registry::add(MeasurementKind kind) {
   const std::string name = kind.name;
   // A name is what claim files write after `kind:`; a description passed in its place fails here.
   if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
-    throw Error("measurement kind '" + name + "': a kind's name is snake_case");
-  if (kind.subject == Subject::Theory && kind.theory.empty()) throw Error("theory kind '" + name + "' names no model");
-  if (!kinds_.emplace(name, std::move(kind)).second) throw Error("measurement kind '" + name + "' registered twice");
-}
-
-const MeasurementKind* Registry::find(const std::string& name) const {
-  auto it = kinds_.find(name);
-  return it == kinds_.end() ? nullptr : &it->second;
-}
-
-std::vector<std::string> Registry::names() const {
-  std::vector<std::string> out;
-  for (const auto& kv : kinds_) out.push_back(kv.first);
-  return out;
+    throw Error("measurement kind '" + name + "' from " + origin_ + ": a kind's name is snake_case");
+  if (kind.subject == Subject::Theory && kind.theory.empty())
+    throw Error("theory kind '" + name + "' from " + origin_ + " names no model");
+  kinds_.add(name, std::move(kind), origin_);
 }
 
 std::vector<HookRead> Registry::activation_reads() const {
   std::set<HookRead> all;
-  for (const auto& kv : kinds_) all.insert(kv.second.reads.begin(), kv.second.reads.end());
+  for (const MeasurementKind* k : kinds_.values()) all.insert(k->reads.begin(), k->reads.end());
   return {all.begin(), all.end()};
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The measurement registry: kind name -> {parameter schema, function}. A claim file names a
-// kind and its parameters; adding a kind is one small file under lib/analysis plus one line
-// in builtin_kinds.cpp, never a branch in the verifier.
+// kind and its parameters; adding a kind is one small file (under lib/analysis for the engine's kinds,
+// papers/NAME/module for a paper's) registered by name, never a branch in the verifier.
 #include <functional>
 #include <map>
 #include <memory>
@@ -13,6 +13,7 @@
 #include "analysis/sweep_series.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
+#include "util/registry.h"
 #include "util/yaml_json.h"
 
 namespace cc::analysis {
@@ -118,21 +119,30 @@ void add_modes(Registry& r, const MeasurementKind::CheckpointMeasure& measure,
                const std::function<nlohmann::json(ObjectReader, const char* mode)>& parse,
                const std::string& params_doc, const std::vector<HookRead>& reads, const std::vector<KindMode>& modes);
 
+// The kinds by name (util/registry.h): a duplicate name is an error naming both origins, and a
+// frozen registry takes no more.
 class Registry {
  public:
-  void add(MeasurementKind kind);  // throws on a duplicate name
-  const MeasurementKind* find(const std::string& name) const;
-  std::vector<std::string> names() const;
+  // Entries added from now on come from `origin` (the engine, or papers/NAME/module).
+  void set_origin(std::string origin) { origin_ = std::move(origin); }
+  void add(MeasurementKind kind);  // throws on a name that is not snake_case, a duplicate, or when frozen
+  const MeasurementKind* find(const std::string& name) const { return kinds_.find(name); }
+  std::string unknown_message(const std::string& name) const { return kinds_.unknown_message(name); }
+  std::string origin(const std::string& name) const { return kinds_.origin(name); }
+  std::vector<std::string> names() const { return kinds_.names(); }
   std::vector<HookRead> activation_reads() const;  // every kind's reads, for ActivationStore::want
+  void freeze(const std::string& why) { kinds_.freeze(why); }
 
  private:
-  std::map<std::string, MeasurementKind> kinds_;
+  NamedRegistry<MeasurementKind> kinds_{"measurement kind"};
+  std::string origin_ = "the engine (lib/analysis)";
 };
 
-// The registry with every built-in kind and every module's (add_module_kinds), built at its first use.
+// The registry with the engine's kinds and every paper module's (add_module_kinds), built and frozen
+// at its first use: a module that registers later is an error, never a kind silently missing.
 const Registry& builtin_registry();
-// A paper module's kinds (papers/NAME/module): `add` is called on the registry when it is built, so a
-// module registers before the first builtin_registry() call (app/paper_modules.cpp, at start-up).
-void add_module_kinds(std::function<void(Registry&)> add);
+// A paper module's kinds (papers/NAME/module, origin names it): `add` is called on the registry when it
+// is built. cc::Error once builtin_registry() has been built.
+void add_module_kinds(const std::string& origin, std::function<void(Registry&)> add);
 
 }  // namespace cc::analysis

@@ -183,11 +183,7 @@ const catalogue::RunSpec* read_subject(ObjectReader subject, const catalogue::Ru
 void read_measure(ObjectReader& measure, const analysis::Registry& registry, Claim& c) {
   c.kind = measure.string("kind");
   c.measurement = registry.find(c.kind);
-  if (!c.measurement) {
-    std::string known;
-    for (const auto& n : registry.names()) known += (known.empty() ? "" : ", ") + n;
-    measure.fail("kind", "unknown measurement kind '" + c.kind + "' (registered: " + known + ")");
-  }
+  if (!c.measurement) measure.fail("kind", registry.unknown_message(c.kind));
   c.params = c.measurement->parse_params(measure);
   const analysis::Subject wants = c.measurement->subject;
   const analysis::Subject has = c.subject.kind;

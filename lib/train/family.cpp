@@ -1,50 +1,47 @@
 #include "train/family.h"
 
-#include <map>
-#include <mutex>
-
 #include "train/run_config.h"
 #include "util/error.h"
+#include "util/registry.h"
 
 namespace cc::train {
 namespace {
 
-struct Families {
-  std::mutex mu;
-  std::map<std::string, TaskFamily> by_name;
-};
+NamedRegistry<TaskFamily>& families() {
+  static NamedRegistry<TaskFamily> f("task family");
+  return f;
+}
 
-Families& families() {
-  static Families f;
+// The first lookup freezes the registry: a family registered after a run was read would be missed by it.
+NamedRegistry<TaskFamily>& frozen_families() {
+  auto& f = families();
+  f.freeze("a run was read");
   return f;
 }
 
 }  // namespace
 
-void register_family(TaskFamily family) {
-  auto& f = families();
-  std::lock_guard<std::mutex> lock(f.mu);
-  if (f.by_name.count(family.name)) throw Error("task family '" + family.name + "' is registered twice");
+void register_family(TaskFamily family, const std::string& origin) {
   if (family.is_default)
-    for (const auto& kv : f.by_name)
-      if (kv.second.is_default)
-        throw Error("task families '" + kv.first + "' and '" + family.name + "' both claim the runs that name none");
-  f.by_name.emplace(family.name, std::move(family));
+    if (const TaskFamily* other = default_family_unfrozen())
+      throw Error("task families '" + other->name + "' and '" + family.name + "' both claim the runs that name none");
+  const std::string name = family.name;
+  families().add(name, std::move(family), origin);
 }
 
-const TaskFamily* find_family(const std::string& name) {
-  auto& f = families();
-  std::lock_guard<std::mutex> lock(f.mu);
-  auto it = f.by_name.find(name);
-  return it == f.by_name.end() ? nullptr : &it->second;  // entries are never removed: stable
+const TaskFamily* default_family_unfrozen() {
+  for (const TaskFamily* f : families().values())
+    if (f->is_default) return f;
+  return nullptr;
 }
+
+const TaskFamily* find_family(const std::string& name) { return frozen_families().find(name); }
+
+std::string unknown_family_message(const std::string& name) { return frozen_families().unknown_message(name); }
 
 const TaskFamily* default_family() {
-  auto& f = families();
-  std::lock_guard<std::mutex> lock(f.mu);
-  for (const auto& kv : f.by_name)
-    if (kv.second.is_default) return &kv.second;
-  return nullptr;
+  frozen_families();
+  return default_family_unfrozen();
 }
 
 const TaskFamily& family_of(const RunConfig& cfg) {
@@ -53,16 +50,10 @@ const TaskFamily& family_of(const RunConfig& cfg) {
     throw Error("run '" + cfg.name + "' names no task family and no paper module registered a default one");
   }
   if (const TaskFamily* family = find_family(cfg.family)) return *family;
-  throw Error("run '" + cfg.name + "': task family '" + cfg.family + "' is not registered");
+  throw Error("run '" + cfg.name + "': " + unknown_family_message(cfg.family));
 }
 
-std::vector<std::string> family_names() {
-  auto& f = families();
-  std::lock_guard<std::mutex> lock(f.mu);
-  std::vector<std::string> out;
-  for (const auto& kv : f.by_name) out.push_back(kv.first);
-  return out;
-}
+std::vector<std::string> family_names() { return frozen_families().names(); }
 
 OperandGrid operand_grid(const RunConfig& cfg) {
   const TaskFamily& family = family_of(cfg);

@@ -56,10 +56,15 @@ struct TaskFamily {
   std::function<OperandGrid(const RunConfig& cfg)> operand_grid;
 };
 
-// cc::Error for a second family of the same name, or a second default one.
-void register_family(TaskFamily family);
+// cc::Error for a second family of the same name (naming both origins), a second default one, or a
+// family registered after the first lookup below froze the registry (util/registry.h). `origin`: the
+// module that registers it (papers/NAME/module).
+void register_family(TaskFamily family, const std::string& origin);
 const TaskFamily* find_family(const std::string& name);
-const TaskFamily* default_family();  // nullptr when no module registered one
+// "unknown task family 'x' (registered: ...), did you mean 'y'?"
+std::string unknown_family_message(const std::string& name);
+const TaskFamily* default_family();           // nullptr when no module registered one
+const TaskFamily* default_family_unfrozen();  // the same, without freezing the registry (for registration)
 std::vector<std::string> family_names();
 // The family of `cfg`: the one it names, else the default one. cc::Error when that is not registered.
 const TaskFamily& family_of(const RunConfig& cfg);

@@ -92,12 +92,7 @@ RunConfig RunConfig::from_yaml(ObjectReader r) {
     ObjectReader task = r.object("task");
     const std::string name = task.string("family");
     family = find_family(name);
-    if (!family) {
-      std::string known;
-      for (const auto& n : family_names()) known += (known.empty() ? "" : ", ") + n;
-      task.fail("family", "unknown task family '" + name +
-                              "' (registered: " + (known.empty() ? std::string("none") : known) + ")");
-    }
+    if (!family) task.fail("family", unknown_family_message(name));
   } else {
     family = default_family();
     if (!family) r.fail("task", "names no task family (task.family) and no paper module registered a default one");

@@ -14,11 +14,12 @@
 #include <set>
 
 #include "analysis/common.h"
-#include "examples.h"
-#include "module.h"
-#include "task_family.h"
+#include "papers/assign_and_add/module/examples.h"
+#include "papers/assign_and_add/module/module.h"
+#include "papers/assign_and_add/module/task_family.h"
 
-namespace cc::analysis {
+namespace cc::assign_and_add {
+using namespace cc::analysis;  // the engine's measurement vocabulary (Registry, Measurement, ...)
 namespace {
 
 nlohmann::json parse(ObjectReader r, const char* metric) {
@@ -182,4 +183,4 @@ void register_attention(Registry& r) {
               "mean attention mass from '=' (or from assignment constants) on the target positions"}});
 }
 
-}  // namespace cc::analysis
+}  // namespace cc::assign_and_add

@@ -9,11 +9,12 @@
 #include <algorithm>
 
 #include "analysis/common.h"
-#include "task/config.h"
-#include "module.h"
-#include "task_family.h"
+#include "papers/assign_and_add/module/task/config.h"
+#include "papers/assign_and_add/module/module.h"
+#include "papers/assign_and_add/module/task_family.h"
 
-namespace cc::analysis {
+namespace cc::assign_and_add {
+using namespace cc::analysis;  // the engine's measurement vocabulary (Registry, Measurement, ...)
 namespace {
 
 torch::Tensor cpu(const torch::Tensor& t) { return t.detach().to(torch::kCPU, torch::kFloat32); }
@@ -155,4 +156,4 @@ void register_circuits(Registry& r) {
   }
 }
 
-}  // namespace cc::analysis
+}  // namespace cc::assign_and_add

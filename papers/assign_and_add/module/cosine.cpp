@@ -9,11 +9,12 @@
 #include <torch/torch.h>
 
 #include "analysis/common.h"
-#include "examples.h"
-#include "task_family.h"
-#include "module.h"
+#include "papers/assign_and_add/module/examples.h"
+#include "papers/assign_and_add/module/task_family.h"
+#include "papers/assign_and_add/module/module.h"
 
-namespace cc::analysis {
+namespace cc::assign_and_add {
+using namespace cc::analysis;  // the engine's measurement vocabulary (Registry, Measurement, ...)
 namespace {
 
 nlohmann::json parse(ObjectReader r, const char* metric) {
@@ -117,4 +118,4 @@ void register_cosine(Registry& r) {
               "mean of (matched cosine - cosine with another sequence's target), paired"}});
 }
 
-}  // namespace cc::analysis
+}  // namespace cc::assign_and_add

@@ -1,14 +1,14 @@
-#include "disentangled.h"
+#include "papers/assign_and_add/module/disentangled.h"
 
 #include <torch/torch.h>
 
 #include <cmath>
 #include <numeric>
 
-#include "task/rng.h"
+#include "papers/assign_and_add/module/task/rng.h"
 #include "util/error.h"
 
-namespace cc::analysis::theory {
+namespace cc::assign_and_add::theory {
 
 Model::Model(Sizes s) : s_(s) {
   if (s_.N < 3 || s_.N % 2 == 0) throw Error("disentangled model: N must be an odd number >= 3");
@@ -206,4 +206,4 @@ double cosine(const torch::Tensor& a, const torch::Tensor& b) {
   return (a * b).sum().item<double>() / (na * nb);
 }
 
-}  // namespace cc::analysis::theory
+}  // namespace cc::assign_and_add::theory

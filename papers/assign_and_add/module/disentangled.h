@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-namespace cc::analysis::theory {
+namespace cc::assign_and_add::theory {
 
 struct Sizes {
   int N = 59, V = 12, T = 16;
@@ -92,4 +92,4 @@ class Model {
 // cos(a, b) and the share of |a|^2 along b (cos^2), on flattened matrices.
 double cosine(const torch::Tensor& a, const torch::Tensor& b);
 
-}  // namespace cc::analysis::theory
+}  // namespace cc::assign_and_add::theory

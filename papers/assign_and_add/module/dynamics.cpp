@@ -21,12 +21,13 @@
 #include <optional>
 
 #include "analysis/common.h"
-#include "module.h"
+#include "papers/assign_and_add/module/module.h"
 #include "analysis/phases.h"
-#include "task/eval_sets.h"
-#include "task_family.h"
+#include "papers/assign_and_add/module/task/eval_sets.h"
+#include "papers/assign_and_add/module/task_family.h"
 
-namespace cc::analysis {
+namespace cc::assign_and_add {
+using namespace cc::analysis;  // the engine's measurement vocabulary (Registry, Measurement, ...)
 namespace {
 
 struct Series {
@@ -358,4 +359,4 @@ void register_dynamics(Registry& r) {
   r.add(std::move(refinement));
 }
 
-}  // namespace cc::analysis
+}  // namespace cc::assign_and_add

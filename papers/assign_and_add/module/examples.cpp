@@ -1,8 +1,8 @@
-#include "examples.h"
+#include "papers/assign_and_add/module/examples.h"
 
-#include "task_family.h"
+#include "papers/assign_and_add/module/task_family.h"
 
-namespace cc::analysis {
+namespace cc::assign_and_add {
 
 std::vector<task::Example> sample_examples(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size,
                                            uint64_t seed) {
@@ -15,4 +15,4 @@ std::vector<task::Example> sample_examples(const train::Checkpoint& ck, const st
   return out;
 }
 
-}  // namespace cc::analysis
+}  // namespace cc::assign_and_add

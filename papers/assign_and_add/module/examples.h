@@ -6,14 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "task/eval_sets.h"
+#include "papers/assign_and_add/module/task/eval_sets.h"
 #include "train/checkpoint.h"
 
-namespace cc::analysis {
+namespace cc::assign_and_add {
 
 // A seeded sample of `size` sequences from each named evaluation set, the sets one after the other:
 // row i is row i of activations(store, ck, sets, size, seed, ...).
 std::vector<task::Example> sample_examples(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size,
                                            uint64_t seed);
 
-}  // namespace cc::analysis
+}  // namespace cc::assign_and_add

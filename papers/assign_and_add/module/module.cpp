@@ -1,19 +1,19 @@
-#include "module.h"
+#include "papers/assign_and_add/module/module.h"
 
-#include "task_family.h"
+#include "papers/assign_and_add/module/task_family.h"
 
 namespace cc::assign_and_add {
 
-void register_module() {
-  register_family();
-  analysis::add_module_kinds([](analysis::Registry& r) {
-    analysis::register_attention(r);
-    analysis::register_circuits(r);
-    analysis::register_cosine(r);
-    analysis::register_probes(r);
-    analysis::register_dynamics(r);
-    analysis::register_theory(r);
-    analysis::register_theory_terms(r);
+void register_module(const plugin::ModuleRegistrar& r) {
+  r.add_family(task_family());
+  r.add_kinds([](analysis::Registry& kinds) {
+    register_attention(kinds);
+    register_circuits(kinds);
+    register_cosine(kinds);
+    register_probes(kinds);
+    register_dynamics(kinds);
+    register_theory(kinds);
+    register_theory_terms(kinds);
   });
 }
 

@@ -9,11 +9,12 @@
 #include <torch/torch.h>
 
 #include "analysis/common.h"
-#include "examples.h"
-#include "module.h"
-#include "task_family.h"
+#include "papers/assign_and_add/module/examples.h"
+#include "papers/assign_and_add/module/module.h"
+#include "papers/assign_and_add/module/task_family.h"
 
-namespace cc::analysis {
+namespace cc::assign_and_add {
+using namespace cc::analysis;  // the engine's measurement vocabulary (Registry, Measurement, ...)
 namespace {
 
 const HookRead kResidMidAtEquals{"blocks.1.hook_resid_mid", task::kEqualsPos};
@@ -97,4 +98,4 @@ void register_probes(Registry& r) {
   r.add(std::move(probe));
 }
 
-}  // namespace cc::analysis
+}  // namespace cc::assign_and_add

@@ -1,9 +1,9 @@
-#include "task_family.h"
+#include "papers/assign_and_add/module/task_family.h"
 
 #include <cmath>
 #include <sstream>
 
-#include "task/sampler.h"
+#include "papers/assign_and_add/module/task/sampler.h"
 #include "train/family.h"
 #include "util/error.h"
 
@@ -150,7 +150,7 @@ std::unique_ptr<train::TaskData> task_data(const train::RunConfig& cfg) {
   return std::make_unique<AssignAndAddData>(cfg);
 }
 
-void register_family() {
+train::TaskFamily task_family() {
   train::TaskFamily f;
   f.name = kFamily;
   f.is_default = true;  // every run of this paper's runs.yaml and sidecars names no family
@@ -159,7 +159,7 @@ void register_family() {
   f.data = task_data;
   f.eval_set_names = task::eval_set_names();
   f.operand_grid = operand_grid;
-  train::register_family(std::move(f));
+  return f;
 }
 
 }  // namespace cc::assign_and_add

@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "model/config.h"
-#include "task/config.h"
-#include "task/eval_sets.h"
+#include "papers/assign_and_add/module/task/config.h"
+#include "papers/assign_and_add/module/task/eval_sets.h"
+#include "train/family.h"
 #include "train/run_config.h"
 #include "train/task_data.h"
 
@@ -36,6 +37,6 @@ train::NamedBatch to_batch(const task::EvalSet& set);
 
 std::unique_ptr<train::TaskData> task_data(const train::RunConfig& cfg);
 
-void register_family();  // the default family; register_module() calls it
+train::TaskFamily task_family();  // the default family, which register_module() registers
 
 }  // namespace cc::assign_and_add

@@ -19,11 +19,12 @@
 #include <vector>
 
 #include "analysis/common.h"
-#include "disentangled.h"
-#include "theory_common.h"
-#include "module.h"
+#include "papers/assign_and_add/module/disentangled.h"
+#include "papers/assign_and_add/module/theory_common.h"
+#include "papers/assign_and_add/module/module.h"
 
-namespace cc::analysis {
+namespace cc::assign_and_add {
+using namespace cc::analysis;  // the engine's measurement vocabulary (Registry, Measurement, ...)
 namespace {
 
 using theory::Batch;
@@ -386,4 +387,4 @@ void register_theory(Registry& r) {
   r.add(std::move(step));
 }
 
-}  // namespace cc::analysis
+}  // namespace cc::assign_and_add

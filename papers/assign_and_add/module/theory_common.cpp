@@ -1,4 +1,4 @@
-#include "theory_common.h"
+#include "papers/assign_and_add/module/theory_common.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,8 @@
 
 #include "util/yaml_json.h"
 
-namespace cc::analysis::theory {
+namespace cc::assign_and_add::theory {
+using namespace cc::analysis;
 
 // The work of one Monte Carlo seed, in one-hot token slots: sequences × T × (N + V + 3), summed over
 // the sizes (the gradient's samples plus `eval_size` test sequences). Capped so that no claim within
@@ -100,4 +101,4 @@ int64_t chunk_for(const Model& model) {  // sequences per chunk: X stays near 8M
   return std::max<int64_t>(64, (int64_t{8} << 20) / (model.sizes().T * model.dim()));
 }
 
-}  // namespace cc::analysis::theory
+}  // namespace cc::assign_and_add::theory

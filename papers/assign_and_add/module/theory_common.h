@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <string>
 
-#include "disentangled.h"
+#include "papers/assign_and_add/module/disentangled.h"
 #include "analysis/registry.h"
 
-namespace cc::analysis::theory {
+namespace cc::assign_and_add::theory {
 
 // sizes, assignments, beta, alpha, samples, batches, phi1 (each kind adds its own and calls finish()),
 // and their documentation for `claimcheck kinds`.
@@ -32,4 +32,4 @@ void for_each_chunk(const Model& model, const nlohmann::json& p, uint64_t seed, 
   }
 }
 
-}  // namespace cc::analysis::theory
+}  // namespace cc::assign_and_add::theory

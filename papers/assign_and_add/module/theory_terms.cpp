@@ -16,11 +16,12 @@
 #include <vector>
 
 #include "analysis/common.h"
-#include "disentangled.h"
-#include "module.h"
-#include "theory_common.h"
+#include "papers/assign_and_add/module/disentangled.h"
+#include "papers/assign_and_add/module/module.h"
+#include "papers/assign_and_add/module/theory_common.h"
 
-namespace cc::analysis {
+namespace cc::assign_and_add {
+using namespace cc::analysis;  // the engine's measurement vocabulary (Registry, Measurement, ...)
 namespace {
 
 using theory::Batch;
@@ -179,4 +180,4 @@ void register_theory_terms(Registry& r) {
   r.add(std::move(terms));
 }
 
-}  // namespace cc::analysis
+}  // namespace cc::assign_and_add

@@ -1,19 +1,19 @@
-#include "family.h"
+#include "papers/nanda_grokking/module/family.h"
 
 #include <torch/torch.h>
 
 #include <sstream>
 
 #include "analysis/registry.h"
-#include "kinds.h"
-#include "run_config.h"
+#include "papers/nanda_grokking/module/kinds.h"
+#include "papers/nanda_grokking/module/run_config.h"
 #include "train/family.h"
 #include "train/run_config.h"
 #include "train/task_data.h"
 #include "util/error.h"
-#include "trainer.h"
+#include "papers/nanda_grokking/module/trainer.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 namespace {
 
 // The engine's view of a run: the transformer's shape, the last step and the checkpoint cadence; the
@@ -91,7 +91,7 @@ train::OperandGrid operand_grid(const train::RunConfig& c) {
 
 }  // namespace
 
-void register_module() {
+void register_module(const plugin::ModuleRegistrar& r) {
   train::TaskFamily f;
   f.name = "modular_addition";
   f.read = read;
@@ -104,8 +104,8 @@ void register_module() {
   };
   f.eval_set_names = {"train", "test"};
   f.operand_grid = operand_grid;
-  train::register_family(std::move(f));
-  analysis::add_module_kinds(register_kinds);
+  r.add_family(std::move(f));
+  r.add_kinds(register_kinds);
 }
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

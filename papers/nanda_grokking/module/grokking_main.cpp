@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "train/runtime.h"
-#include "trainer.h"
+#include "papers/nanda_grokking/module/trainer.h"
 #include "util/error.h"
 #include "util/platform.h"
 
@@ -38,14 +38,14 @@ int main(int argc, char** argv) {
       return 0;
     }
     po::notify(vm);
-    const auto seeds = cc::grokking::run_seeds(runs, run);
+    const auto seeds = cc::nanda_grokking::run_seeds(runs, run);
     if (std::find(seeds.begin(), seeds.end(), seed) == seeds.end())
       throw cc::Error(runs + ": run '" + run + "' does not list seed " + std::to_string(seed));
     cc::train::apply_threads({1, 1});  // one core per run: the fixtures' setup, recorded in each sidecar
-    const auto cfg = cc::grokking::read_run(runs, run, static_cast<uint64_t>(seed));
+    const auto cfg = cc::nanda_grokking::read_run(runs, run, static_cast<uint64_t>(seed));
     std::string command = "grokking";
     for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
-    const auto r = cc::grokking::train(cfg, out, vm.count("resume") > 0, command, stop_after);
+    const auto r = cc::nanda_grokking::train(cfg, out, vm.count("resume") > 0, command, stop_after);
     std::cout << run << " seed " << seed << ": steps " << r.start_step << " -> " << r.stopped_at << ", train loss "
               << r.train_loss << " (accuracy " << r.train_accuracy << "), test loss " << r.test_loss << " (accuracy "
               << r.test_accuracy << ")\n";

@@ -7,9 +7,9 @@
 
 #include <cmath>
 
-#include "kinds.h"
+#include "papers/nanda_grokking/module/kinds.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 namespace {
 
 nlohmann::json parse(ObjectReader r) {
@@ -50,4 +50,4 @@ void register_embedding(analysis::Registry& r) {
   r.add(std::move(k));
 }
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

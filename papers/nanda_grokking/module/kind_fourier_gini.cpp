@@ -7,9 +7,9 @@
 // analysis::NotComputable.
 #include <torch/torch.h>
 
-#include "kinds.h"
+#include "papers/nanda_grokking/module/kinds.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 namespace {
 
 nlohmann::json parse(ObjectReader r) {
@@ -74,4 +74,4 @@ void register_fourier_gini(analysis::Registry& r) {
   r.add(std::move(k));
 }
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

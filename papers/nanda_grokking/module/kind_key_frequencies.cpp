@@ -14,9 +14,9 @@
 
 #include "analysis/common.h"
 #include "analysis/fourier_fit.h"
-#include "kinds.h"
+#include "papers/nanda_grokking/module/kinds.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 namespace {
 
 nlohmann::json parse(ObjectReader r, const char* mode) {
@@ -135,4 +135,4 @@ void register_key_frequencies(analysis::Registry& r) {
         "removed: the share of its training pairs it loses without them"}});
 }
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

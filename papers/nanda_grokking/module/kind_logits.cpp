@@ -7,9 +7,9 @@
 //                      the key frequencies; W_L = (W_out W_U)^T [p, d_mlp], each column centred over c (14)
 #include <torch/torch.h>
 
-#include "kinds.h"
+#include "papers/nanda_grokking/module/kinds.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 namespace {
 
 nlohmann::json parse(ObjectReader r, const char* mode) {
@@ -83,4 +83,4 @@ void register_logits(analysis::Registry& r) {
         "share of W_L's squared norm outside the key frequencies' cos/sin(w_k c) directions"}});
 }
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

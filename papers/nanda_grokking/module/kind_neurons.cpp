@@ -10,9 +10,9 @@
 #include <algorithm>
 
 #include "analysis/fourier_fit.h"
-#include "kinds.h"
+#include "papers/nanda_grokking/module/kinds.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 namespace {
 
 nlohmann::json parse(ObjectReader r, const char* mode) {
@@ -108,4 +108,4 @@ void register_neurons(analysis::Registry& r) {
                         "accuracy with every active neuron replaced by its best single-frequency degree-2 fit"}});
 }
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

@@ -10,10 +10,10 @@
 #include <cmath>
 #include <memory>
 
-#include "kinds.h"
+#include "papers/nanda_grokking/module/kinds.h"
 #include "util/error.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 namespace {
 
 nlohmann::json parse(ObjectReader r) {
@@ -99,4 +99,4 @@ void register_progress_order(analysis::Registry& r) {
   r.add(std::move(k));
 }
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

@@ -9,10 +9,10 @@
 #include <algorithm>
 
 #include "analysis/phases.h"
-#include "kinds.h"
+#include "papers/nanda_grokking/module/kinds.h"
 #include "util/error.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 namespace {
 
 nlohmann::json parse(ObjectReader r, const char* mode) {
@@ -105,4 +105,4 @@ void register_training_curve(analysis::Registry& r) {
   }
 }
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

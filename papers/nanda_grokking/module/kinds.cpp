@@ -1,4 +1,4 @@
-#include "kinds.h"
+#include "papers/nanda_grokking/module/kinds.h"
 
 #include <torch/torch.h>
 
@@ -8,7 +8,7 @@
 #include "analysis/common.h"
 #include "util/error.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 
 void register_kinds(analysis::Registry& r) {
   register_embedding(r);
@@ -84,4 +84,4 @@ int64_t judged_step(int64_t drop, int64_t last, int64_t every, const std::string
   return judged;
 }
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

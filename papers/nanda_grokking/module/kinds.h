@@ -16,10 +16,10 @@
 
 #include "analysis/fourier_fit.h"
 #include "analysis/registry.h"
-#include "run_config.h"
+#include "papers/nanda_grokking/module/run_config.h"
 #include "train/checkpoint.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 
 void register_kinds(analysis::Registry& r);
 void register_embedding(analysis::Registry& r);
@@ -77,4 +77,4 @@ int64_t drop_step(const std::vector<nlohmann::json>& log, double level);
 // when the run never reaches the level (cc::Error when `last` is then off the grid).
 int64_t judged_step(int64_t drop, int64_t last, int64_t every, const std::string& where);
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

@@ -1,4 +1,4 @@
-#include "modular_addition.h"
+#include "papers/nanda_grokking/module/modular_addition.h"
 
 #include <torch/torch.h>
 
@@ -9,7 +9,7 @@
 
 #include "util/rng.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 
 TaskConfig TaskConfig::from_yaml(ObjectReader r) {
   TaskConfig c;
@@ -52,4 +52,4 @@ Split split(const TaskConfig& cfg) {
   return {torch::tensor(train, torch::kLong), torch::tensor(test, torch::kLong)};
 }
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

@@ -10,7 +10,7 @@
 
 #include "util/yaml_json.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 
 constexpr int kSeqLen = 3;  // a, b, '='
 
@@ -38,4 +38,4 @@ struct Split {
 };
 Split split(const TaskConfig& cfg);
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

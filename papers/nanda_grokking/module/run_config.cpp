@@ -1,11 +1,11 @@
-#include "run_config.h"
+#include "papers/nanda_grokking/module/run_config.h"
 
 #include <cmath>
 
 #include "train/run_config.h"
 #include "util/error.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 
 OptimConfig OptimConfig::from_yaml(ObjectReader r) {
   OptimConfig c;
@@ -102,4 +102,4 @@ std::vector<int64_t> run_seeds(const std::string& runs_yaml, const std::string& 
   return seeds;
 }
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

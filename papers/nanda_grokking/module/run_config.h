@@ -8,10 +8,10 @@
 #include <string>
 
 #include "model/config.h"
-#include "modular_addition.h"
+#include "papers/nanda_grokking/module/modular_addition.h"
 #include "util/yaml_json.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 
 struct OptimConfig {
   int64_t steps = 0;  // full-batch steps (= epochs)
@@ -45,4 +45,4 @@ struct RunConfig {
 RunConfig read_run(const std::string& runs_yaml, const std::string& name, uint64_t seed);
 std::vector<int64_t> run_seeds(const std::string& runs_yaml, const std::string& name);
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

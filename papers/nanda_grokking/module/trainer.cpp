@@ -1,4 +1,4 @@
-#include "trainer.h"
+#include "papers/nanda_grokking/module/trainer.h"
 
 #include <torch/torch.h>
 
@@ -19,7 +19,7 @@
 #include "util/safetensors.h"
 #include "util/sha256.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 namespace fs = std::filesystem;
 namespace {
 
@@ -160,4 +160,4 @@ TrainResult train(const RunConfig& cfg, const std::string& dir, bool resume, con
   return result;
 }
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

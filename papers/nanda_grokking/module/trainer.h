@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <string>
 
-#include "run_config.h"
+#include "papers/nanda_grokking/module/run_config.h"
 
-namespace cc::grokking {
+namespace cc::nanda_grokking {
 
 struct TrainResult {
   int64_t start_step = 0, stopped_at = 0;
@@ -24,4 +24,4 @@ struct TrainResult {
 TrainResult train(const RunConfig& cfg, const std::string& dir, bool resume, const std::string& command,
                   int64_t stop_after = -1);
 
-}  // namespace cc::grokking
+}  // namespace cc::nanda_grokking

@@ -1,11 +1,11 @@
-#include "task/config.h"
+#include "papers/assign_and_add/module/task/config.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "util/error.h"
 
-namespace cc::task {
+namespace cc::assign_and_add::task {
 
 std::string Vocab::name(int t) const {
   if (is_number(t)) return std::to_string(t);
@@ -86,4 +86,4 @@ TaskConfig TaskConfig::from_json(const nlohmann::json& j) {
   return from_yaml(ObjectReader(doc, ""));
 }
 
-}  // namespace cc::task
+}  // namespace cc::assign_and_add::task

@@ -9,7 +9,7 @@
 
 #include "util/yaml_json.h"
 
-namespace cc::task {
+namespace cc::assign_and_add::task {
 
 constexpr int kSeqLen = 16;       // T (§3)
 constexpr int kAssignSlots = 12;  // positions 0..11 hold the assignments
@@ -55,4 +55,4 @@ struct Vocab {
   int variable_index(const std::string& letter) const;  // -1 if not a variable name
 };
 
-}  // namespace cc::task
+}  // namespace cc::assign_and_add::task

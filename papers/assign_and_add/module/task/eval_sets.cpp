@@ -1,10 +1,10 @@
-#include "task/eval_sets.h"
+#include "papers/assign_and_add/module/task/eval_sets.h"
 
 #include <algorithm>
 
 #include "util/error.h"
 
-namespace cc::task {
+namespace cc::assign_and_add::task {
 namespace {
 
 struct Definition {
@@ -86,4 +86,4 @@ std::vector<EvalSet> make_eval_sets(const Sampler& sampler, int size, uint64_t e
   return out;
 }
 
-}  // namespace cc::task
+}  // namespace cc::assign_and_add::task

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "task/sampler.h"
+#include "papers/assign_and_add/module/task/sampler.h"
 
-namespace cc::task {
+namespace cc::assign_and_add::task {
 
 struct EvalSet {
   std::string name;
@@ -36,4 +36,4 @@ EvalSet make_eval_set(const Sampler& sampler, const std::string& name, int size,
 // Builds every set of the catalog.
 std::vector<EvalSet> make_eval_sets(const Sampler& sampler, int size, uint64_t eval_seed);
 
-}  // namespace cc::task
+}  // namespace cc::assign_and_add::task

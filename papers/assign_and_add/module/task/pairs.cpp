@@ -1,11 +1,11 @@
-#include "task/pairs.h"
+#include "papers/assign_and_add/module/task/pairs.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "task/rng.h"
+#include "papers/assign_and_add/module/task/rng.h"
 
-namespace cc::task {
+namespace cc::assign_and_add::task {
 
 PairSet::PairSet(const TaskConfig& cfg) : n_(cfg.modulus), in_train_(static_cast<size_t>(n_ * n_), false) {
   const int total = n_ * n_;
@@ -19,4 +19,4 @@ PairSet::PairSet(const TaskConfig& cfg) : n_(cfg.modulus), in_train_(static_cast
   for (int p = 0; p < total; ++p) (in_train_[static_cast<size_t>(p)] ? train_ : heldout_).emplace_back(p / n_, p % n_);
 }
 
-}  // namespace cc::task
+}  // namespace cc::assign_and_add::task

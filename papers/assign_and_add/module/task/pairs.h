@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "task/config.h"
+#include "papers/assign_and_add/module/task/config.h"
 
-namespace cc::task {
+namespace cc::assign_and_add::task {
 
 class PairSet {
  public:
@@ -24,4 +24,4 @@ class PairSet {
   std::vector<std::pair<int, int>> train_, heldout_;
 };
 
-}  // namespace cc::task
+}  // namespace cc::assign_and_add::task

@@ -5,7 +5,7 @@
 
 #include "util/rng.h"
 
-namespace cc::task {
+namespace cc::assign_and_add::task {
 
 using cc::Rng;
 using cc::stream_id;
@@ -13,4 +13,4 @@ using cc::stream_id;
 constexpr uint64_t kTrainStream = 0x7472616e;  // "tran"
 constexpr uint64_t kPairStream = 0x70616972;   // "pair"
 
-}  // namespace cc::task
+}  // namespace cc::assign_and_add::task

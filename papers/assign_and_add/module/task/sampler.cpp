@@ -1,10 +1,10 @@
-#include "task/sampler.h"
+#include "papers/assign_and_add/module/task/sampler.h"
 
 #include <algorithm>
 
 #include "util/error.h"
 
-namespace cc::task {
+namespace cc::assign_and_add::task {
 
 Sampler::Sampler(const TaskConfig& cfg)
     : cfg_(cfg),
@@ -175,4 +175,4 @@ std::string Sampler::render(const Example& e) const {
   return s;
 }
 
-}  // namespace cc::task
+}  // namespace cc::assign_and_add::task

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "task/config.h"
-#include "task/pairs.h"
-#include "task/rng.h"
+#include "papers/assign_and_add/module/task/config.h"
+#include "papers/assign_and_add/module/task/pairs.h"
+#include "papers/assign_and_add/module/task/rng.h"
 
-namespace cc::task {
+namespace cc::assign_and_add::task {
 
 struct Example {
   std::array<int32_t, kSeqLen> tokens{};
@@ -74,4 +74,4 @@ class Sampler {
   std::vector<bool> banned_first_, banned_second_;
 };
 
-}  // namespace cc::task
+}  // namespace cc::assign_and_add::task

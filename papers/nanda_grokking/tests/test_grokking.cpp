@@ -11,14 +11,14 @@
 #include "analysis/fourier_fit.h"
 #include "analysis/registry.h"
 #include "catalogue/runs.h"
-#include "kinds.h"
-#include "modular_addition.h"
-#include "run_config.h"
-#include "test_helpers.h"
+#include "papers/nanda_grokking/module/kinds.h"
+#include "papers/nanda_grokking/module/modular_addition.h"
+#include "papers/nanda_grokking/module/run_config.h"
+#include "tests/test_helpers.h"
 #include "train/checkpoint.h"
 #include "train/family.h"
 #include "train/run_config.h"
-#include "trainer.h"
+#include "papers/nanda_grokking/module/trainer.h"
 #include "util/error.h"
 
 namespace fs = std::filesystem;
@@ -48,18 +48,18 @@ std::string write_runs(const std::string& dir) {
 }  // namespace
 
 TEST(Grokking, SplitIsAPartitionOfEveryPair) {
-  grokking::TaskConfig t;  // the stated p = 113, 30 %
-  const auto s = grokking::split(t);
+  nanda_grokking::TaskConfig t;  // the stated p = 113, 30 %
+  const auto s = nanda_grokking::split(t);
   EXPECT_EQ(s.train.numel(), 3830);  // floor(0.3 * 12769), as the authors' code
   EXPECT_EQ(s.train.numel() + s.test.numel(), 113 * 113);
   auto all = std::get<0>(torch::cat({s.train, s.test}).sort());
   EXPECT_TRUE(all.equal(torch::arange(113 * 113, torch::kLong)));
-  const auto grid = grokking::all_pairs(t);
+  const auto grid = nanda_grokking::all_pairs(t);
   EXPECT_EQ(grid.tokens[113 * 5 + 7][0].item<int64_t>(), 5);
   EXPECT_EQ(grid.tokens[113 * 5 + 7][2].item<int64_t>(), 113);  // '='
   EXPECT_EQ(grid.targets[113 * 100 + 20].item<int64_t>(), 7);   // (100 + 20) mod 113
   t.split_seed = 1;
-  EXPECT_FALSE(grokking::split(t).train.equal(s.train));
+  EXPECT_FALSE(nanda_grokking::split(t).train.equal(s.train));
 }
 
 TEST(Grokking, FamilyRunsRoundTripThroughTheEngine) {
@@ -86,10 +86,10 @@ TEST(Grokking, FamilyRunsRoundTripThroughTheEngine) {
 
 TEST(Grokking, ResumedRunEqualsUninterruptedRunBitwise) {
   const auto dir = cc::test::fresh_dir("resume");
-  const auto cfg = grokking::read_run(write_runs(dir), "tiny", 0);
-  grokking::train(cfg, dir + "/whole", false, "test");
-  grokking::train(cfg, dir + "/split", false, "test", 5);  // leaves a resume point at step 5
-  grokking::train(cfg, dir + "/split", true, "test");
+  const auto cfg = nanda_grokking::read_run(write_runs(dir), "tiny", 0);
+  nanda_grokking::train(cfg, dir + "/whole", false, "test");
+  nanda_grokking::train(cfg, dir + "/split", false, "test", 5);  // leaves a resume point at step 5
+  nanda_grokking::train(cfg, dir + "/split", true, "test");
   for (int64_t step : {0, 6, 12}) {
     const auto a = train::load_checkpoint(train::checkpoint_path(dir + "/whole", step));
     const auto b = train::load_checkpoint(train::checkpoint_path(dir + "/split", step));
@@ -99,14 +99,14 @@ TEST(Grokking, ResumedRunEqualsUninterruptedRunBitwise) {
   // Another run's folder is refused, not mixed.
   auto other = cfg;
   other.train.weight_decay = 0.0;
-  EXPECT_THROW(grokking::train(other, dir + "/whole", true, "test"), Error);
+  EXPECT_THROW(nanda_grokking::train(other, dir + "/whole", true, "test"), Error);
   fs::remove_all(dir);
 }
 
 TEST(Grokking, KindsMeasureTheirOwnModelsAndRefuseOthers) {
   const auto dir = cc::test::fresh_dir("kinds");
-  const auto cfg = grokking::read_run(write_runs(dir), "tiny", 0);
-  grokking::train(cfg, dir, false, "test", 0);
+  const auto cfg = nanda_grokking::read_run(write_runs(dir), "tiny", 0);
+  nanda_grokking::train(cfg, dir, false, "test", 0);
   const auto ck = train::load_checkpoint(train::checkpoint_path(dir, 0));
   const auto& reg = analysis::builtin_registry();
   // The engine's `accuracy` on the family's sets: every held-out pair, every training pair.
@@ -134,8 +134,8 @@ TEST(Grokking, KindsMeasureTheirOwnModelsAndRefuseOthers) {
 // subject's key frequencies; with no drop, the subject itself. The metrics here are written by hand.
 TEST(Grokking, ProgressOrderJudgesTheLastGridCheckpointBeforeTheDrop) {
   const auto dir = cc::test::fresh_dir("progress");
-  const auto cfg = grokking::read_run(write_runs(dir), "tiny", 0);
-  grokking::train(cfg, dir, false, "test");  // checkpoints at 0, 6, 12
+  const auto cfg = nanda_grokking::read_run(write_runs(dir), "tiny", 0);
+  nanda_grokking::train(cfg, dir, false, "test");  // checkpoints at 0, 6, 12
   const auto last = train::load_checkpoint(train::checkpoint_path(dir, 12));
   analysis::RunHistory history;
   history.checkpoint_steps = {0, 6, 12};
@@ -155,8 +155,9 @@ TEST(Grokking, ProgressOrderJudgesTheLastGridCheckpointBeforeTheDrop) {
   EXPECT_EQ(m.details["drop_step"], 8);
   EXPECT_EQ(m.details["judged_step"], 6);
   nlohmann::json details;
-  const auto keys = grokking::key_frequencies(last, 13, 0.05, details);
-  const auto at6 = grokking::key_frequency_losses(train::load_checkpoint(train::checkpoint_path(dir, 6)), keys, false);
+  const auto keys = nanda_grokking::key_frequencies(last, 13, 0.05, details);
+  const auto at6 =
+      nanda_grokking::key_frequency_losses(train::load_checkpoint(train::checkpoint_path(dir, 6)), keys, false);
   EXPECT_DOUBLE_EQ(m.value, at6.restricted / at6.full);
   const auto never = with_accuracies({0.1, 0.2, 0.3, 0.4});  // no drop: the subject, step 12
   EXPECT_EQ(never.details["drop_step"], -1);
@@ -175,8 +176,8 @@ TEST(Grokking, ProgressOrderJudgesTheLastGridCheckpointBeforeTheDrop) {
 // model is no control of theirs) rather than return a constant.
 TEST(Grokking, ReadingsOfTheControlsIssueMeasureAndRefuseAStepZeroHistory) {
   const auto dir = cc::test::fresh_dir("readings");
-  const auto cfg = grokking::read_run(write_runs(dir), "tiny", 0);
-  grokking::train(cfg, dir, false, "test");  // checkpoints at 0, 6, 12
+  const auto cfg = nanda_grokking::read_run(write_runs(dir), "tiny", 0);
+  nanda_grokking::train(cfg, dir, false, "test");  // checkpoints at 0, 6, 12
   const auto last = train::load_checkpoint(train::checkpoint_path(dir, 12));
   const auto& reg = analysis::builtin_registry();
   auto parsed = [](const analysis::MeasurementKind& k, const std::string& yaml) {

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <vector>
 
-#include "disentangled.h"  // papers/assign_and_add/module
+#include "papers/assign_and_add/module/disentangled.h"
 
-using namespace cc::analysis::theory;
+using namespace cc::assign_and_add::theory;
 
 namespace {
 

@@ -1,0 +1,43 @@
+#include "util/registry.h"
+
+#include <algorithm>
+
+namespace cc {
+namespace {
+
+// Levenshtein distance, two rows: names are short (a kind, a family, a claim id).
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+std::string nearest_name(const std::string& name, const std::vector<std::string>& names) {
+  const size_t limit = std::max<size_t>(2, name.size() / 3);
+  std::string best;
+  size_t best_distance = limit + 1;
+  for (const auto& n : names) {
+    // A name that starts with the one asked for (M8 -> M8a) is as near as one edit.
+    const size_t d = n.size() > name.size() && n.compare(0, name.size(), name) == 0 ? 1 : edit_distance(name, n);
+    if (d < best_distance) {
+      best_distance = d;
+      best = n;
+    }
+  }
+  return best;
+}
+
+std::string did_you_mean(const std::string& name, const std::vector<std::string>& names) {
+  const std::string near = nearest_name(name, names);
+  return near.empty() ? std::string() : ", did you mean '" + near + "'?";
+}
+
+}  // namespace cc

@@ -1,0 +1,97 @@
+// The registries a paper module registers into (util/registry.h): a name is registered once, an
+// unknown name is answered with what exists and the nearest match, and nothing registers late.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <string>
+
+#include "analysis/registry.h"
+#include "plugin/paper_module.h"
+#include "train/family.h"
+#include "util/error.h"
+#include "util/registry.h"
+
+using namespace cc;
+
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+analysis::MeasurementKind kind_named(const std::string& name) {
+  return analysis::MeasurementKind(
+      name, analysis::Statistic::Scalar, [](const analysis::MeasureInput&) { return analysis::Measurement{}; },
+      "a kind for the test");
+}
+
+}  // namespace
+
+TEST(Registry, ADuplicateNameNamesBothOrigins) {
+  analysis::Registry r;
+  r.set_origin("papers/first/module");
+  r.add(kind_named("twice"));
+  r.set_origin("papers/second/module");
+  const std::string e = error_of([&] { r.add(kind_named("twice")); });
+  EXPECT_NE(e.find("measurement kind 'twice' is registered twice: by papers/first/module and by papers/second/module"),
+            std::string::npos)
+      << e;
+}
+
+TEST(Registry, AnUnknownNameListsWhatExistsAndTheNearest) {
+  NamedRegistry<int> r("widget");
+  r.add("attention_to", 1, "here");
+  r.add("accuracy", 2, "here");
+  EXPECT_EQ(error_of([&] { r.get("acuracy"); }),
+            "unknown widget 'acuracy' (registered: accuracy, attention_to), did you mean 'accuracy'?");
+  // Nothing near: no guess.
+  EXPECT_EQ(error_of([&] { r.get("zzzzzzzzzz"); }), "unknown widget 'zzzzzzzzzz' (registered: accuracy, attention_to)");
+  EXPECT_EQ(nearest_name("M8", {"M8a", "M8b", "M9"}), "M8a");
+}
+
+TEST(Registry, ARegistrationAfterTheFreezeIsAnError) {
+  NamedRegistry<int> r("widget");
+  r.add("a", 1, "here");
+  r.freeze("the test read it");
+  const std::string e = error_of([&] { r.add("b", 2, "papers/late/module"); });
+  EXPECT_NE(e.find("widget 'b' from papers/late/module is registered after the registry was frozen (the test read it)"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(r.find("b"), nullptr);
+}
+
+// The binary's own registries: the modules registered at start-up (link_modules.cpp); once a kind or a
+// run has been read, a module that registers more is refused, never silently missed.
+TEST(Registry, ALateModuleIsRefusedByTheKindsAndTheFamilies) {
+  ASSERT_NE(analysis::builtin_registry().find("accuracy"), nullptr);
+  const plugin::ModuleRegistrar late("late_paper");
+  const std::string kinds = error_of([&] { late.add_kinds([](analysis::Registry& r) { r.add(kind_named("late")); }); });
+  EXPECT_NE(kinds.find("measurement kinds from papers/late_paper/module are registered after the registry was frozen"),
+            std::string::npos)
+      << kinds;
+  EXPECT_EQ(analysis::builtin_registry().find("late"), nullptr);
+
+  ASSERT_FALSE(train::family_names().empty());  // a lookup: the families are frozen from here on
+  train::TaskFamily f;
+  f.name = "late_family";
+  const std::string families = error_of([&] { late.add_family(f); });
+  EXPECT_NE(
+      families.find("task family 'late_family' from papers/late_paper/module is registered after the registry was "
+                    "frozen"),
+      std::string::npos)
+      << families;
+}
+
+TEST(Registry, TheLinkedModulesAreThePapersWithAModule) {
+  const auto& papers = plugin::linked_modules();
+  EXPECT_NE(std::find(papers.begin(), papers.end(), "assign_and_add"), papers.end());
+  EXPECT_NE(std::find(papers.begin(), papers.end(), "nanda_grokking"), papers.end());
+  EXPECT_EQ(analysis::builtin_registry().origin("accuracy"), "the engine (lib/analysis)");
+  EXPECT_EQ(analysis::builtin_registry().origin("attention_targets"), "papers/assign_and_add/module");
+}
