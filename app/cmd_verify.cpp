@@ -533,14 +533,28 @@ int cmd_list(const std::vector<std::string>& args) {
   po::options_description desc("list options");
   Common common;
   add_common(desc, common);
-  bool json = false;
-  desc.add_options()("json", po::bool_switch(&json), "one JSON array, an object per claim file, instead of the table");
+  bool json = false, ctest = false;
+  std::string root = ".", budget = "fixture";
+  // clang-format off
+  desc.add_options()
+      ("json", po::bool_switch(&json), "one JSON array, an object per claim file, instead of the table")
+      ("ctest", po::bool_switch(&ctest),
+       "the claim tests of every paper under --root, a line each (cmake/ClaimTests.cmake reads them)")
+      ("root", po::value(&root), "with --ctest: the checkout whose papers/ to list (default: .)")
+      ("budget", po::value(&budget), "with --ctest: the budget of the tests (fixture | cpu | gpu)");
+  // clang-format on
   po::positional_options_description pos;
   pos.add("paths", -1);
   po::variables_map vm;
   if (!parse("list", "[CLAIM FILES|DIRS|PAPER DIR] [options]\n  no path: every paper here, one after the other", desc,
              pos, args, vm))
     return kExitOk;
+  if (ctest) {
+    if (vm.count("paths") || json) throw po::error("--ctest lists every paper under --root: no paths, no --json");
+    if (budget != "fixture" && budget != "cpu" && budget != "gpu")
+      throw po::error("--budget must be fixture, cpu or gpu, not '" + budget + "'");
+    return list_ctest(root, budget);
+  }
   int bad = 0;
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& paths : claim_paths_by_paper(common)) {

@@ -23,6 +23,8 @@ const std::vector<cc::app::Subcommand>& subcommands() {
       {"diff", "the claims whose verdict or value changed between two reports (markdown; exit 3 if any)",
        cc::app::cmd_diff},
       {"export", "a checkpoint as a TransformerLens HookedTransformer state dict and config", cc::app::cmd_export},
+      {"new-paper", "the skeleton of a new paper's folder papers/NAME (its module, runs, claims, tests)",
+       cc::app::cmd_new_paper},
   };
   return subs;
 }

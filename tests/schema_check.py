@@ -24,8 +24,46 @@ def schema(name):
     return jsonschema.Draft202012Validator(s)
 
 
+def defaults_files(path):
+    """The defaults.yaml files that apply to a claim file, nearest first (lib/claims/folder_defaults.h)."""
+    folders = []
+    d = os.path.dirname(os.path.abspath(path))
+    while True:
+        folders.append(d)
+        if os.path.basename(d) == "claims":
+            break
+        if os.path.dirname(d) == d:
+            folders = folders[:1]
+            break
+        d = os.path.dirname(d)
+    return [os.path.join(d, "defaults.yaml") for d in folders if os.path.isfile(os.path.join(d, "defaults.yaml"))]
+
+
+def fill(into, defaults):
+    for key, value in defaults.items():
+        if key not in into:
+            into[key] = value
+        elif isinstance(into[key], dict) and isinstance(value, dict):
+            fill(into[key], value)
+
+
+def with_defaults(path, doc):
+    """A claim as the engine reads it: its folders' defaults fill what it leaves out (subject whole)."""
+    if not isinstance(doc, dict):
+        return doc
+    for f in defaults_files(path):
+        with open(f) as fh:
+            d = yaml.safe_load(fh) or {}
+        fill(doc, {k: v for k, v in d.items() if k != "subject"})
+        if "subject" in d and "subject" not in doc:
+            doc["subject"] = d["subject"]
+    return doc
+
+
+claim_files = sorted(glob.glob(f"{root}/papers/*/claims/**/*.yaml", recursive=True))
 checks = [
-    (schema("claim.schema.json"), sorted(glob.glob(f"{root}/papers/*/claims/**/*.yaml", recursive=True))),
+    (schema("claim.schema.json"), [p for p in claim_files if os.path.basename(p) != "defaults.yaml"]),
+    (schema("claim-defaults.schema.json"), [p for p in claim_files if os.path.basename(p) == "defaults.yaml"]),
     (schema("baseline.schema.json"), sorted(glob.glob(f"{root}/papers/*/expected.json"))),
     (schema("report.schema.json"), sorted(glob.glob(f"{root}/reports/**/report.json", recursive=True)
                                           + glob.glob(f"{root}/papers/*/reports/**/report.json", recursive=True))),
@@ -38,6 +76,8 @@ for validator, files in checks:
             continue
         with open(path) as f:
             doc = yaml.safe_load(f) if path.endswith(".yaml") else json.load(f)
+        if path.endswith(".yaml") and os.path.basename(path) != "defaults.yaml":
+            doc = with_defaults(path, doc)
         counted += 1
         if path.endswith("report.json") and "format" not in doc:
             print(f"{os.path.relpath(path, root)}: predates claimcheck-report/1 (no format key): "
@@ -48,12 +88,12 @@ for validator, files in checks:
             print(f"{os.path.relpath(path, root)}: {where}: {err.message}")
 # The schemas can fail: a committed report and a committed baseline, each with one verdict misspelt,
 # are rejected.
-reports = [p for p in checks[2][1] if "format" in json.load(open(p))]
+reports = [p for p in checks[3][1] if "format" in json.load(open(p))]
 if reports:
     with open(reports[0]) as f:
         bad = json.load(f)
     bad["claims"][0]["verdict"] = "MOSTLY"
-    if not list(checks[2][0].iter_errors(bad)):
+    if not list(checks[3][0].iter_errors(bad)):
         failed += 1
         print(f"report.schema.json accepts a verdict MOSTLY ({os.path.relpath(reports[0], root)})")
 # ...and the attribution section's verdicts too, where a committed report has one.
@@ -62,14 +102,14 @@ if with_attribution:
     with open(with_attribution[0]) as f:
         bad = json.load(f)
     bad["attribution"]["claims"][0]["default_verdict"] = "MOSTLY"
-    if not list(checks[2][0].iter_errors(bad)):
+    if not list(checks[3][0].iter_errors(bad)):
         failed += 1
         print(f"report.schema.json accepts an attribution verdict MOSTLY ({os.path.relpath(with_attribution[0], root)})")
-if checks[1][1]:
-    with open(checks[1][1][0]) as f:
+if checks[2][1]:
+    with open(checks[2][1][0]) as f:
         bad = json.load(f)
     bad["claims"][0]["verdict"] = "MOSTLY"
-    if not list(checks[1][0].iter_errors(bad)):
+    if not list(checks[2][0].iter_errors(bad)):
         failed += 1
         print("baseline.schema.json accepts a verdict MOSTLY")
 print(f"{counted} files checked, {failed} problem(s)")

@@ -487,3 +487,46 @@ TEST(ClaimFile, KindsTableInTheReadmeMatchesTheRegistry) {
       EXPECT_NE(registry.find(row), nullptr)
           << "docs/claim-files.md has a row for '" << row << "', which is not a registered kind";
 }
+
+// claims/defaults.yaml in lit's manner (claims/folder_defaults.h): the claim gets the keys it does not
+// write from its folder's defaults and those above it, up to `claims/`; nearer ones refine farther ones.
+TEST(ClaimFile, FolderDefaultsFillWhatAClaimLeavesOutAndNameTheirOwnLines) {
+  const fs::path root = fresh_dir("defaults");
+  const fs::path claims_dir = root / "claims", section = claims_dir / "s4";
+  fs::create_directories(section);
+  std::ofstream(root / "defaults.yaml") << "tier: gpu\n";  // above claims/: not read
+  std::ofstream(claims_dir / "defaults.yaml") << "paper: {arxiv: 2605.31497v1}\ntier: cpu\n";
+  std::ofstream(section / "defaults.yaml") << "tier: fixture\npaper: {section: \"4\"}\n";
+  const std::string claim =
+      replace(replace(kValid, "paper: {arxiv: 2605.31497v1, section: \"4\", quote: q}\n", "paper: {quote: q}\n"),
+              "tier: fixture\n", "");
+  std::ofstream(section / "X1.yaml") << claim;
+  const Claim c = load_claim((section / "X1.yaml").string(), analysis::builtin_registry(), test_runs());
+  EXPECT_EQ(c.paper.arxiv, "2605.31497v1");
+  EXPECT_EQ(c.paper.section, "4");
+  EXPECT_EQ(c.tier, Tier::Fixture);  // the nearer file wins
+  // The claim's own value wins over every defaults file.
+  std::ofstream(section / "X2.yaml") << replace(claim, "id: X1", "id: X2") << "tier: cpu\n";
+  EXPECT_EQ(load_claim((section / "X2.yaml").string(), analysis::builtin_registry(), test_runs()).tier, Tier::Cpu);
+  // defaults.yaml is not a claim: neither verify nor ctest discovery lists it.
+  for (const auto& f : find_claim_files({claims_dir.string()})) EXPECT_NE(fs::path(f).filename(), "defaults.yaml") << f;
+
+  // A bad value or key in a defaults file is reported at its own line.
+  std::ofstream(claims_dir / "defaults.yaml") << "paper: {arxiv: 2605.31497v1}\ntier: cpu\nowner: me\n";
+  try {
+    load_claim((section / "X1.yaml").string(), analysis::builtin_registry(), test_runs());
+    ADD_FAILURE() << "an unknown key in defaults.yaml was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("claims/defaults.yaml:3:1: unknown field 'owner' in a defaults file"),
+              std::string::npos)
+        << e.what();
+  }
+  std::ofstream(claims_dir / "defaults.yaml") << "tier: cpu\npaper: {arxiv: not-an-id}\n";
+  try {
+    load_claim((section / "X1.yaml").string(), analysis::builtin_registry(), test_runs());
+    ADD_FAILURE() << "a bad arxiv id from defaults.yaml was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("claims/defaults.yaml:2:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'not-an-id' must be an arXiv id"), std::string::npos) << e.what();
+  }
+}

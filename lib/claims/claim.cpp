@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "claims/folder_defaults.h"
 #include "util/error.h"
 
 namespace cc::claims {
@@ -73,12 +74,16 @@ std::string Control::text() const {
 }
 
 Claim load_claim(const std::string& path, const analysis::Registry& registry, const catalogue::Runs& runs) {
-  return load_claim_doc(load_yaml_file(path), registry, runs);
+  YamlDoc doc = load_yaml_file(path);
+  apply_folder_defaults(doc);
+  return load_claim_doc(doc, registry, runs);
 }
 
 Claim load_claim_string(const std::string& text, const std::string& path, const analysis::Registry& registry,
                         const catalogue::Runs& runs) {
-  return load_claim_doc(load_yaml_string(text, path), registry, runs);
+  YamlDoc doc = load_yaml_string(text, path);
+  apply_folder_defaults(doc);
+  return load_claim_doc(doc, registry, runs);
 }
 
 namespace {
@@ -332,9 +337,10 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
 std::vector<std::string> find_claim_files(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
   auto is_claim = [](const fs::path& p) {
-    // runs.yaml (the runs) and paper.yaml (the paper's facts) are data, not claims.
+    // runs.yaml (the runs), paper.yaml (the paper's facts) and defaults.yaml (a folder's defaults,
+    // folder_defaults.h) are data, not claims.
     return (p.extension() == ".yaml" || p.extension() == ".yml") && p.filename() != "runs.yaml" &&
-           p.filename() != "paper.yaml";
+           p.filename() != "paper.yaml" && p.filename() != kDefaultsFile;
   };
   for (const auto& p : paths) {
     if (fs::is_directory(p)) {

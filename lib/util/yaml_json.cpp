@@ -13,7 +13,6 @@
 #include <sstream>
 
 namespace cc {
-namespace {
 
 std::string escape_pointer_token(const std::string& key) {
   std::string out;
@@ -27,6 +26,8 @@ std::string escape_pointer_token(const std::string& key) {
   }
   return out;
 }
+
+namespace {
 
 SourcePos pos_of(const std::string& file, const YAML::Mark& m) {
   return SourcePos{file, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};

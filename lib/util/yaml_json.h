@@ -27,6 +27,9 @@ struct YamlDoc {
   SourcePos key_at(const std::string& parent, const std::string& key) const;
 };
 
+// A mapping key as a JSON pointer token ('~' -> "~0", '/' -> "~1").
+std::string escape_pointer_token(const std::string& key);
+
 // Throws cc::Error("FILE:LINE:COL: YAML syntax error: ...") on parse errors and on what
 // yaml-cpp would accept silently: duplicate mapping keys, a second document, explicit tags
 // ("!!str 0.98"). Bounded in time and memory for any input: at most kMaxYamlBytes (256 KiB) of text, from a regular

@@ -1,0 +1,189 @@
+// claimcheck new-paper NAME: the skeleton of a paper's folder papers/NAME, the only place a new paper
+// touches (CONTRIBUTING.md, "Add a paper"). The build finds its module (cmake/PaperModules.cmake), its
+// tests (papers/NAME/tests) and ctest its claims (`list --ctest`) with no edit elsewhere.
+//
+// What it writes is a starting point that works as written: one tiny run of an existing task family
+// (modular_addition, a + b mod 11, trained in seconds under `--budget cpu`) and one claim about it, both
+// to be replaced by the paper's own; a module that registers nothing yet, with the calls it will make;
+// a test that the module is linked. Nothing in it is a result of any paper.
+#include <filesystem>
+#include <iostream>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+
+namespace cc::app {
+namespace fs = std::filesystem;
+namespace {
+
+std::string substitute(std::string text, const std::vector<std::pair<std::string, std::string>>& values) {
+  for (const auto& [key, value] : values)
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
+      text.replace(at, key.size(), value);
+  return text;
+}
+
+// {path under papers/NAME, contents}; @NAME@, @TITLE@ and @ARXIV@ are filled in.
+const std::vector<std::pair<std::string, std::string>>& skeleton() {
+  static const std::vector<std::pair<std::string, std::string>> files = {
+      {"README.md", R"~(# @TITLE@ on claimcheck's engine
+
+A paper verified by claimcheck: everything it needs is in this folder (CONTRIBUTING.md, "Add a paper").
+Written by `claimcheck new-paper @NAME@`; replace the example run and claim with the paper's own.
+
+| file | what |
+| --- | --- |
+| `paper.yaml` | the paper, for the report's header |
+| `assumptions.md` | what the paper leaves open, and each claim's reading and threshold (committed before measuring) |
+| `runs.yaml` | the runs, every field spelled out |
+| `claims/` | one YAML file per claim; `claims/defaults.yaml` what they all share |
+| `module/` | the task family and the kinds only this paper needs (`cc::@NAME@`) |
+| `tests/` | the module's tests (the binary `@NAME@_tests`, label `paper:@NAME@`) |
+
+```sh
+build/release/app/claimcheck verify papers/@NAME@ --budget cpu --report reports/@NAME@
+```
+)~"},
+      {"paper.yaml", R"~(# The paper this folder verifies; the report's header reads it.
+paper:
+  title: "@TITLE@"
+  authors: "(the paper's authors)"
+  arxiv: @ARXIV@
+)~"},
+      {"assumptions.md", R"~(# @TITLE@: assumptions
+
+Committed before any claim is measured (git log shows the order).
+
+## What the paper leaves open
+
+| choice | value here | why |
+| --- | --- | --- |
+
+## Readings
+
+One section per claim: the paper's words, the measurement that reads them, the threshold and why.
+)~"},
+      {"runs.yaml", R"~(# The runs the claims read. The example below is a tiny run of the modular_addition family
+# (papers/nanda_grokking/module: a + b mod 11), which trains in seconds under --budget cpu; replace it
+# with this paper's runs, read by the task family its module registers.
+runs:
+  example:
+    seeds: [0, 1, 2]
+    tier: cpu
+    config:
+      task: {family: modular_addition, modulus: 11, train_fraction: 0.5, split_seed: 0}
+      model: {n_layers: 1, mlp_layers: [0], d_model: 32, n_heads: 2, d_head: 16, d_mlp: 64, activation: relu,
+              output_vocab: numbers, init_std: 0.17677669529663687}
+      train: {batch: full, steps: 300, lr: 1.0e-2, weight_decay: 0.0, beta1: 0.9, beta2: 0.98, eps: 1.0e-8,
+              warmup_steps: 10, eval_every: 50, checkpoint_every: 100, resume_every: 100}
+)~"},
+      {"claims/defaults.yaml",
+       R"~(# What every claim of this folder (and the folders below it) says unless it says otherwise
+# (docs/claim-files.md, "Folder defaults").
+paper:
+  arxiv: @ARXIV@
+tier: cpu
+)~"},
+      {"claims/E1.yaml", R"~(# An example claim of the scaffold, not the paper's: replace it with one file per claim.
+id: E1
+title: "The example run fits its training pairs"
+paper: {section: "0", quote: "(the paper's words the claim rests on)"}
+reported: {value: 0.9, text: "train accuracy above 90 %"}
+subject: {run: example, checkpoint: final, seeds: all}
+measure: {kind: accuracy, set: train}
+expect: {op: ">", threshold: 0.9, seeds: each, min_seeds: 3}
+control: {checkpoint: init}
+)~"},
+      {"module/CMakeLists.txt",
+       R"~(# The module of @NAME@: found by cmake/PaperModules.cmake, linked into claimcheck, the tests and
+# the benchmarks, and registered at start-up (lib/plugin/paper_module.h).
+claimcheck_paper_module(SOURCES module.cpp)
+)~"},
+      {"module/module.cpp",
+       R"~(// The module of @NAME@ (lib/plugin/paper_module.h says what a module registers and how). Its headers
+// are included as "papers/@NAME@/module/x.h"; its code lives in namespace cc::@NAME@.
+#include "plugin/paper_module.h"
+
+namespace cc::@NAME@ {
+
+void register_module(const plugin::ModuleRegistrar& r) {
+  // The task family this paper's runs name (task.family), e.g.
+  //   train::TaskFamily f;  f.name = "...";  f.read = ...;  f.data = ...;  r.add_family(std::move(f));
+  // and the kinds only this paper needs, one small file each:
+  //   r.add_kinds([](analysis::Registry& kinds) { register_my_kind(kinds); });
+  (void)r;
+}
+
+}  // namespace cc::@NAME@
+)~"},
+      {"tests/test_module.cpp", R"~(// The tests of @NAME@'s module (built as @NAME@_tests, label paper:@NAME@).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "plugin/paper_module.h"
+
+TEST(@NAME@, TheModuleIsLinked) {
+  const auto& papers = cc::plugin::linked_modules();
+  EXPECT_NE(std::find(papers.begin(), papers.end(), "@NAME@"), papers.end());
+}
+)~"},
+  };
+  return files;
+}
+
+bool is_module_name(const std::string& name) {
+  if (name.empty() || name.size() > 64 || !(name[0] >= 'a' && name[0] <= 'z')) return false;
+  return name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string::npos;
+}
+
+}  // namespace
+
+int cmd_new_paper(const std::vector<std::string>& args) {
+  po::options_description desc("new-paper options");
+  std::string name, root = ".", title, arxiv = "0000.00000v1";
+  // clang-format off
+  desc.add_options()
+      ("name", po::value(&name)->required(), "the paper's folder and C++ namespace: snake_case, e.g. bietti_birth")
+      ("root", po::value(&root), "the checkout to write papers/NAME into (default: .)")
+      ("title", po::value(&title), "the paper's title (default: NAME)")
+      ("arxiv", po::value(&arxiv), "its arXiv id with version, e.g. 2306.00802v2 (default: 0000.00000v1)");
+  // clang-format on
+  po::positional_options_description pos;
+  pos.add("name", 1);
+  po::variables_map vm;
+  if (!parse("new-paper", "NAME [options]", desc, pos, args, vm)) return kExitOk;
+  if (!is_module_name(name))
+    throw po::error("paper name '" + name +
+                    "': snake_case (a-z, 0-9, '_', the first a letter, at most 64): it names "
+                    "a folder and a C++ namespace");
+  if (!std::regex_match(arxiv, std::regex("[0-9]{4}\\.[0-9]{4,5}v[0-9]+")))
+    throw po::error("--arxiv '" + arxiv + "': an arXiv id with its version, e.g. 2306.00802v2");
+  if (title.empty()) title = name;
+  if (title.find_first_of("\"\\\n") != std::string::npos)
+    throw po::error("--title: no quotes, backslashes or newlines");
+  const fs::path papers = fs::path(root) / "papers";
+  if (!fs::is_directory(papers))
+    throw Error(papers.string() + ": no papers/ folder here (give the checkout with --root)");
+  const fs::path dest = papers / name;
+  if (fs::exists(dest)) throw Error(dest.string() + " exists: new-paper writes a new folder and changes no file");
+  // Written beside it, then moved in one rename: an interrupted scaffold leaves no half-made paper.
+  const fs::path staging = papers / ("." + name + ".new");
+  fs::remove_all(staging);
+  for (const auto& [path, text] : skeleton()) {
+    fs::create_directories((staging / path).parent_path());
+    write_file_atomic((staging / path).string(),
+                      substitute(text, {{"@NAME@", name}, {"@TITLE@", title}, {"@ARXIV@", arxiv}}));
+  }
+  fs::rename(staging, dest);
+  std::cout << "wrote " << dest.string() << " (" << skeleton().size() << " files); next: re-run cmake, build, and\n"
+            << "  claimcheck verify " << dest.string() << " --budget cpu\n";
+  return kExitOk;
+}
+
+}  // namespace cc::app
