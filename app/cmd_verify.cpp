@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <set>
@@ -19,6 +20,7 @@
 #include "report/baseline.h"
 #include "report/cross_checks.h"
 #include "report/report.h"
+#include "verify/verification.h"
 #include "train/runtime.h"
 #include "util/error.h"
 #include "util/atomic_file.h"
@@ -109,19 +111,6 @@ std::vector<std::vector<std::string>> claim_paths_by_paper(const Common& c) {
   std::vector<std::vector<std::string>> out;
   for (const auto& dir : paper_claim_folders()) out.push_back({dir.string()});
   return out;
-}
-
-// The paper the claims are about, for the report's header: `paper:` of the paper.yaml beside the runs
-// file ({title, authors, arxiv}); null when there is none.
-nlohmann::json paper_header(const std::string& paper_yaml) {
-  if (!fs::exists(paper_yaml)) return nullptr;
-  const YamlDoc doc = load_yaml_file(paper_yaml);
-  if (!doc.value.contains("paper")) return nullptr;
-  ObjectReader r(doc, "/paper");
-  nlohmann::json p = {{"title", r.string("title")}, {"arxiv", r.string("arxiv")}};
-  if (r.has("authors")) p["authors"] = r.string("authors");
-  r.finish();
-  return p;
 }
 
 void add_common(po::options_description& desc, Common& c) {
@@ -291,44 +280,95 @@ bool explain_claim(const Common& common, const std::string& id, bool json) {
   return false;
 }
 
-}  // namespace
+// --sweep-as OLD=NEW[,OLD=NEW...] -> {OLD: NEW}.
+std::map<std::string, std::string> parse_sweep_as(const std::string& text) {
+  std::map<std::string, std::string> out;
+  for (const auto& pair : split_list(text)) {
+    const size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size())
+      throw po::error("--sweep-as '" + pair + "': expected OLD=NEW");
+    out[pair.substr(0, eq)] = pair.substr(eq + 1);
+  }
+  return out;
+}
 
-int cmd_verify(const std::vector<std::string>& args) {
-  po::options_description desc("verify options");
+// The verdicts reach the terminal first: a report that cannot be written (a full disk) must not also
+// hide what was measured.
+void print_and_write(verify::Result& result, int jobs, const std::string& report_dir) {
+  report::Report& rep = result.report;  // write_reports records the figures it drew
+  const std::vector<report::Change> no_changes;
+  std::cout << report::changes_lines(rep.baseline ? rep.baseline->changes : no_changes);  // the changed rows first
+  std::cout << report::summary_lines(rep) << std::flush;
+  report::write_reports(report_dir, rep);
+  const auto& st = result.activations;
+  std::ostringstream timing;
+  timing << "measured " << jobs << " claim(s) at a time; test-set forwards: " << st.forwards << " run, " << st.hits
+         << " reused, " << st.evictions << " evicted (peak " << (st.peak_bytes >> 20) << " MB kept); " << std::fixed
+         << std::setprecision(1) << rep.context.wall_s << " s\n";
+  std::cout << timing.str() << "report: " << report_dir << "/REPORT.md\n";
+}
+
+// Claims not verified in this run keep their rows (while their files exist): regenerating the repro
+// claims with --budget cpu updates those rows only.
+void write_baseline_file(const report::Report& rep, const std::string& path, const std::string& command) {
+  nlohmann::json fresh = report::baseline_from_report(report::to_json(rep), report::default_tolerance(), command);
+  if (fs::exists(path)) fresh = report::merge_baseline(report::read_outcomes(path), fresh);
+  write_file_atomic(path, fresh.dump(2) + "\n");
+  std::cout << "baseline: " << path << " (review its diff before committing)\n";
+}
+
+// Against a baseline: 3 when an outcome moved, else 0 (77 when every claim skipped); without one,
+// --fail-on decides.
+int exit_status(const report::Report& rep, const std::string& fail_on) {
+  if (!rep.baseline) return claims::exit_code(rep.claims, fail_on == "error");
+  if (!rep.baseline->changes.empty()) {
+    std::cout << rep.baseline->changes.size() << " outcome(s) differ from " << rep.baseline->file
+              << "; if a change is intended, regenerate it with --write-baseline and say why in the commit\n";
+    return report::kExitBaselineChanged;
+  }
+  const int raw = claims::exit_code(rep.claims, true);
+  return raw == claims::kExitSkipped ? raw : kExitOk;
+}
+
+// verify's flags, as given.
+struct VerifyFlags {
   Common common;
   std::string budget = "fixture", device = "cpu", seeds, run, robustness, report_dir = "reports/latest",
               fail_on = "any";
   std::string baseline_file, write_baseline, attribution, sweep_as;
   int jobs = 0, activation_mb = static_cast<int>(claims::kActivationStoreBytes >> 20);
-  add_common(desc, common);
+};
+
+void add_verify_options(po::options_description& desc, VerifyFlags& f) {
+  add_common(desc, f.common);
   // One option a line, as boost::program_options reads best; clang-format 14 would join them.
   // clang-format off
   desc.add_options()
-      ("budget", po::value(&budget), "fixture (committed checkpoints only) | cpu (may train on CPU) | gpu")
-      ("device", po::value(&device), "cpu | cuda | cuda:N, for measuring and training")
-      ("seeds", po::value(&seeds), "only these seeds, e.g. 0,1")
-      ("run", po::value(&run), "measure every claim on this run of runs.yaml instead of its own (e.g. b512)")
-      ("sweep-as", po::value(&sweep_as),
+      ("budget", po::value(&f.budget), "fixture (committed checkpoints only) | cpu (may train on CPU) | gpu")
+      ("device", po::value(&f.device), "cpu | cuda | cuda:N, for measuring and training")
+      ("seeds", po::value(&f.seeds), "only these seeds, e.g. 0,1")
+      ("run", po::value(&f.run), "measure every claim on this run of runs.yaml instead of its own (e.g. b512)")
+      ("sweep-as", po::value(&f.sweep_as),
        "OLD=NEW[,OLD=NEW...]: every claim on sweep OLD reads sweep NEW instead, a grid over the same axis (e.g. "
        "pair_fraction=attribution_pair_fraction)")
-      ("robustness", po::value(&robustness),
+      ("robustness", po::value(&f.robustness),
        "also measure every run claim on each variant of this sweep (e.g. "
        "robustness): k/n seeds pass per claim and variant")
-      ("attribution", po::value(&attribution),
+      ("attribution", po::value(&f.attribution),
        "also measure every run claim on each variant of these sweeps (comma-separated, e.g. "
        "attribution_screen,attribution_confirm,robustness) and attribute each claim the default does not support "
        "(the paper.yaml beside the runs file: the score and the rules)")
-      ("report", po::value(&report_dir), "report directory (default reports/latest)")
-      ("fail-on", po::value(&fail_on), "any: exit 1 unless every claim passes or skips; error: only on ERROR/INVALID")
-      ("baseline", po::value(&baseline_file),
+      ("report", po::value(&f.report_dir), "report directory (default reports/latest)")
+      ("fail-on", po::value(&f.fail_on), "any: exit 1 unless every claim passes or skips; error: only on ERROR/INVALID")
+      ("baseline", po::value(&f.baseline_file),
        "compare every outcome with this baseline (papers/NAME/expected.json): exit 3 when a verdict or value moved, 0 when "
        "none did (an expected FAIL passes); replaces --fail-on")
-      ("write-baseline", po::value(&write_baseline),
+      ("write-baseline", po::value(&f.write_baseline),
        "write this run's outcomes as a baseline file (e.g. papers/NAME/expected.json)")
-      ("jobs", po::value(&jobs),
+      ("jobs", po::value(&f.jobs),
        "claims measured at once, one thread each (--budget fixture only; default: one per usable core); "
        "every value is the same for any number")
-      ("activation-memory", po::value(&activation_mb),
+      ("activation-memory", po::value(&f.activation_mb),
        "MB of activations kept for reuse across claims (default 2048; 0 keeps none past a claim's own request)")
       ("progress",
        "a line per claim on stderr as it ends (done/total, elapsed, an estimate of the rest) and training "
@@ -338,6 +378,79 @@ int cmd_verify(const std::vector<std::string>& args) {
        "a claim none of whose negative controls could be measured (e.g. a kind that reads a training history, "
        "on the untrained model) is INVALID instead of keeping its verdict with a note");
   // clang-format on
+}
+
+// Checks that need no file read: a wrong flag costs nothing.
+void check_flags(const VerifyFlags& f, const po::variables_map& vm) {
+  if (f.fail_on != "any" && f.fail_on != "error") throw Error("--fail-on " + f.fail_on + ": expected any or error");
+  if (vm.count("jobs") && (f.jobs < 1 || f.jobs > 256)) throw po::error("--jobs must be in [1, 256]");
+  if (f.activation_mb < 0) throw po::error("--activation-memory must be >= 0");
+  report::check_report_dir(f.report_dir);
+  if (!f.run.empty() && !f.baseline_file.empty())
+    throw po::error("--baseline compares the claims on their own runs; not with --run");
+  // Training (a budget above fixture, and the reproducibility claims R1/R2) sets process-wide thread
+  // counts, which the bits of every concurrent measurement depend on: it runs one claim at a time.
+  if (catalogue::parse_tier(f.budget) != catalogue::Tier::Fixture && f.jobs > 1)
+    throw po::error("--jobs " + std::to_string(f.jobs) +
+                    " needs --budget fixture: training sets process-wide thread counts");
+}
+
+// The request the flags make (verify/verification.h).
+verify::Request make_request(const VerifyFlags& f, const po::variables_map& vm, const std::vector<std::string>& args) {
+  verify::Request req;
+  req.claim_files = claims::find_claim_files(f.common.paths);
+  req.runs_path = find_runs_file(f.common.runs_file, f.common.paths);
+  req.store.budget = catalogue::parse_tier(f.budget);
+  req.store.device = train::parse_device(f.device);
+  req.store.fixtures_dir = fixtures_dir(f.common);
+  req.store.cache_dir = f.common.cache;
+  req.store.progress = vm.count("progress") > 0;
+  req.device = f.device;
+  claims::VerifyOptions& eo = req.options;
+  if (!f.seeds.empty()) eo.seeds = parse_seed_list(f.seeds);
+  eo.strict_controls = vm.count("strict-controls") > 0;
+  eo.jobs = f.jobs > 0 ? f.jobs : req.store.budget == catalogue::Tier::Fixture ? usable_cores() : 1;
+  eo.run = f.run;
+  eo.sweep_as = parse_sweep_as(f.sweep_as);
+  req.activation_bytes = static_cast<size_t>(f.activation_mb) << 20;
+  req.robustness = f.robustness;
+  req.attribution = split_list(f.attribution);
+  req.baseline_file = f.baseline_file;
+  // The tolerance for scalars: exact on the reference kernels, the stated one elsewhere (report/baseline.h).
+  req.platform = f.device != "cpu" ? f.device : unpinned_reason().empty() ? "cpu" : "cpu-unpinned";
+  req.command = join_command("verify", args);
+  if (vm.count("progress") || (isatty(STDERR_FILENO) && !vm.count("quiet"))) {
+    const auto t0 = std::chrono::steady_clock::now();
+    eo.on_done = [t0](const claims::ClaimResult& r, size_t done, size_t total) {
+      std::cerr << progress_line(r, done, total, std::chrono::steady_clock::now() - t0) << std::flush;
+    };
+  }
+  return req;
+}
+
+// No path given: every paper of this checkout in turn (its exit code), or the one there is
+// (f.common.paths set, -1); flags that name one paper's files need a path when there are several.
+int every_paper_or_one(VerifyFlags& f, const po::variables_map& vm, const std::vector<std::string>& args) {
+  bool one_paper = false;
+  for (const char* o :
+       {"runs", "fixtures", "baseline", "write-baseline", "run", "robustness", "attribution", "sweep-as"})
+    one_paper = one_paper || vm.count(o) > 0;
+  const auto papers = paper_claim_folders();
+  if (papers.size() > 1 && !one_paper) return verify_every_paper(args, papers, f.report_dir);
+  if (papers.size() > 1)
+    throw po::error(
+        "--runs, --fixtures, --baseline, --write-baseline, --run, --robustness, --attribution and "
+        "--sweep-as name one paper's files: give that paper's folder too");
+  f.common.paths = {papers.front().string()};
+  return -1;
+}
+
+}  // namespace
+
+int cmd_verify(const std::vector<std::string>& args) {
+  po::options_description desc("verify options");
+  VerifyFlags f;
+  add_verify_options(desc, f);
   po::positional_options_description pos;
   pos.add("paths", -1);
   po::variables_map vm;
@@ -346,187 +459,25 @@ int cmd_verify(const std::vector<std::string>& args) {
              "into REPORT/NAME",
              desc, pos, args, vm))
     return kExitOk;
-  // No path, and nothing that names one paper's files: every paper of this checkout in turn.
-  if (!vm.count("paths")) {
-    bool one_paper = false;
-    for (const char* o :
-         {"runs", "fixtures", "baseline", "write-baseline", "run", "robustness", "attribution", "sweep-as"})
-      one_paper = one_paper || vm.count(o) > 0;
-    const auto papers = paper_claim_folders();
-    if (papers.size() > 1 && !one_paper) return verify_every_paper(args, papers, report_dir);
-    if (papers.size() > 1)
-      throw po::error(
-          "--runs, --fixtures, --baseline, --write-baseline, --run, --robustness, --attribution and "
-          "--sweep-as name one paper's files: give that paper's folder too");
-    common.paths = {papers.front().string()};
-  }
-  common.paths = claim_paths(common.paths);
-  if (fail_on != "any" && fail_on != "error") throw Error("--fail-on " + fail_on + ": expected any or error");
-  if (vm.count("jobs") && (jobs < 1 || jobs > 256)) throw po::error("--jobs must be in [1, 256]");
-  if (activation_mb < 0) throw po::error("--activation-memory must be >= 0");
-  report::check_report_dir(report_dir);
-  if (!run.empty() && !baseline_file.empty())
-    throw po::error("--baseline compares the claims on their own runs; not with --run");
-  const nlohmann::json baseline = baseline_file.empty() ? nlohmann::json() : report::read_outcomes(baseline_file);
-
-  const auto t0 = std::chrono::steady_clock::now();
+  if (!vm.count("paths"))
+    if (const int rc = every_paper_or_one(f, vm, args); rc >= 0) return rc;
+  f.common.paths = claim_paths(f.common.paths);
+  check_flags(f, vm);
   // Measured with one libtorch and one BLAS thread whatever the machine: OpenBLAS splits a product
   // differently for another thread count, and the last bits of a value follow (M4a moved by 1e-9 with
   // 2 threads against 1). So every value is the same bits on any machine, as the baseline's exact
   // comparison expects; it is also the setup every committed fixture was trained with.
   train::apply_threads(train::measurement_threads());
-  catalogue::StoreOptions so;
-  so.budget = catalogue::parse_tier(budget);
-  so.device = train::parse_device(device);
-  so.fixtures_dir = fixtures_dir(common);
-  so.cache_dir = common.cache;
-  so.progress = vm.count("progress") > 0;
-  claims::VerifyOptions eo;
-  if (!seeds.empty()) eo.seeds = parse_seed_list(seeds);
-  eo.strict_controls = vm.count("strict-controls") > 0;
-  // Training (a budget above fixture, and the reproducibility claims R1/R2) sets process-wide thread
-  // counts, which the bits of every concurrent measurement depend on: it runs one claim at a time.
-  if (so.budget != catalogue::Tier::Fixture && jobs > 1)
-    throw po::error("--jobs " + std::to_string(jobs) +
-                    " needs --budget fixture: training sets process-wide thread counts");
-  eo.jobs = jobs > 0 ? jobs : so.budget == catalogue::Tier::Fixture ? usable_cores() : 1;
-  // One store for every claim of this verify (the main table, robustness, attribution): a checkpoint's
-  // test-set forward runs once. Its entries die with it, at the end of this command.
-  analysis::ActivationStore activations(static_cast<size_t>(activation_mb) << 20);
-  eo.activations = &activations;
-  eo.run = run;
-  for (const auto& pair : split_list(sweep_as)) {
-    const size_t eq = pair.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size())
-      throw po::error("--sweep-as '" + pair + "': expected OLD=NEW");
-    eo.sweep_as[pair.substr(0, eq)] = pair.substr(eq + 1);
+  const verify::Request req = make_request(f, vm, args);
+  verify::Result result;
+  try {
+    result = verify::verify(req);
+  } catch (const verify::RequestError& e) {
+    throw po::error(e.what());  // a flag that names what the runs file lacks: a usage error (exit 2)
   }
-
-  const auto files = claims::find_claim_files(common.paths);
-  if (files.empty()) throw Error("no claim files under the given paths");
-  const std::string runs_path = find_runs_file(common.runs_file, common.paths);
-  const catalogue::Runs runs = catalogue::Runs::load(runs_path);
-  // The paper's facts beside runs.yaml: the report's header, its cross-checks, and what the robustness
-  // rule and the attribution read.
-  const std::string paper_yaml = (fs::path(runs_path).parent_path() / "paper.yaml").string();
-  if (!run.empty() && !runs.find(run)) throw po::error("--run " + run + ": no such run in the runs file");
-  const catalogue::SweepSpec* robustness_sweep = nullptr;
-  if (vm.count("robustness")) {
-    robustness_sweep = runs.find_sweep(robustness);
-    if (!robustness_sweep) throw po::error("--robustness " + robustness + ": no such sweep in the runs file");
-    if (robustness_sweep->variants.empty())
-      throw po::error("--robustness " + robustness +
-                      ": the sweep has axes, not variants (a sweep of `variants:` in the runs file)");
-  }
-  std::vector<const catalogue::SweepSpec*> attribution_sweeps;
-  if (vm.count("attribution")) {
-    if (!run.empty())
-      throw po::error("--attribution compares configurations against the claims' own runs; not with --run");
-    for (const auto& name : split_list(attribution)) {
-      const catalogue::SweepSpec* s = runs.find_sweep(name);
-      if (!s) throw po::error("--attribution: no sweep '" + name + "' in the runs file");
-      if (s->variants.empty())
-        throw po::error("--attribution: sweep '" + name + "' has axes, not variants or a design");
-      attribution_sweeps.push_back(s);
-    }
-  }
-  // paper.yaml (its header, cross-checks, phases and rules), read before anything is measured: a mistake
-  // there costs no training.
-  report::ReportContext ctx;
-  ctx.paper = paper_header(paper_yaml);
-  ctx.cross_checks = report::read_cross_checks(paper_yaml);
-  const std::optional<claims::PaperFacts> facts = robustness_sweep || !attribution_sweeps.empty()
-                                                      ? std::optional(claims::PaperFacts::load(paper_yaml))
-                                                      : std::nullopt;
-  if (facts)
-    ctx.phase_marks = report::phase_window_marks(*facts);
-  else if (fs::exists(paper_yaml))
-    ctx.phase_marks = report::phase_window_marks(claims::PaperFacts::load_phases(paper_yaml));
-  catalogue::RunStore store(runs, so);
-  const auto& registry = analysis::builtin_registry();
-
-  claims::VerifyOptions main_table = eo;
-  if (vm.count("progress") || (isatty(STDERR_FILENO) && !vm.count("quiet")))
-    main_table.on_done = [t0](const claims::ClaimResult& r, size_t done, size_t total) {
-      std::cerr << progress_line(r, done, total, std::chrono::steady_clock::now() - t0) << std::flush;
-    };
-  auto results = claims::run_claims(files, registry, runs, store, main_table);
-
-  ctx.command = join_command("verify", args);
-  ctx.budget = budget;
-  ctx.runtime = train::runtime_info();
-  ctx.runtime["device"] = device;
-  ctx.runs = &runs;
-  ctx.store = &store;
-  std::optional<claims::RobustnessSection> robustness_section;
-  if (robustness_sweep) {
-    const auto outcomes = claims::run_robustness(files, *robustness_sweep, registry, runs, store, eo, facts->phases);
-    robustness_section = claims::robustness_section(*robustness_sweep, outcomes, *facts);
-  }
-  std::optional<claims::AttributionSection> attribution_section;
-  if (!attribution_sweeps.empty()) {
-    std::vector<claims::MeasuredSweep> measured;
-    for (const auto* s : attribution_sweeps)
-      measured.push_back({s, claims::run_robustness(files, *s, registry, runs, store, eo, facts->phases)});
-    // Stage 3: the sweep claims again on the grids trained under the best row (those declared yet).
-    claims::VerifyOptions on_grids = eo;
-    std::vector<std::string> sweep_files;
-    for (const auto& [from, to] : facts->thresholds)
-      if (runs.find_sweep(to)) on_grids.sweep_as[from] = to;
-    for (const auto& f : files) {
-      try {
-        const auto c = claims::load_claim(f, registry, runs);
-        if (c.subject.is_sweep() && on_grids.sweep_as.count(c.subject.name)) sweep_files.push_back(f);
-      } catch (const Error&) {  // reported in the main table
-      }
-    }
-    const auto on_thresholds = sweep_files.empty() ? std::vector<claims::ClaimResult>{}
-                                                   : claims::run_claims(sweep_files, registry, runs, store, on_grids);
-    attribution_section =
-        claims::attribution_section(results, facts->default_run, measured, runs, store, *facts, on_thresholds);
-  }
-  ctx.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // One typed report, complete before anything is printed or written: the files and the terminal agree.
-  report::Report rep = report::make_report(std::move(results), ctx);
-  rep.robustness = std::move(robustness_section);
-  rep.attribution = std::move(attribution_section);
-  if (!baseline.is_null()) {
-    // The tolerance for scalars: exact on the reference kernels, the stated one elsewhere (report/baseline.h).
-    const std::string platform = device != "cpu" ? device : unpinned_reason().empty() ? "cpu" : "cpu-unpinned";
-    rep.baseline = report::compare_with_baseline(rep, baseline, baseline_file, platform);
-  }
-  const std::vector<report::Change> no_changes;
-  const auto& changes = rep.baseline ? rep.baseline->changes : no_changes;
-  // The verdicts reach the terminal first: a report that cannot be written (a full disk) must not
-  // also hide what was measured.
-  std::cout << report::changes_lines(changes);  // the changed rows first
-  std::cout << report::summary_lines(rep) << std::flush;
-  report::write_reports(report_dir, rep);
-  const auto st = activations.stats();
-  std::ostringstream timing;
-  timing << "measured " << eo.jobs << " claim(s) at a time; test-set forwards: " << st.forwards << " run, " << st.hits
-         << " reused, " << st.evictions << " evicted (peak " << (st.peak_bytes >> 20) << " MB kept); " << std::fixed
-         << std::setprecision(1) << ctx.wall_s << " s\n";
-  std::cout << timing.str();
-  std::cout << "report: " << report_dir << "/REPORT.md\n";
-  if (!write_baseline.empty()) {
-    // Claims not verified in this run keep their rows (while their files exist): regenerating the
-    // repro claims with --budget cpu updates those rows only.
-    nlohmann::json fresh = report::baseline_from_report(report::to_json(rep), report::default_tolerance(), ctx.command);
-    if (fs::exists(write_baseline)) fresh = report::merge_baseline(report::read_outcomes(write_baseline), fresh);
-    write_file_atomic(write_baseline, fresh.dump(2) + "\n");
-    std::cout << "baseline: " << write_baseline << " (review its diff before committing)\n";
-  }
-  if (!baseline.is_null()) {
-    if (!changes.empty()) {
-      std::cout << changes.size() << " outcome(s) differ from " << baseline_file
-                << "; if a change is intended, regenerate it with --write-baseline and say why in the commit\n";
-      return report::kExitBaselineChanged;
-    }
-    const int raw = claims::exit_code(rep.claims, true);
-    return raw == claims::kExitSkipped ? raw : kExitOk;
-  }
-  return claims::exit_code(rep.claims, fail_on == "error");
+  print_and_write(result, req.options.jobs, f.report_dir);
+  if (!f.write_baseline.empty()) write_baseline_file(result.report, f.write_baseline, req.command);
+  return exit_status(result.report, f.fail_on);
 }
 
 int cmd_list(const std::vector<std::string>& args) {

@@ -22,6 +22,7 @@ check() {  # NAME EXIT REGEX FILE
   else echo "ok   $1: exit $rc: $(grep -Eo "$3.*" <<<"$out" | head -1 | cut -c1-120)"; fi
 }
 mkdir -p "$W/c"
+cp papers/assign_and_add/claims/defaults.yaml "$W/c/"  # paper.arxiv and tier, as the claims folder gives them
 cp "$G1" "$W/c/g1_same.yaml"
 check unchanged_pass 0 "PASS +G1 " "$W/c/g1_same.yaml"
 cp "$G3" "$W/c/g3_same.yaml"

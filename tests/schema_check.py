@@ -54,7 +54,7 @@ def with_defaults(path, doc):
     for f in defaults_files(path):
         with open(f) as fh:
             d = yaml.safe_load(fh) or {}
-        fill(doc, {k: v for k, v in d.items() if k != "subject"})
+        fill(doc, {k: v for k, v in d.items() if k in ("paper", "tier")})
         if "subject" in d and "subject" not in doc:
             doc["subject"] = d["subject"]
     return doc

@@ -495,7 +495,7 @@ TEST(ClaimFile, FolderDefaultsFillWhatAClaimLeavesOutAndNameTheirOwnLines) {
   const fs::path claims_dir = root / "claims", section = claims_dir / "s4";
   fs::create_directories(section);
   std::ofstream(root / "defaults.yaml") << "tier: gpu\n";  // above claims/: not read
-  std::ofstream(claims_dir / "defaults.yaml") << "paper: {arxiv: 2605.31497v1}\ntier: cpu\n";
+  std::ofstream(claims_dir / "defaults.yaml") << "paper: {arxiv: 2605.31497v1}\ntier: cpu\nanalysis_seed: 7\n";
   std::ofstream(section / "defaults.yaml") << "tier: fixture\npaper: {section: \"4\"}\n";
   const std::string claim =
       replace(replace(kValid, "paper: {arxiv: 2605.31497v1, section: \"4\", quote: q}\n", "paper: {quote: q}\n"),
@@ -504,7 +504,8 @@ TEST(ClaimFile, FolderDefaultsFillWhatAClaimLeavesOutAndNameTheirOwnLines) {
   const Claim c = load_claim((section / "X1.yaml").string(), analysis::builtin_registry(), test_runs());
   EXPECT_EQ(c.paper.arxiv, "2605.31497v1");
   EXPECT_EQ(c.paper.section, "4");
-  EXPECT_EQ(c.tier, Tier::Fixture);  // the nearer file wins
+  EXPECT_EQ(c.tier, Tier::Fixture);     // the nearer file wins
+  EXPECT_EQ(c.params["eval_seed"], 7);  // the kind's sampled set: the paper's analysis_seed, not the engine's 0
   // The claim's own value wins over every defaults file.
   std::ofstream(section / "X2.yaml") << replace(claim, "id: X1", "id: X2") << "tier: cpu\n";
   EXPECT_EQ(load_claim((section / "X2.yaml").string(), analysis::builtin_registry(), test_runs()).tier, Tier::Cpu);

@@ -10,10 +10,10 @@ trap 'rm -rf "$w"' EXIT
 a=papers/assign_and_add g=papers/nanda_grokking
 mkdir -p "$w/$a/claims" "$w/$g/claims"
 cp "$src/$a/runs.yaml" "$src/$a/paper.yaml" "$w/$a/"
-cp "$src/$a/claims/s4_generalization/G1.yaml" "$w/$a/claims/"
+cp "$src/$a/claims/s4_generalization/G1.yaml" "$src/$a/claims/defaults.yaml" "$w/$a/claims/"
 ln -s "$src/fixtures" "$w/fixtures"
 cp "$src/$g/runs.yaml" "$src/$g/paper.yaml" "$w/$g/"
-cp "$src/$g/claims/N1.yaml" "$w/$g/claims/"
+cp "$src/$g/claims/N1.yaml" "$src/$g/claims/defaults.yaml" "$w/$g/claims/"
 ln -s "$src/$g/fixtures" "$w/$g/fixtures"
 cd "$w"
 rc=0

@@ -11,9 +11,6 @@
 namespace cc::analysis {
 namespace {
 
-// Claims evaluate on sets drawn with their own seed, independent of the training-time log.
-constexpr int64_t kDefaultClaimEvalSeed = 20260531;
-
 nlohmann::json parse(ObjectReader r) {
   nlohmann::json p;
   p["set"] = read_set(r);
@@ -21,7 +18,7 @@ nlohmann::json parse(ObjectReader r) {
   // The set's sequences are held while it is evaluated (in chunks): ~100 bytes each, so 1e6 is ~0.1 GB.
   if (size < 1 || size > 1000000) r.fail("size", "must be in [1, 1000000]");
   p["size"] = size;
-  p["eval_seed"] = r.integer_in("eval_seed", kDefaultClaimEvalSeed, 0, int64_t{1} << 62);
+  p["eval_seed"] = read_eval_seed(r);
   r.finish();
   return p;
 }
@@ -72,7 +69,8 @@ void register_accuracy(Registry& r) {
   k.params_doc =
       "set: an evaluation set of the run's task (required)\n"
       "size: sequences to sample (default 10000; exhaustive sets ignore it)\n"
-      "eval_seed: seed of the sampled set (default 20260531)";
+      "eval_seed: seed of the sampled set, independent of the training log (default: the paper's analysis_seed, "
+      "claims/defaults.yaml, else 0)";
   r.add(std::move(k));
 }
 

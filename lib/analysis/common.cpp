@@ -89,10 +89,10 @@ int read_size(ObjectReader& r, int fallback) {
   return static_cast<int>(size);
 }
 
-int read_paper_layer(ObjectReader& r) {
-  const int64_t layer = r.integer("layer");
-  if (layer != 1 && layer != 2) r.fail("layer", "must be 1 or 2 (the paper numbers the layers from 1)");
-  return static_cast<int>(layer - 1);
+int64_t read_eval_seed(ObjectReader& r) {
+  const nlohmann::json& inherited = r.doc().inherited;
+  const int64_t fallback = inherited.contains("analysis_seed") ? inherited["analysis_seed"].get<int64_t>() : 0;
+  return r.integer_in("eval_seed", fallback, 0, int64_t{1} << 62);
 }
 
 nlohmann::json matrix_json(const torch::Tensor& m) {

@@ -14,8 +14,6 @@
 
 namespace cc::analysis {
 
-constexpr int64_t kAnalysisSeed = 20260531;
-
 // run_with_cache over the rows of `tokens` [R, T] in chunks; fn(cache, begin, end) for rows [begin, end).
 void for_each_cached(const model::Transformer& model, const torch::Tensor& tokens,
                      const std::function<void(const model::ActivationCache&, size_t begin, size_t end)>& fn,
@@ -43,7 +41,9 @@ std::vector<std::string> read_sets(ObjectReader& r, const std::vector<std::strin
 // `set`: one evaluation set, required (which sets there are is the run's task's).
 std::string read_set(ObjectReader& r);
 int read_size(ObjectReader& r, int fallback);
-int read_paper_layer(ObjectReader& r);  // the paper's "layer 1" / "layer 2" -> blocks index 0 / 1
+// `eval_seed`: the seed of a kind's sampled evaluation sets. Not given: the paper's `analysis_seed`
+// (claims/defaults.yaml, claims/folder_defaults.h), else 0.
+int64_t read_eval_seed(ObjectReader& r);
 
 // A 2-D tensor as nested JSON rows, for figures (report/figures.h); NaN entries stay NaN.
 nlohmann::json matrix_json(const torch::Tensor& m);

@@ -30,7 +30,7 @@ namespace {
 nlohmann::json parse(ObjectReader r, const char* form) {
   nlohmann::json p;
   p["form"] = form;
-  p["eval_seed"] = r.integer_in("eval_seed", kAnalysisSeed, 0, int64_t{1} << 62);
+  p["eval_seed"] = read_eval_seed(r);
   const double active = r.number("active_fraction", 0.01);
   if (!(active >= 0 && active < 1)) r.fail("active_fraction", "must be in [0, 1)");
   p["active_fraction"] = active;
@@ -149,7 +149,7 @@ Measurement measure(const MeasureInput& in) {
 void register_fourier(Registry& r) {
   const std::string doc =
       "eval_seed: seed of the grid's other tokens where the task draws them (an evaluation set's: "
-      "e.g. where all_pairs_0's PADs stand; default 20260531)\n"
+      "e.g. where all_pairs_0's PADs stand; default: the paper's analysis_seed, else 0)\n"
       "active_fraction: a neuron counts if its preactivation is positive on at least this share of the grid (0.01)\n"
       "hook: pre (preactivations, default) | post (after the activation function)";
   // No read declared for every forward: the grid's position is its task's last, known per checkpoint.

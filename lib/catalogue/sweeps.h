@@ -57,7 +57,7 @@ struct SweepSpec {
   nlohmann::json variants = nlohmann::json::object();  // name -> {dotted key: value}
   nlohmann::json design;  // null, or a `design:`'s factors and rows (claims/design.h): its rows are the variants
   int final_eval_size = 10000;
-  uint64_t final_eval_seed = 20260531;  // the claims' accuracy seed: independent of the training log
+  uint64_t final_eval_seed = 0;  // runs.yaml's final_eval.eval_seed (a paper gives its claims' own seed)
   // Whether its results are committed (fixtures/sweeps/NAME for a grid, fixtures/NAME/VARIANT/seedK
   // for variants): `claimcheck fixtures verify` then requires them. `committed: false` in runs.yaml
   // for a sweep whose evidence lives elsewhere (batch_seeds: papers/assign_and_add/assumptions.md).

@@ -234,29 +234,23 @@ ScoreNoise score_noise(const std::vector<Config>& configs) {
 
 }  // namespace
 
-AttributionSection attribution_section(const std::vector<ClaimResult>& on_default, const std::string& default_run,
-                                       const std::vector<MeasuredSweep>& sweeps, const catalogue::Runs& runs,
-                                       catalogue::RunStore& store, const PaperFacts& facts,
-                                       const std::vector<ClaimResult>& on_thresholds) {
-  const std::string& screen = facts.screen;
-  const std::string& confirm = facts.confirm;
-  const catalogue::RunSpec* reference = runs.find(default_run);
-  if (!reference) throw Error("attribution: no run '" + default_run + "'");
+namespace {
 
-  // Every configuration measured: the default run, then each sweep's variants.
+// Every configuration measured: the default run, then each sweep's variants, each scored.
+std::vector<Config> measured_configs(const std::vector<ClaimResult>& on_default, const catalogue::RunSpec& reference,
+                                     const std::vector<MeasuredSweep>& sweeps, const catalogue::Runs& runs,
+                                     catalogue::RunStore& store, const PaperFacts& facts) {
   std::vector<Config> configs;
-  {
-    Config d;
-    d.id = default_run;
-    d.spec = reference;
-    d.results = &on_default;
-    d.seeds = reference->seeds;
-    for (uint64_t seed : reference->seeds) {
-      std::string why;
-      if (auto p = seed_phases(*reference, seed, store, facts.phases, why)) d.phases[seed] = *p;
-    }
-    configs.push_back(std::move(d));
+  Config d;
+  d.id = reference.name;
+  d.spec = &reference;
+  d.results = &on_default;
+  d.seeds = reference.seeds;
+  for (uint64_t seed : reference.seeds) {
+    std::string why;
+    if (auto p = seed_phases(reference, seed, store, facts.phases, why)) d.phases[seed] = *p;
   }
+  configs.push_back(std::move(d));
   for (const auto& ms : sweeps)
     for (const auto& v : ms.outcomes) {
       Config c;
@@ -272,8 +266,216 @@ AttributionSection attribution_section(const std::vector<ClaimResult>& on_defaul
     }
   for (auto& c : configs) {
     score(c, facts);
-    c.changes = differing_choices(*c.spec, *reference);
+    c.changes = differing_choices(*c.spec, reference);
   }
+  return configs;
+}
+
+// A configuration as report.json gives it: its per-seed scores and, averaged over seeds, its terms.
+ScoredConfig scored(const Config& c, const PaperFacts& facts) {
+  ScoredConfig sc;
+  sc.id = c.id;
+  sc.sweep = c.sweep;
+  sc.variant = c.variant;
+  sc.seeds = c.seeds;
+  sc.changes = c.changes;
+  sc.scores = c.scores;
+  sc.terms_by_seed = c.terms;
+  sc.score = finite_or_none(c.score);
+  if (!c.terms.empty()) {
+    ScoreTerms mean_terms;
+    mean_terms.windows.assign(facts.windows.size(), 0.0);
+    const double w = 1.0 / static_cast<double>(c.terms.size());
+    for (const auto& [seed, t] : c.terms) {
+      mean_terms.accuracy += w * t.accuracy;
+      for (size_t k = 0; k < t.windows.size(); ++k) mean_terms.windows[k] += w * t.windows[k];
+    }
+    sc.terms = mean_terms;
+  }
+  sc.learned = c.learned;
+  sc.trained = static_cast<int64_t>(c.phases.size());
+  return sc;
+}
+
+double no_value() { return std::numeric_limits<double>::quiet_NaN(); }
+
+// Stage 1: each factor's main effect over the screening design on the score, on learning, and on
+// each failing run claim's pass rate.
+Effects screening_effects(const std::string& screen, const nlohmann::json& design,
+                          const std::vector<Config*>& screen_rows, const std::vector<const ClaimResult*>& failing) {
+  Effects effects{screen, design, {}};
+  for (const auto& f : design["factors"]) {
+    FactorEffect e;
+    e.factor = f["name"].get<std::string>();
+    e.tag = f["tag"].get<std::string>();
+    e.aliases = aliases(design, e.factor);
+    e.score = finite_or_none(effect(design["rows"], e.factor, screen_rows, [](const Config& c, uint64_t seed) {
+      const auto it = c.scores.find(seed);
+      return it == c.scores.end() ? no_value() : it->second;
+    }));
+    e.learned = finite_or_none(effect(design["rows"], e.factor, screen_rows, [](const Config& c, uint64_t seed) {
+      const auto it = c.phases.find(seed);
+      return it == c.phases.end() ? no_value() : it->second.learned ? 1.0 : 0.0;
+    }));
+    for (const auto* r : failing) {
+      if (!r->claim.subject.is_run()) continue;
+      e.claims[r->id] =
+          finite_or_none(effect(design["rows"], e.factor, screen_rows, [&](const Config& c, uint64_t seed) {
+            const SeedResult* s = find_seed(*c.results, r->id, seed);
+            return !s ? no_value() : s->verdict == Verdict::Pass ? 1.0 : 0.0;
+          }));
+    }
+    effects.factors.push_back(std::move(e));
+  }
+  return effects;
+}
+
+// Stage 1's ranking (score, then learning, then name) and the rows it sends to confirmation; whether
+// the confirmation sweep holds exactly those rows and the screening's row that changes nothing.
+Selection screening_selection(const std::string& screen, const std::string& confirm,
+                              const std::vector<Config*>& screen_rows, const std::vector<Config*>& confirm_rows,
+                              const PaperFacts& facts) {
+  std::vector<const Config*> ranked(screen_rows.begin(), screen_rows.end());
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Config* a, const Config* b) {
+    if (a->score != b->score) return a->score < b->score;
+    if (a->learned != b->learned) return a->learned > b->learned;
+    return a->variant < b->variant;
+  });
+  Selection sel;
+  sel.sweep = screen;
+  sel.complete = true;
+  for (const auto* c : ranked) {
+    sel.ranking.push_back(c->variant);
+    sel.complete = sel.complete && c->scores.size() == c->seeds.size();
+    if (static_cast<int>(sel.chosen.size()) < facts.confirm_top) sel.chosen.push_back(c->variant);
+  }
+  if (!confirm_rows.empty()) {
+    std::set<std::string> want(sel.chosen.begin(), sel.chosen.end()), have;
+    // Stage 2 confirms the chosen rows beside the screening's row that changes nothing.
+    for (const auto* c : screen_rows)
+      if (c->changes_nothing) want.insert(c->variant);
+    for (const auto* c : confirm_rows) have.insert(c->variant);
+    sel.confirm_sweep = confirm;
+    sel.confirm_matches = want == have;
+  }
+  return sel;
+}
+
+// Stage 2: the best confirmed row against the row that changes nothing; the default changes only if
+// the best learns as often and beats it at the pre-registered level.
+std::optional<DefaultChange> default_rule(const std::vector<Config*>& confirm_rows, const PaperFacts& facts) {
+  const Config* best = nullptr;
+  const Config* base = nullptr;
+  bool complete = !confirm_rows.empty();
+  for (const auto* c : confirm_rows) {
+    complete = complete && c->scores.size() == c->seeds.size();
+    if (c->changes_nothing) base = c;
+    if (!best || c->score < best->score) best = c;
+  }
+  if (!best || !base) return std::nullopt;
+  std::vector<double> sb, sa;
+  for (const auto& [seed, s] : best->scores) sb.push_back(s);
+  for (const auto& [seed, s] : base->scores) sa.push_back(s);
+  DefaultChange rule;
+  rule.best = best->id;
+  rule.base = base->id;
+  rule.best_score = finite_or_none(best->score);
+  rule.base_score = finite_or_none(base->score);
+  rule.best_learned = best->learned;
+  rule.base_learned = base->learned;
+  rule.test = mann_whitney_less(sb, sa);
+  rule.alpha = facts.alpha;
+  rule.complete = complete;
+  rule.change = best != base && best->learned >= base->learned && rule.test.p < facts.alpha;
+  rule.changes = best->changes;
+  return rule;
+}
+
+// A sweep claim: its verdict on its grid, and on the same grid under the search's best row (stage 3).
+std::string sweep_claim_sentence(const ClaimResult& r, const catalogue::Runs& runs,
+                                 const std::vector<ClaimResult>& on_thresholds, ClaimAttribution& claim) {
+  std::string sentence = std::string("a threshold over the sweep `") + r.claim.subject.name + "` (trained on `" +
+                         runs.find_sweep(r.claim.subject.name)->base + "`): " + verdict_name(r.verdict) + " there";
+  const ClaimResult* best_grid = find_result(on_thresholds, r.id);
+  if (!best_grid || best_grid->verdict == Verdict::Skipped)
+    return sentence + "; under the search's best configuration it is the third stage, not measured yet";
+  char value[32];
+  std::snprintf(value, sizeof value, "%.4g", best_grid->measured);
+  claim.under_best = {best_grid->claim.subject.name, best_grid->verdict, finite_or_none(best_grid->measured)};
+  return sentence + "; on `" + best_grid->claim.subject.name +
+         "`, the same grid under the search's best configuration: " + verdict_name(best_grid->verdict) + " (" + value +
+         ")";
+}
+
+// A run claim: k/n under every configuration; where it holds (all seeds, at least holds_min_seeds of
+// them; the most seeds, then the lowest score), else its best pass rate.
+void attribute_run_claim(const ClaimResult& r, const std::vector<Config>& configs, const PaperFacts& facts,
+                         ClaimAttribution& claim) {
+  const Config* holds = nullptr;
+  const Config* best_rate = nullptr;
+  Tally holds_t, best_t;
+  claim.candidates.emplace();
+  int64_t tried = 0;
+  for (const auto& c : configs) {
+    const ClaimResult* cr = find_result(*c.results, r.id);
+    if (!cr || cr->seeds.empty()) continue;
+    const Tally t = tally(*cr);
+    ++tried;
+    claim.cells[c.id] = {t.k, t.n, cr->verdict};
+    if (t.k == t.n && t.n >= facts.holds_min_seeds &&
+        (!holds || t.n > holds_t.n || (t.n == holds_t.n && c.score < holds->score))) {
+      holds = &c;
+      holds_t = t;
+    }
+    if (t.k == t.n && t.n < facts.holds_min_seeds) claim.candidates->push_back(c.id);
+    const double rate_c = static_cast<double>(t.k) / static_cast<double>(t.n);
+    const double rate_b = best_rate ? static_cast<double>(best_t.k) / static_cast<double>(best_t.n) : -1;
+    if (!best_rate || rate_c > rate_b || (rate_c == rate_b && t.n > best_t.n)) {
+      best_rate = &c;
+      best_t = t;
+    }
+  }
+  if (holds) {
+    std::string what;
+    for (const auto& x : holds->changes) what += (what.empty() ? "" : ", ") + x;
+    claim.holds_under = holds->id;
+    claim.sentence = "holds under `" + holds->id + "` (" + rate(holds_t) + " seeds)" +
+                     (what.empty() ? std::string(": the default's own choices")
+                                   : " — " + what + ": choices the paper does not state");
+  } else if (best_rate) {
+    claim.best = best_rate->id;
+    claim.sentence = "fails under all " + std::to_string(tried) + " configurations tried (best: " + rate(best_t) +
+                     " under `" + best_rate->id + "`)";
+  } else {
+    claim.sentence = "not measured on any configuration";
+  }
+}
+
+ClaimAttribution attribute_claim(const ClaimResult& r, const std::vector<Config>& configs, const catalogue::Runs& runs,
+                                 const PaperFacts& facts, const std::vector<ClaimResult>& on_thresholds) {
+  ClaimAttribution claim;
+  claim.id = r.id;
+  claim.title = r.claim.title;
+  claim.default_verdict = r.verdict;
+  if (r.claim.subject.is_theory())
+    claim.sentence = "measured on a model its kind defines (" + r.claim.subject.name +
+                     "), not on a trained run: no training choice applies";
+  else if (r.claim.subject.is_sweep())
+    claim.sentence = sweep_claim_sentence(r, runs, on_thresholds, claim);
+  else
+    attribute_run_claim(r, configs, facts, claim);
+  return claim;
+}
+
+}  // namespace
+
+AttributionSection attribution_section(const std::vector<ClaimResult>& on_default, const std::string& default_run,
+                                       const std::vector<MeasuredSweep>& sweeps, const catalogue::Runs& runs,
+                                       catalogue::RunStore& store, const PaperFacts& facts,
+                                       const std::vector<ClaimResult>& on_thresholds) {
+  const catalogue::RunSpec* reference = runs.find(default_run);
+  if (!reference) throw Error("attribution: no run '" + default_run + "'");
+  std::vector<Config> configs = measured_configs(on_default, *reference, sweeps, runs, store, facts);
 
   AttributionSection out;
   for (const auto& w : facts.windows) out.windows.push_back({w.phase, facts.phases.find(w.phase)->label, w.steps});
@@ -281,198 +483,26 @@ AttributionSection attribution_section(const std::vector<ClaimResult>& on_defaul
   out.accuracy_terms = facts.accuracy_terms;
   out.steps_per_point = facts.steps_per_point;
   out.default_run = default_run;
-  for (const auto& c : configs) {
-    ScoredConfig sc;
-    sc.id = c.id;
-    sc.sweep = c.sweep;
-    sc.variant = c.variant;
-    sc.seeds = c.seeds;
-    sc.changes = c.changes;
-    sc.scores = c.scores;
-    sc.terms_by_seed = c.terms;
-    sc.score = finite_or_none(c.score);
-    if (!c.terms.empty()) {
-      ScoreTerms mean_terms;
-      mean_terms.windows.assign(facts.windows.size(), 0.0);
-      const double w = 1.0 / static_cast<double>(c.terms.size());
-      for (const auto& [seed, t] : c.terms) {
-        mean_terms.accuracy += w * t.accuracy;
-        for (size_t k = 0; k < t.windows.size(); ++k) mean_terms.windows[k] += w * t.windows[k];
-      }
-      sc.terms = mean_terms;
-    }
-    sc.learned = c.learned;
-    sc.trained = static_cast<int64_t>(c.phases.size());
-    out.configs.push_back(std::move(sc));
-  }
+  for (const auto& c : configs) out.configs.push_back(scored(c, facts));
 
   // Failing claims on the default (run claims first measured there), for the effects and the table.
   std::vector<const ClaimResult*> failing;
   for (const auto& r : on_default)
     if (r.loaded && (r.verdict == Verdict::Fail || r.verdict == Verdict::Inconclusive)) failing.push_back(&r);
 
-  // Stage 1: the design's main effects, and the rows that go on to confirmation.
   std::vector<Config*> screen_rows, confirm_rows;
   for (auto& c : configs) {
-    if (!screen.empty() && c.sweep == screen) screen_rows.push_back(&c);
-    if (!confirm.empty() && c.sweep == confirm) confirm_rows.push_back(&c);
+    if (!facts.screen.empty() && c.sweep == facts.screen) screen_rows.push_back(&c);
+    if (!facts.confirm.empty() && c.sweep == facts.confirm) confirm_rows.push_back(&c);
   }
-  const catalogue::SweepSpec* screen_sweep = screen.empty() ? nullptr : runs.find_sweep(screen);
-  if (screen_sweep && !screen_sweep->design.is_null() && !screen_rows.empty()) {
-    const auto& design = screen_sweep->design;
-    Effects effects{screen, design, {}};
-    for (const auto& f : design["factors"]) {
-      FactorEffect e;
-      e.factor = f["name"].get<std::string>();
-      e.tag = f["tag"].get<std::string>();
-      e.aliases = aliases(design, e.factor);
-      e.score = finite_or_none(effect(design["rows"], e.factor, screen_rows, [](const Config& c, uint64_t seed) {
-        const auto it = c.scores.find(seed);
-        return it == c.scores.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
-      }));
-      e.learned = finite_or_none(effect(design["rows"], e.factor, screen_rows, [](const Config& c, uint64_t seed) {
-        const auto it = c.phases.find(seed);
-        return it == c.phases.end() ? std::numeric_limits<double>::quiet_NaN() : it->second.learned ? 1.0 : 0.0;
-      }));
-      for (const auto* r : failing) {
-        if (r->claim.subject.is_run())
-          e.claims[r->id] =
-              finite_or_none(effect(design["rows"], e.factor, screen_rows, [&](const Config& c, uint64_t seed) {
-                const SeedResult* s = find_seed(*c.results, r->id, seed);
-                return !s ? std::numeric_limits<double>::quiet_NaN() : s->verdict == Verdict::Pass ? 1.0 : 0.0;
-              }));
-      }
-      effects.factors.push_back(std::move(e));
-    }
-    out.effects = std::move(effects);
-  }
-  if (!screen_rows.empty()) {
-    std::vector<const Config*> ranked(screen_rows.begin(), screen_rows.end());
-    std::stable_sort(ranked.begin(), ranked.end(), [](const Config* a, const Config* b) {
-      if (a->score != b->score) return a->score < b->score;
-      if (a->learned != b->learned) return a->learned > b->learned;
-      return a->variant < b->variant;
-    });
-    Selection sel;
-    sel.sweep = screen;
-    sel.complete = true;
-    for (const auto* c : ranked) {
-      sel.ranking.push_back(c->variant);
-      sel.complete = sel.complete && c->scores.size() == c->seeds.size();
-      if (static_cast<int>(sel.chosen.size()) < facts.confirm_top) sel.chosen.push_back(c->variant);
-    }
-    if (!confirm_rows.empty()) {
-      std::set<std::string> want(sel.chosen.begin(), sel.chosen.end()), have;
-      // Stage 2 confirms the chosen rows beside the screening's row that changes nothing.
-      for (const auto* c : screen_rows)
-        if (c->changes_nothing) want.insert(c->variant);
-      for (const auto* c : confirm_rows) have.insert(c->variant);
-      sel.confirm_sweep = confirm;
-      sel.confirm_matches = want == have;
-    }
-    out.selection = std::move(sel);
-  }
-
-  // Stage 2: the rule for the default.
-  const Config* best = nullptr;
-  const Config* base = nullptr;
-  bool confirm_complete = !confirm_rows.empty();
-  for (const auto* c : confirm_rows) {
-    confirm_complete = confirm_complete && c->scores.size() == c->seeds.size();
-    if (c->changes_nothing) base = c;
-    if (!best || c->score < best->score) best = c;
-  }
-  if (best && base) {
-    std::vector<double> sb, sa;
-    for (const auto& [seed, s] : best->scores) sb.push_back(s);
-    for (const auto& [seed, s] : base->scores) sa.push_back(s);
-    DefaultChange rule;
-    rule.best = best->id;
-    rule.base = base->id;
-    rule.best_score = finite_or_none(best->score);
-    rule.base_score = finite_or_none(base->score);
-    rule.best_learned = best->learned;
-    rule.base_learned = base->learned;
-    rule.test = mann_whitney_less(sb, sa);
-    rule.alpha = facts.alpha;
-    rule.complete = confirm_complete;
-    rule.change = best != base && best->learned >= base->learned && rule.test.p < facts.alpha;
-    rule.changes = best->changes;
-    out.default_rule = std::move(rule);
-  }
-
+  const catalogue::SweepSpec* screen_sweep = facts.screen.empty() ? nullptr : runs.find_sweep(facts.screen);
+  if (screen_sweep && !screen_sweep->design.is_null() && !screen_rows.empty())
+    out.effects = screening_effects(facts.screen, screen_sweep->design, screen_rows, failing);
+  if (!screen_rows.empty())
+    out.selection = screening_selection(facts.screen, facts.confirm, screen_rows, confirm_rows, facts);
+  out.default_rule = default_rule(confirm_rows, facts);
   out.noise = score_noise(configs);
-
-  // Per failing claim: k/n under every configuration, and its sentence.
-  for (const auto* r : failing) {
-    ClaimAttribution claim;
-    claim.id = r->id;
-    claim.title = r->claim.title;
-    claim.default_verdict = r->verdict;
-    if (r->claim.subject.is_theory()) {
-      claim.sentence = "measured on §7's idealised model (" + r->claim.subject.name +
-                       "), not on a trained run: no training choice applies";
-      out.claims.push_back(std::move(claim));
-      continue;
-    }
-    if (r->claim.subject.is_sweep()) {
-      claim.sentence = std::string("a threshold over the sweep `") + r->claim.subject.name + "` (trained on `" +
-                       runs.find_sweep(r->claim.subject.name)->base + "`): " + verdict_name(r->verdict) + " there";
-      const ClaimResult* best_grid = find_result(on_thresholds, r->id);
-      if (best_grid && best_grid->verdict != Verdict::Skipped) {
-        char value[32];
-        std::snprintf(value, sizeof value, "%.4g", best_grid->measured);
-        claim.sentence +=
-            std::string("; on `") + best_grid->claim.subject.name +
-            "`, the same grid under the search's best configuration: " + verdict_name(best_grid->verdict) + " (" +
-            value + ")";
-        claim.under_best = {best_grid->claim.subject.name, best_grid->verdict, finite_or_none(best_grid->measured)};
-      } else {
-        claim.sentence += "; under the search's best configuration it is the third stage, not measured yet";
-      }
-      out.claims.push_back(std::move(claim));
-      continue;
-    }
-    const Config* holds = nullptr;
-    const Config* best_rate = nullptr;
-    Tally holds_t, best_t;
-    claim.candidates.emplace();
-    int64_t tried = 0;
-    for (const auto& c : configs) {
-      const ClaimResult* cr = find_result(*c.results, r->id);
-      if (!cr || cr->seeds.empty()) continue;
-      const Tally t = tally(*cr);
-      ++tried;
-      claim.cells[c.id] = {t.k, t.n, cr->verdict};
-      if (t.k == t.n && t.n >= facts.holds_min_seeds &&
-          (!holds || t.n > holds_t.n || (t.n == holds_t.n && c.score < holds->score))) {
-        holds = &c;
-        holds_t = t;
-      }
-      if (t.k == t.n && t.n < facts.holds_min_seeds) claim.candidates->push_back(c.id);
-      const double rate_c = static_cast<double>(t.k) / static_cast<double>(t.n);
-      const double rate_b = best_rate ? static_cast<double>(best_t.k) / static_cast<double>(best_t.n) : -1;
-      if (!best_rate || rate_c > rate_b || (rate_c == rate_b && t.n > best_t.n)) {
-        best_rate = &c;
-        best_t = t;
-      }
-    }
-    if (holds) {
-      std::string what;
-      for (const auto& x : holds->changes) what += (what.empty() ? "" : ", ") + x;
-      claim.holds_under = holds->id;
-      claim.sentence = "holds under `" + holds->id + "` (" + rate(holds_t) + " seeds)" +
-                       (what.empty() ? std::string(": the default's own choices")
-                                     : " — " + what + ": choices the paper does not state");
-    } else if (best_rate) {
-      claim.best = best_rate->id;
-      claim.sentence = "fails under all " + std::to_string(tried) + " configurations tried (best: " + rate(best_t) +
-                       " under `" + best_rate->id + "`)";
-    } else {
-      claim.sentence = "not measured on any configuration";
-    }
-    out.claims.push_back(std::move(claim));
-  }
+  for (const auto* r : failing) out.claims.push_back(attribute_claim(*r, configs, runs, facts, on_thresholds));
   return out;
 }
 
@@ -598,6 +628,23 @@ nlohmann::json to_json(const AttributionSection& s) {
   j["claims"] = nlohmann::json::array();
   for (const auto& c : s.claims) j["claims"].push_back(to_json(c));
   return j;
+}
+
+std::vector<ClaimResult> run_on_threshold_grids(const std::vector<std::string>& files, const PaperFacts& facts,
+                                                const analysis::Registry& registry, const catalogue::Runs& runs,
+                                                catalogue::RunStore& store, const VerifyOptions& base) {
+  VerifyOptions on_grids = base;
+  for (const auto& [from, to] : facts.thresholds)
+    if (runs.find_sweep(to)) on_grids.sweep_as[from] = to;
+  std::vector<std::string> sweep_files;
+  for (const auto& f : files) {
+    try {
+      const Claim c = load_claim(f, registry, runs);
+      if (c.subject.is_sweep() && on_grids.sweep_as.count(c.subject.name)) sweep_files.push_back(f);
+    } catch (const Error&) {  // reported in the main table
+    }
+  }
+  return sweep_files.empty() ? std::vector<ClaimResult>{} : run_claims(sweep_files, registry, runs, store, on_grids);
 }
 
 }  // namespace cc::claims

@@ -143,6 +143,13 @@ struct AttributionSection {
   std::vector<ClaimAttribution> claims;  // the default's FAIL and INCONCLUSIVE claims, in its order
 };
 
+// Stage 3: the sweep claims among `files` whose sweep paper.yaml's `thresholds` maps to a grid trained
+// under the best row (those the runs file declares), measured on that grid. Files that do not load are
+// left out (the main table reports them).
+std::vector<ClaimResult> run_on_threshold_grids(const std::vector<std::string>& files, const PaperFacts& facts,
+                                                const analysis::Registry& registry, const catalogue::Runs& runs,
+                                                catalogue::RunStore& store, const VerifyOptions& base);
+
 // `on_default`: every claim on the default run (the report's main table); facts.screen and
 // facts.confirm name the sweeps of the search's first two stages (either may be absent from `sweeps`).
 // `on_thresholds`: the sweep claims measured on facts.thresholds' grids (--sweep-as), or empty.

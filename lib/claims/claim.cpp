@@ -101,7 +101,7 @@ void read_paper(ObjectReader& r, Claim& c) {
   ObjectReader paper = r.object("paper");
   c.paper.arxiv = paper.string("arxiv");
   if (!is_arxiv_id(c.paper.arxiv))
-    paper.fail("arxiv", "'" + c.paper.arxiv + "' must be an arXiv id with its version, e.g. 2605.31497v1");
+    paper.fail("arxiv", "'" + c.paper.arxiv + "' must be an arXiv id with its version, e.g. 1706.03762v7");
   c.paper.section = paper.string("section");
   c.paper.figure = paper.string("figure", "");
   c.paper.quote = paper.string("quote");

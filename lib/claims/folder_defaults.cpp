@@ -37,17 +37,24 @@ void fill(YamlDoc& claim, const YamlDoc& defaults, const std::string& pointer, n
 
 void apply(YamlDoc& claim, const YamlDoc& defaults) {
   if (!defaults.value.is_object())
-    throw Error(defaults.at(""), "a defaults file is a mapping of paper, tier and subject");
+    throw Error(defaults.at(""), "a defaults file is a mapping of paper, tier, subject and analysis_seed");
   for (const auto& [key, value] : defaults.value.items()) {
-    if (key != "paper" && key != "tier" && key != "subject")
-      throw Error(defaults.key_at("", key),
-                  "unknown field '" + key + "' in a defaults file; expected one of paper, tier, subject");
+    if (key != "paper" && key != "tier" && key != "subject" && key != "analysis_seed")
+      throw Error(
+          defaults.key_at("", key),
+          "unknown field '" + key + "' in a defaults file; expected one of paper, tier, subject, analysis_seed");
+    if (key == "analysis_seed" &&
+        !(value.is_number_integer() && value.get<int64_t>() >= 0 && value.get<int64_t>() < (int64_t{1} << 62)))
+      throw Error(defaults.at("/analysis_seed"), "field 'analysis_seed': an integer in [0, 2^62)");
     if (key == "paper" && !value.is_object()) throw Error(defaults.at("/paper"), "field 'paper': expected a mapping");
   }
   nlohmann::json top = nlohmann::json::object();
   for (const char* key : {"paper", "tier"})
     if (defaults.value.contains(key)) top[key] = defaults.value[key];
   fill(claim, defaults, "", claim.value, top);
+  // The seed of the kinds' sampled evaluation sets: not a claim field, a default its kinds read.
+  if (defaults.value.contains("analysis_seed") && !claim.inherited.contains("analysis_seed"))
+    claim.inherited["analysis_seed"] = defaults.value["analysis_seed"];
   // The subject is one choice (run, sweep or theory, with its checkpoint and seeds): taken whole.
   if (defaults.value.contains("subject") && !claim.value.contains("subject")) {
     claim.value["subject"] = defaults.value["subject"];

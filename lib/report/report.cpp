@@ -278,17 +278,22 @@ nlohmann::json to_json(const Report& rep) {
   return j;
 }
 
-std::string to_markdown(const Report& rep) {
+namespace {
+
+// The markdown report, section by section (to_markdown below puts them in order).
+
+void md_header(std::ostream& md, const Report& rep) {
   const ReportContext& ctx = rep.context;
-  std::ostringstream md;
   md << "# " << ctx.title << "\n\n";
   if (ctx.paper.is_object())
     md << "Paper: *" << ctx.paper.value("title", "") << "*" << (ctx.paper.contains("authors") ? ", " : "")
        << ctx.paper.value("authors", "") << " (arXiv " << ctx.paper.value("arxiv", "") << "). ";
   md << "Generated " << rep.generated << " by `" << ctx.command << "` (budget `" << ctx.budget << "`, "
      << fmt(ctx.wall_s, 3) << " s).\n\n";
+}
 
-  // What moved since the baseline comes first: it is what a pull request's reviewer needs.
+// What moved since the baseline comes first: it is what a pull request's reviewer needs.
+void md_changes(std::ostream& md, const Report& rep) {
   md << "## Changes from the baseline\n\n";
   if (rep.baseline) {
     const auto& b = *rep.baseline;
@@ -306,7 +311,9 @@ std::string to_markdown(const Report& rep) {
   } else {
     md << "not compared (`claimcheck verify --baseline FILE` compares, FILE the paper's expected.json).\n\n";
   }
+}
 
+void md_summary(std::ostream& md, const Report& rep) {
   const bool positives = any_positive_control(rep.claims);
   md << "## Summary\n\n| verdict | claims |" << (positives ? " positive controls |" : "") << "\n| --- | --- |"
      << (positives ? " --- |" : "") << "\n";
@@ -317,7 +324,9 @@ std::string to_markdown(const Report& rep) {
   if (positives)
     md << "\nA positive control is not a claim of this paper: it checks that a measurement finds a mechanism where "
           "it is known to exist (its file says which measurement and why), and is counted apart.\n";
+}
 
+void md_claims_table(std::ostream& md, const Report& rep) {
   md << "\n## Claims\n\n"
         "measured: the mean over the seeds measured (the median under a median rule), with an interval that says "
         "what it is. One seed: that seed's own 95 % interval (Wilson for an accuracy). **range**: 2 to 4 seeds, "
@@ -342,103 +351,113 @@ std::string to_markdown(const Report& rep) {
     md << " | " << (r.loaded ? md_escape(r.claim.rule.describe()) : "") << " | **" << claims::verdict_name(r.verdict)
        << "**" << (is_expected(rep, r) ? " (expected: in the baseline)" : "") << " |\n";
   }
+}
 
-  if (ctx.cross_checks.is_array() && !ctx.cross_checks.empty()) md << cross_checks_markdown(ctx.cross_checks);
-  if (rep.robustness) md << robustness_markdown(*rep.robustness);
-  if (rep.attribution) md << attribution_markdown(*rep.attribution, attribution_figures_drawn(rep));
+// A seed per row: its step, value, n, own 95 % interval and verdict.
+void md_seed_table(std::ostream& md, const std::vector<claims::SeedResult>& rows, bool prop) {
+  md << "| seed | step | value | n | 95% CI | verdict |\n| --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& s : rows)
+    md << "| " << s.seed << " | " << s.step << " | " << seed_value_text(s.m.value, prop, 5) << " | " << s.m.n << " | "
+       << (prop ? "[" + fmt(100 * s.ci.low, 4) + ", " + fmt(100 * s.ci.high, 4) + "]"
+                : "[" + fmt(s.ci.low) + ", " + fmt(s.ci.high) + "]")
+       << " | " << claims::verdict_name(s.verdict) << " |\n";
+  md << "\n";
+}
 
-  md << "\n## Details\n";
-  for (size_t i = 0; i < rep.claims.size(); ++i) {
-    const claims::ClaimResult& r = rep.claims[i];
-    md << "\n### " << r.id << " — " << claims::verdict_name(r.verdict) << "\n\n";
-    if (!r.loaded) {
-      md << "`" << r.file << "`: " << r.reason << "\n";
-      continue;
-    }
-    const claims::Claim& c = r.claim;
-    md << "**" << c.title << "** (`" << r.file << "`)\n\n";
-    md << "> " << md_escape(c.paper.quote) << " — §" << c.paper.section;
-    if (!c.paper.figure.empty()) md << ", " << c.paper.figure;
-    md << "\n\n";
-    md << "Measured: `" << c.kind << "` " << c.params.dump()
-       << (c.subject.is_theory()  ? " on the theory model `" + c.subject.name + "` (no training)"
-           : c.subject.is_sweep() ? " on sweep `" + c.subject.name + "`, checkpoint `" + c.stage.text() + "`"
-                                  : " on run `" + c.subject.name + "`, checkpoint `" + c.stage.text() + "`")
-       << ". Rule: " << c.rule.describe() << ".\n\n";
-    if (!r.reason.empty()) md << "Why: " << md_escape(r.reason) << "\n\n";
-    const bool prop = is_proportion(r);
-    auto seed_table = [&](const std::vector<claims::SeedResult>& rows) {
-      md << "| seed | step | value | n | 95% CI | verdict |\n| --- | --- | --- | --- | --- | --- |\n";
-      for (const auto& s : rows)
-        md << "| " << s.seed << " | " << s.step << " | " << seed_value_text(s.m.value, prop, 5) << " | " << s.m.n
-           << " | "
-           << (prop ? "[" + fmt(100 * s.ci.low, 4) + ", " + fmt(100 * s.ci.high, 4) + "]"
-                    : "[" + fmt(s.ci.low) + ", " + fmt(s.ci.high) + "]")
-           << " | " << claims::verdict_name(s.verdict) << " |\n";
-      md << "\n";
-    };
-    if (!r.seeds.empty()) seed_table(r.seeds);
-    if (!c.control_none_reason.empty())
-      md << "Negative control: none (" << md_escape(c.control_none_reason) << ").\n\n";
-    for (const auto& cr : r.controls) {
-      md << "Negative control `" << md_escape(cr.control.text()) << "`"
-         << (cr.control.params            ? " (the same computation with these parameters)"
-             : !cr.control.run.empty()    ? " (a trained model that should lack the mechanism, on its own seeds)"
-             : cr.control.stage.is_init() ? " (the untrained model)"
-                                          : "")
-         << ":\n\n";
-      if (!cr.unavailable.empty()) md << "Control unavailable: " << md_escape(cr.unavailable) << "\n\n";
-      if (!cr.seeds.empty()) seed_table(cr.seeds);
-    }
-    // A sweep claim's curves (details.curve: [{x, n, correct}]): one column per seed, Wilson 95 % CIs.
-    if (!r.seeds.empty() && r.seeds[0].m.details.contains("curve")) {
-      const auto& d0 = r.seeds[0].m.details;
-      md << "Final accuracy on `" << d0.value("set", "?") << "` along `" << d0.value("axis", "?") << "`:\n\n| "
-         << d0.value("axis", "x");
-      for (const auto& sd : r.seeds) md << " | seed " << sd.seed;
-      md << " |\n| ---";
-      for (size_t k = 0; k < r.seeds.size(); ++k) md << " | ---";
+// A sweep claim's curves (details.curve: [{x, n, correct}]): one column per seed, Wilson 95 % CIs.
+void md_curve(std::ostream& md, const claims::ClaimResult& r) {
+  if (!r.seeds.empty() && r.seeds[0].m.details.contains("curve")) {
+    const auto& d0 = r.seeds[0].m.details;
+    md << "Final accuracy on `" << d0.value("set", "?") << "` along `" << d0.value("axis", "?") << "`:\n\n| "
+       << d0.value("axis", "x");
+    for (const auto& sd : r.seeds) md << " | seed " << sd.seed;
+    md << " |\n| ---";
+    for (size_t k = 0; k < r.seeds.size(); ++k) md << " | ---";
+    md << " |\n";
+    const auto& first = d0["curve"];
+    for (size_t p = 0; p < first.size(); ++p) {
+      md << "| " << fmt(first[p]["x"].get<double>());
+      for (const auto& sd : r.seeds) {
+        const auto& pt = sd.m.details["curve"][p];
+        const auto ci = claims::wilson(pt["correct"].get<int64_t>(), pt["n"].get<int64_t>());
+        md << " | " << fmt(100 * pt["accuracy"].get<double>(), 4) << "% [" << fmt(100 * ci.low, 4) << ", "
+           << fmt(100 * ci.high, 4) << "]";
+      }
       md << " |\n";
-      const auto& first = d0["curve"];
-      for (size_t p = 0; p < first.size(); ++p) {
-        md << "| " << fmt(first[p]["x"].get<double>());
-        for (const auto& sd : r.seeds) {
-          const auto& pt = sd.m.details["curve"][p];
-          const auto ci = claims::wilson(pt["correct"].get<int64_t>(), pt["n"].get<int64_t>());
-          md << " | " << fmt(100 * pt["accuracy"].get<double>(), 4) << "% [" << fmt(100 * ci.low, 4) << ", "
-             << fmt(100 * ci.high, 4) << "]";
-        }
-        md << " |\n";
-      }
-      md << "\n";
     }
-    // Figures drawn from the measurement's data (report/figures.h), captioned with the paper's figure.
-    if (i < rep.figures.size())
-      for (const auto& f : rep.figures[i]) {
-        const std::string paper = f.value("paper_figure", "");
-        const std::string caption = f.value("caption", "") + (paper.empty() ? "" : " — cf. the paper's " + paper);
-        if (f.contains("file"))
-          md << "![" << md_escape(caption) << "](" << f["file"].get<std::string>() << ")\n\n*" << md_escape(caption)
-             << ".*\n\n";
-        else if (f.contains("text"))
-          md << "Figure (" << md_escape(caption) << "): not drawn, " << md_escape(f["text"].get<std::string>())
-             << ".\n\n";
-        else
-          md << "Figure not rendered (" << md_escape(caption) << "): " << md_escape(f.value("error", "")) << "\n\n";
-      }
-    // Numbers a claim reports without judging them (details.unthresholded: {label: value}).
-    for (const auto& s : r.seeds) {
-      if (!s.m.details.contains("unthresholded")) continue;
-      md << "Reported without a threshold, seed " << s.seed << ": ";
-      bool first = true;
-      for (const auto& [label, value] : s.m.details["unthresholded"].items()) {
-        md << (first ? "" : "; ") << label << " = " << (value.is_number() ? fmt(value.get<double>()) : value.dump());
-        first = false;
-      }
-      md << "\n\n";
-    }
+    md << "\n";
   }
+}
 
+// Figures drawn from the measurement's data (report/figures.h), captioned with the paper's figure.
+void md_figures(std::ostream& md, const Report& rep, size_t i) {
+  if (i < rep.figures.size())
+    for (const auto& f : rep.figures[i]) {
+      const std::string paper = f.value("paper_figure", "");
+      const std::string caption = f.value("caption", "") + (paper.empty() ? "" : " — cf. the paper's " + paper);
+      if (f.contains("file"))
+        md << "![" << md_escape(caption) << "](" << f["file"].get<std::string>() << ")\n\n*" << md_escape(caption)
+           << ".*\n\n";
+      else if (f.contains("text"))
+        md << "Figure (" << md_escape(caption) << "): not drawn, " << md_escape(f["text"].get<std::string>())
+           << ".\n\n";
+      else
+        md << "Figure not rendered (" << md_escape(caption) << "): " << md_escape(f.value("error", "")) << "\n\n";
+    }
+}
+
+// Numbers a claim reports without judging them (details.unthresholded: {label: value}).
+void md_unthresholded(std::ostream& md, const claims::ClaimResult& r) {
+  for (const auto& s : r.seeds) {
+    if (!s.m.details.contains("unthresholded")) continue;
+    md << "Reported without a threshold, seed " << s.seed << ": ";
+    bool first = true;
+    for (const auto& [label, value] : s.m.details["unthresholded"].items()) {
+      md << (first ? "" : "; ") << label << " = " << (value.is_number() ? fmt(value.get<double>()) : value.dump());
+      first = false;
+    }
+    md << "\n\n";
+  }
+}
+
+// One claim's section: the paper's words, what was measured, each seed, each control, curves, figures.
+void md_claim_detail(std::ostream& md, const Report& rep, size_t i) {
+  const claims::ClaimResult& r = rep.claims[i];
+  md << "\n### " << r.id << " — " << claims::verdict_name(r.verdict) << "\n\n";
+  if (!r.loaded) {
+    md << "`" << r.file << "`: " << r.reason << "\n";
+    return;
+  }
+  const claims::Claim& c = r.claim;
+  md << "**" << c.title << "** (`" << r.file << "`)\n\n";
+  md << "> " << md_escape(c.paper.quote) << " — §" << c.paper.section;
+  if (!c.paper.figure.empty()) md << ", " << c.paper.figure;
+  md << "\n\n";
+  md << "Measured: `" << c.kind << "` " << c.params.dump()
+     << (c.subject.is_theory()  ? " on the theory model `" + c.subject.name + "` (no training)"
+         : c.subject.is_sweep() ? " on sweep `" + c.subject.name + "`, checkpoint `" + c.stage.text() + "`"
+                                : " on run `" + c.subject.name + "`, checkpoint `" + c.stage.text() + "`")
+     << ". Rule: " << c.rule.describe() << ".\n\n";
+  if (!r.reason.empty()) md << "Why: " << md_escape(r.reason) << "\n\n";
+  const bool prop = is_proportion(r);
+  if (!r.seeds.empty()) md_seed_table(md, r.seeds, prop);
+  if (!c.control_none_reason.empty()) md << "Negative control: none (" << md_escape(c.control_none_reason) << ").\n\n";
+  for (const auto& cr : r.controls) {
+    md << "Negative control `" << md_escape(cr.control.text()) << "`"
+       << (cr.control.params            ? " (the same computation with these parameters)"
+           : !cr.control.run.empty()    ? " (a trained model that should lack the mechanism, on its own seeds)"
+           : cr.control.stage.is_init() ? " (the untrained model)"
+                                        : "")
+       << ":\n\n";
+    if (!cr.unavailable.empty()) md << "Control unavailable: " << md_escape(cr.unavailable) << "\n\n";
+    if (!cr.seeds.empty()) md_seed_table(md, cr.seeds, prop);
+  }
+  md_curve(md, r);
+  md_figures(md, rep, i);
+  md_unthresholded(md, r);
+}
+
+void md_sweeps(std::ostream& md, const Report& rep) {
   if (const auto sweeps = sweeps_used(rep); !sweeps.is_null()) {
     md << "\n## Sweeps\n\n| sweep | base run | axes | seeds | points | set on every point |\n| --- | --- | --- | --- | "
           "--- | --- |\n";
@@ -450,7 +469,9 @@ std::string to_markdown(const Report& rep) {
          << sw["seeds"].dump() << " | " << sw["points"] << " | " << md_escape(sw["set"].dump()) << " |\n";
     }
   }
+}
 
+void md_runs(std::ostream& md, const Report& rep) {
   const auto runs = runs_used(rep);
   if (!runs.empty()) {
     md << "\n## Runs and the paper's unstated choices\n";
@@ -461,7 +482,10 @@ std::string to_markdown(const Report& rep) {
         md << "| " << md_escape(u.key) << " | " << md_escape(u.value) << " | " << md_escape(u.note) << " |\n";
     }
   }
+}
 
+void md_provenance(std::ostream& md, const Report& rep) {
+  const ReportContext& ctx = rep.context;
   md << "\n## Provenance\n\n| | |\n| --- | --- |\n";
   for (const auto& [k, v] : ctx.runtime.items())
     md << "| " << k << " | " << md_escape(v.is_string() ? v.get<std::string>() : v.dump()) << " |\n";
@@ -479,6 +503,26 @@ std::string to_markdown(const Report& rep) {
          << " |\n";
     }
   }
+}
+
+}  // namespace
+
+std::string to_markdown(const Report& rep) {
+  std::ostringstream md;
+  md_header(md, rep);
+  md_changes(md, rep);
+  md_summary(md, rep);
+  md_claims_table(md, rep);
+  const ReportContext& ctx = rep.context;
+  if (ctx.cross_checks.is_array() && !ctx.cross_checks.empty()) md << cross_checks_markdown(ctx.cross_checks);
+  if (rep.robustness) md << robustness_markdown(*rep.robustness);
+  if (rep.attribution) md << attribution_markdown(*rep.attribution, attribution_figures_drawn(rep));
+
+  md << "\n## Details\n";
+  for (size_t i = 0; i < rep.claims.size(); ++i) md_claim_detail(md, rep, i);
+  md_sweeps(md, rep);
+  md_runs(md, rep);
+  md_provenance(md, rep);
   return fixed(md.str());
 }
 

@@ -19,6 +19,9 @@ struct YamlDoc {
   nlohmann::json value;
   std::map<std::string, SourcePos> marks;      // JSON pointer -> position of that node
   std::map<std::string, SourcePos> key_marks;  // JSON pointer -> position of the key that names it
+  // Settings the document inherits from its folder rather than states (a claim's claims/defaults.yaml:
+  // `analysis_seed`), which a schema reader may take as a default (analysis/common.h: read_eval_seed).
+  nlohmann::json inherited = nlohmann::json::object();
 
   // Position of the node at `pointer`, or of its closest ancestor that has one.
   SourcePos at(const std::string& pointer) const;

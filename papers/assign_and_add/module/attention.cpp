@@ -22,12 +22,19 @@ namespace cc::assign_and_add {
 using namespace cc::analysis;  // the engine's measurement vocabulary (Registry, Measurement, ...)
 namespace {
 
+// The paper numbers its two layers from 1 ("layer 1", "layer 2"); blocks are indexed from 0.
+int read_paper_layer(ObjectReader& r) {
+  const int64_t layer = r.integer("layer");
+  if (layer != 1 && layer != 2) r.fail("layer", "must be 1 or 2 (the paper numbers the layers from 1)");
+  return static_cast<int>(layer - 1);
+}
+
 nlohmann::json parse(ObjectReader r, const char* metric) {
   nlohmann::json p;
   p["layer"] = read_paper_layer(r) + 1;
   p["sets"] = read_sets(r, {"test_1", "test_2"});
   p["size"] = read_size(r, 2000);
-  p["eval_seed"] = r.integer_in("eval_seed", kAnalysisSeed, 0, int64_t{1} << 62);
+  p["eval_seed"] = read_eval_seed(r);
   p["query"] = r.one_of("query", {"equals", "constants"}, "equals");
   p["target"] = r.one_of("target", {"operands", "sources", "previous"}, "operands");
   p["report_sets"] = r.strings("report_sets", {});  // measured the same way, reported without a threshold
@@ -173,7 +180,8 @@ Measurement measure(const MeasureInput& in) {
 void register_attention(Registry& r) {
   const std::string doc =
       "layer: 1 | 2 (paper numbering)\nsets: evaluation sets (default [test_1, test_2])\n"
-      "size: sequences per set (default 2000)\neval_seed: default 20260531\nquery: equals | constants\n"
+      "size: sequences per set (default 2000)\neval_seed: default the paper's analysis_seed (20260531)\nquery: equals "
+      "| constants\n"
       "target: operands | sources | previous\nreport_sets: sets measured the same way and reported without a threshold "
       "(default [])";
   add_modes(r, measure, parse, doc, {{pattern_hook(0)}, {pattern_hook(1)}},

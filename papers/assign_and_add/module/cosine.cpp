@@ -23,7 +23,7 @@ nlohmann::json parse(ObjectReader r, const char* metric) {
   p["sets"] = read_sets(r, p["target"] == "ov_sum" ? std::vector<std::string>{"test_0", "test_1", "test_2"}
                                                    : std::vector<std::string>{"test_1", "test_2"});
   p["size"] = read_size(r, 2000);
-  p["eval_seed"] = r.integer_in("eval_seed", kAnalysisSeed, 0, int64_t{1} << 62);
+  p["eval_seed"] = read_eval_seed(r);
   p["metric"] = metric;
   r.finish();
   return p;
@@ -110,7 +110,7 @@ Measurement measure(const MeasureInput& in) {
 void register_cosine(Registry& r) {
   const std::string doc =
       "target: ov_sum | zero_var_twin\nsets: evaluation sets (ov_sum: test_0..2; zero_var_twin: test_1, test_2)\n"
-      "size: sequences per set (default 2000)\neval_seed: default 20260531";
+      "size: sequences per set (default 2000)\neval_seed: default the paper's analysis_seed (20260531)";
   add_modes(r, measure, parse, doc, {kResidMidAtEquals},
             {{"residual_cosine", Statistic::Scalar, "matched",
               "mean cosine of resid_mid at '=' with its matched target (OV_2 sum, or the 0-var twin)"},

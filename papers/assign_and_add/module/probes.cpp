@@ -24,7 +24,7 @@ nlohmann::json parse(ObjectReader r) {
   nlohmann::json p;
   p["sets"] = read_sets(r, {"test_0", "test_1", "test_2"});
   p["size"] = read_size(r, 2000);
-  p["eval_seed"] = r.integer_in("eval_seed", kAnalysisSeed, 0, int64_t{1} << 62);
+  p["eval_seed"] = read_eval_seed(r);
   p["pre_max"] = r.number("pre_max", 0.25);
   p["post_min"] = r.number("post_min", 0.95);
   const int64_t steps = r.integer("steps", 500);

@@ -1,0 +1,140 @@
+#include "verify/verification.h"
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <utility>
+
+#include "analysis/registry.h"
+#include "catalogue/runs.h"
+#include "claims/attribution.h"
+#include "claims/paper_facts.h"
+#include "claims/robustness.h"
+#include "report/baseline.h"
+#include "report/cross_checks.h"
+#include "train/runtime.h"
+#include "util/yaml_json.h"
+
+namespace cc::verify {
+namespace fs = std::filesystem;
+namespace {
+
+// The sweeps a request names, checked against the runs file before anything is measured.
+struct Sweeps {
+  const catalogue::SweepSpec* robustness = nullptr;
+  std::vector<const catalogue::SweepSpec*> attribution;
+};
+
+const catalogue::SweepSpec& sweep_of_variants(const catalogue::Runs& runs, const std::string& name,
+                                              const std::string& flag) {
+  const catalogue::SweepSpec* s = runs.find_sweep(name);
+  if (!s) throw RequestError(flag + " " + name + ": no such sweep in the runs file");
+  if (s->variants.empty())
+    throw RequestError(flag + " " + name +
+                       ": the sweep has axes, not variants (a sweep of `variants:` or a `design:`)");
+  return *s;
+}
+
+Sweeps resolve_sweeps(const Request& req, const catalogue::Runs& runs) {
+  if (!req.options.run.empty() && !runs.find(req.options.run))
+    throw RequestError("--run " + req.options.run + ": no such run in the runs file");
+  if (!req.attribution.empty() && !req.options.run.empty())
+    throw RequestError("--attribution compares configurations against the claims' own runs; not with --run");
+  Sweeps s;
+  if (!req.robustness.empty()) s.robustness = &sweep_of_variants(runs, req.robustness, "--robustness");
+  for (const auto& name : req.attribution) s.attribution.push_back(&sweep_of_variants(runs, name, "--attribution"));
+  return s;
+}
+
+// The paper this is, from paper.yaml beside the runs file ({title, authors, arxiv}); null without one.
+nlohmann::json paper_header(const std::string& paper_yaml) {
+  if (!fs::exists(paper_yaml)) return nullptr;
+  const YamlDoc doc = load_yaml_file(paper_yaml);
+  if (!doc.value.contains("paper")) return nullptr;
+  ObjectReader r(doc, "/paper");
+  nlohmann::json p = {{"title", r.string("title")}, {"arxiv", r.string("arxiv")}};
+  if (r.has("authors")) p["authors"] = r.string("authors");
+  r.finish();
+  return p;
+}
+
+// What the report reads of paper.yaml: its header, cross-checks and phase windows; and the facts the
+// robustness rule and the attribution need, read only when asked for (a mistake there costs no training).
+std::optional<claims::PaperFacts> read_paper(const std::string& paper_yaml, bool need_facts,
+                                             report::ReportContext& ctx) {
+  ctx.paper = paper_header(paper_yaml);
+  ctx.cross_checks = report::read_cross_checks(paper_yaml);
+  std::optional<claims::PaperFacts> facts;
+  if (need_facts) {
+    facts = claims::PaperFacts::load(paper_yaml);
+    ctx.phase_marks = report::phase_window_marks(*facts);
+  } else if (fs::exists(paper_yaml)) {
+    ctx.phase_marks = report::phase_window_marks(claims::PaperFacts::load_phases(paper_yaml));
+  }
+  return facts;
+}
+
+// Stages 1 and 2 (every run claim on each sweep's variants) and 3 (the sweep claims on the grids of the
+// best row), then the section that attributes each claim the default run does not support.
+claims::AttributionSection attribution(const Request& req, const Sweeps& sweeps, const claims::PaperFacts& facts,
+                                       const std::vector<claims::ClaimResult>& on_default, const catalogue::Runs& runs,
+                                       catalogue::RunStore& store, const claims::VerifyOptions& eo) {
+  const auto& registry = analysis::builtin_registry();
+  std::vector<claims::MeasuredSweep> measured;
+  for (const auto* s : sweeps.attribution)
+    measured.push_back({s, claims::run_robustness(req.claim_files, *s, registry, runs, store, eo, facts.phases)});
+  const auto on_thresholds = claims::run_on_threshold_grids(req.claim_files, facts, registry, runs, store, eo);
+  return claims::attribution_section(on_default, facts.default_run, measured, runs, store, facts, on_thresholds);
+}
+
+}  // namespace
+
+Result verify(const Request& req) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (req.claim_files.empty()) throw Error("no claim files under the given paths");
+  auto runs_owned = std::make_shared<const catalogue::Runs>(catalogue::Runs::load(req.runs_path));
+  const catalogue::Runs& runs = *runs_owned;
+  const Sweeps sweeps = resolve_sweeps(req, runs);
+  const nlohmann::json baseline =
+      req.baseline_file.empty() ? nlohmann::json() : report::read_outcomes(req.baseline_file);
+  report::ReportContext ctx;
+  const std::string paper_yaml = (fs::path(req.runs_path).parent_path() / "paper.yaml").string();
+  const auto facts = read_paper(paper_yaml, sweeps.robustness || !sweeps.attribution.empty(), ctx);
+
+  auto store_owned = std::make_shared<catalogue::RunStore>(runs, req.store);
+  catalogue::RunStore& store = *store_owned;
+  // One store for every claim of this verification (the main table, robustness, attribution): a
+  // checkpoint's test-set forward runs once. Its entries die with it, at the end of this call.
+  analysis::ActivationStore activations(req.activation_bytes);
+  claims::VerifyOptions eo = req.options;
+  eo.activations = &activations;
+  const auto& registry = analysis::builtin_registry();
+  auto results = claims::run_claims(req.claim_files, registry, runs, store, eo);
+  // Robustness and attribution print no claim lines of their own.
+  eo.on_done = nullptr;
+  std::optional<claims::RobustnessSection> robustness;
+  if (sweeps.robustness) {
+    const auto outcomes =
+        claims::run_robustness(req.claim_files, *sweeps.robustness, registry, runs, store, eo, facts->phases);
+    robustness = claims::robustness_section(*sweeps.robustness, outcomes, *facts);
+  }
+  std::optional<claims::AttributionSection> attributed;
+  if (!sweeps.attribution.empty()) attributed = attribution(req, sweeps, *facts, results, runs, store, eo);
+
+  ctx.command = req.command;
+  ctx.budget = catalogue::tier_name(req.store.budget);
+  ctx.runtime = train::runtime_info();
+  ctx.runtime["device"] = req.device;
+  ctx.runs = &runs;
+  ctx.store = &store;
+  ctx.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // One typed report, complete before anything is printed or written: the files and the terminal agree.
+  Result out{report::make_report(std::move(results), ctx), activations.stats(), runs_owned, store_owned};
+  out.report.robustness = std::move(robustness);
+  out.report.attribution = std::move(attributed);
+  if (!baseline.is_null())
+    out.report.baseline = report::compare_with_baseline(out.report, baseline, req.baseline_file, req.platform);
+  return out;
+}
+
+}  // namespace cc::verify
