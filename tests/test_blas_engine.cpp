@@ -23,7 +23,7 @@ namespace {
 
 model::ModelConfig model_config(const std::string& activation = "relu", int heads = 1,
                                 const std::string& vocab = "full") {
-  model::ModelConfig m;
+  model::ModelConfig m = assign_and_add::model_config();
   m.activation = activation;
   m.n_heads = heads;
   m.d_head = 128 / heads;

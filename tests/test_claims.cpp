@@ -365,12 +365,15 @@ TEST(Verifier, TrainsOnceThenServesFromCacheAndTheControlCatchesAWeakRule) {
 TEST(Verifier, RunsFileErrorsAreLocated) {
   const auto dir = fresh_dir("runsbad");
   std::ofstream(dir + "/runs.yaml")
-      << "runs:\n  r:\n    seeds: [0]\n    tier: cpu\n    config:\n      train: {steps: -5}\n";
+      << "runs:\n  r:\n    seeds: [0]\n    tier: cpu\n    config:\n      model: {d_model: 128, d_head: 128, n_heads: "
+         "1, d_mlp: 512, activation: relu, output_vocab: full, init_std: -1}\n"
+      << "      train: {steps: -5, batch_size: 128, lr: 1.0e-3, weight_decay: 2.0e-2, beta1: 0.9, beta2: 0.999, eps: "
+         "1.0e-8}\n";
   try {
     Runs::load(dir + "/runs.yaml");
     FAIL() << "loaded";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("runs.yaml:6:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("runs.yaml:7:"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("field 'runs.r.config.train.steps': -5 is outside [1, 1000000000]"),
               std::string::npos)
         << e.what();

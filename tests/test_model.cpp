@@ -17,7 +17,7 @@ namespace task = cc::assign_and_add::task;  // the paper module whose runs these
 namespace {
 
 model::ModelConfig default_model() {
-  model::ModelConfig m;
+  model::ModelConfig m = assign_and_add::model_config();
   m.derive(assign_and_add::token_space(task::TaskConfig{}));
   return m;
 }
@@ -54,7 +54,7 @@ TEST(Model, ParameterNamesAndShapesFollowTransformerLens) {
 }
 
 TEST(Model, OutputVocabularyOption) {
-  model::ModelConfig c;
+  model::ModelConfig c = assign_and_add::model_config();
   c.output_vocab = "numbers";
   c.derive(assign_and_add::token_space(task::TaskConfig{}));
   EXPECT_EQ(model::Transformer(c).W_U().size(1), 59);
@@ -148,8 +148,9 @@ TEST(Model, OtherShapesKeepNamesAndTheTwoPathsAgree) {
   }
 }
 
-// The new fields are in a config's JSON (and hash) only when not the paper's defaults, so that every
-// committed run keeps its config_hash; a shape with other blocks must say which have an MLP.
+// The layer fields are in a config's JSON (and hash) only when not the key-less 2-block shape, so that
+// every committed run keeps its config_hash; a shape with other blocks must say which have an MLP; and
+// the engine has no default shape: every other field is required.
 TEST(Model, LayerFieldsAreWrittenOnlyWhenNotTheDefaults) {
   const auto d = default_model().to_json();
   EXPECT_FALSE(d.contains("n_layers"));
@@ -161,9 +162,21 @@ TEST(Model, LayerFieldsAreWrittenOnlyWhenNotTheDefaults) {
   EXPECT_EQ(one.to_json()["mlp_layers"], nlohmann::json::array({0}));
   const auto tokens = assign_and_add::token_space(task::TaskConfig{});
   EXPECT_EQ(model::ModelConfig::from_json(one.to_json(), tokens).mlp_layers, std::vector<int>{0});
-  EXPECT_THROW(model::ModelConfig::from_json({{"n_layers", 1}}, tokens), Error);
-  EXPECT_THROW(model::ModelConfig::from_json({{"n_layers", 2}, {"mlp_layers", {2}}}, tokens), Error);
-  EXPECT_THROW(model::ModelConfig::from_json({{"n_layers", 2}, {"mlp_layers", {1, 0}}}, tokens), Error);
+  const nlohmann::json base = default_model().to_json();  // every field, key-less layers
+  EXPECT_EQ(model::ModelConfig::from_json(base, tokens).mlp_layers, std::vector<int>{1});
+  auto with = [&](nlohmann::json extra) {
+    nlohmann::json j = base;
+    j.update(extra);
+    return j;
+  };
+  EXPECT_THROW(model::ModelConfig::from_json(with({{"n_layers", 1}}), tokens), Error);
+  EXPECT_THROW(model::ModelConfig::from_json(with({{"n_layers", 2}, {"mlp_layers", {2}}}), tokens), Error);
+  EXPECT_THROW(model::ModelConfig::from_json(with({{"n_layers", 2}, {"mlp_layers", {1, 0}}}), tokens), Error);
+  for (const char* key : {"d_model", "d_head", "n_heads", "d_mlp", "activation", "output_vocab", "init_std"}) {
+    nlohmann::json j = base;
+    j.erase(key);
+    EXPECT_THROW(model::ModelConfig::from_json(j, tokens), Error) << key << " has an engine default";
+  }
 }
 
 // The model knows no task: its vocabulary and context come from the token space it is given, and

@@ -10,6 +10,7 @@
 #include "catalogue/paper_layout.h"
 #include "catalogue/runs.h"
 #include "test_helpers.h"
+#include "papers/assign_and_add/module/task_family.h"
 #include "train/family.h"
 #include "train/run_config.h"
 #include "util/error.h"
@@ -71,8 +72,11 @@ TEST(Papers, EveryRunWithoutABaseSpellsOutItsWholeConfig) {
 // family is the default one, and a run that names it has the same config and hash as one that does not.
 TEST(Papers, ARunIsReadByTheFamilyItNamesOrTheDefaultOne) {
   ASSERT_NE(train::default_family(), nullptr);
-  const auto plain = train::RunConfig::from_json({{"task", {{"modulus", 59}}}});
-  const auto named = train::RunConfig::from_json({{"task", {{"family", "assign_and_add"}, {"modulus", 59}}}});
+  nlohmann::json run = assign_and_add::run_config().to_json();  // every model and train field stated
+  run["task"] = {{"modulus", 59}};
+  const auto plain = train::RunConfig::from_json(run);
+  run["task"]["family"] = "assign_and_add";
+  const auto named = train::RunConfig::from_json(run);
   EXPECT_EQ(plain.family, train::default_family()->name);
   EXPECT_EQ(named.family, plain.family);
   EXPECT_EQ(named.to_json(), plain.to_json());

@@ -29,7 +29,10 @@ const std::string kRuns =
     "  base:\n"
     "    seeds: [0]\n"
     "    config:\n"
-    "      train: {steps: 100}\n"
+    "      model: {d_model: 128, d_head: 128, n_heads: 1, d_mlp: 512, activation: relu, output_vocab: full, init_std: "
+    "-1}\n"
+    "      train: {steps: 100, batch_size: 128, lr: 1.0e-3, weight_decay: 2.0e-2, beta1: 0.9, beta2: 0.999, eps: "
+    "1.0e-8}\n"
     "sweeps:\n"
     "  frac:\n"
     "    base: base\n"
@@ -84,19 +87,19 @@ TEST(SweepDefinition, ExpandsAxesTimesSeedsIntoOrdinaryRuns) {
 }
 
 TEST(SweepDefinition, ErrorsNameFileLineAndColumn) {
-  EXPECT_EQ(runs_error(replace(kRuns, "task.pair_fraction:", "task.pair_fractio:")).substr(0, 13), "runs.yaml:12:");
+  EXPECT_EQ(runs_error(replace(kRuns, "task.pair_fraction:", "task.pair_fractio:")).substr(0, 13), "runs.yaml:13:");
   EXPECT_NE(runs_error(replace(kRuns, "task.pair_fraction:", "task.pair_fractio:")).find("unknown config key"),
             std::string::npos);
   EXPECT_NE(runs_error(replace(kRuns, "task.pair_fraction:", "pair_fraction:")).find("task.X, model.X or train.X"),
             std::string::npos);
   // A value the config rejects: the position of that value.
   const std::string bad = runs_error(replace(kRuns, "[0.1, 0.25, 0.5]", "[0.1, 1.5, 0.5]"));
-  EXPECT_EQ(bad.substr(0, 15), "runs.yaml:12:33") << bad;
+  EXPECT_EQ(bad.substr(0, 15), "runs.yaml:13:33") << bad;
   EXPECT_NE(bad.find("pair_fraction must be in (0, 1]"), std::string::npos) << bad;
   EXPECT_NE(runs_error(replace(kRuns, "[0.1, 0.25, 0.5]", "[0.1, \"x\", 0.5]")).find("expected a number"),
             std::string::npos);
   const std::string dup = runs_error(replace(kRuns, "[0.1, 0.25, 0.5]", "[0.1, 0.25, 0.10]"));
-  EXPECT_EQ(dup.substr(0, 15), "runs.yaml:12:39") << dup;
+  EXPECT_EQ(dup.substr(0, 15), "runs.yaml:13:39") << dup;
   EXPECT_NE(dup.find("listed twice"), std::string::npos);
   EXPECT_NE(runs_error(replace(kRuns, "[0.1, 0.25, 0.5]", "[]")).find("has no values"), std::string::npos);
   EXPECT_NE(runs_error(replace(kRuns, "base: base", "base: nope")).find("unknown run 'nope'"), std::string::npos);
@@ -144,7 +147,7 @@ TEST(SweepDefinition, VariantsAreNamedChangesOneAtATime) {
   EXPECT_EQ(store.fixture_dir(*v, 1), "fx/frac/big_batch/seed1");
   // Errors: a variant's bad value at its position, both axes and variants, the same config twice.
   const std::string bad = runs_error(replace(variants, "train.batch_size: 256", "train.batch_size: 0"));
-  EXPECT_EQ(bad.substr(0, 13), "runs.yaml:13:") << bad;
+  EXPECT_EQ(bad.substr(0, 13), "runs.yaml:14:") << bad;
   EXPECT_NE(bad.find("variant 'big_batch'"), std::string::npos) << bad;
   EXPECT_NE(runs_error(variants + "    axes:\n      task.pair_fraction: [0.1]\n").find("one of axes"),
             std::string::npos);
@@ -193,7 +196,7 @@ TEST(SweepDefinition, DesignRowsAreVariants) {
   }
   // Errors, at the factor's line.
   const std::string low = runs_error(replace(design, "low: 128", "low: 64"));
-  EXPECT_EQ(low.substr(0, 13), "runs.yaml:13:") << low;
+  EXPECT_EQ(low.substr(0, 13), "runs.yaml:14:") << low;
   EXPECT_NE(low.find("not the base run's train.batch_size"), std::string::npos) << low;
   EXPECT_NE(runs_error(replace(design, "[batch, sv]", "[batch, nope]")).find("'nope' is not a base factor"),
             std::string::npos);
@@ -386,7 +389,7 @@ TEST(SweepClaims, WithinAndMedianRules) {
 // could leave the folder (a sweep named ../../../../x trained outside --cache) is refused at load.
 TEST(SweepDefinition, NamesThatCouldLeaveTheirFolderAreRefused) {
   EXPECT_NE(runs_error(replace(kRuns, "  frac:\n", "  ../../../../x:\n"))
-                .find("runs.yaml:7:3: sweep name '../../../../x' must be"),
+                .find("runs.yaml:8:3: sweep name '../../../../x' must be"),
             std::string::npos)
       << runs_error(replace(kRuns, "  frac:\n", "  ../../../../x:\n"));
   EXPECT_NE(runs_error(replace(kRuns, "  base:\n", "  /etc:\n")).find("runs.yaml:2:3: run name '/etc' must be"),
@@ -395,7 +398,7 @@ TEST(SweepDefinition, NamesThatCouldLeaveTheirFolderAreRefused) {
             std::string::npos);
   const std::string variants = replace(kRuns, "    axes:\n      task.pair_fraction: [0.1, 0.25, 0.5]\n",
                                        "    variants:\n      \"a/../../b\": {train.batch_size: 64}\n");
-  EXPECT_NE(runs_error(variants).find("runs.yaml:12:7: variant name 'a/../../b' must be"), std::string::npos)
+  EXPECT_NE(runs_error(variants).find("runs.yaml:13:7: variant name 'a/../../b' must be"), std::string::npos)
       << runs_error(variants);
 }
 
@@ -412,10 +415,17 @@ TEST(SweepDefinition, StepsAndSeedsAreRangeChecked) {
 // as the same config written out, and a cycle or an unknown key is an error at its line.
 TEST(RunsFile, BaseRunsInheritTheirBasesConfig) {
   const std::string full =
-      "runs:\n  a:\n    config:\n      train: {steps: 100, beta2: 0.999}\n      task: {assignments_max: 6}\n";
+      "runs:\n  a:\n    config:\n      model: {d_model: 128, d_head: 128, n_heads: 1, d_mlp: 512, activation: relu, "
+      "output_vocab: full, init_std: -1}\n      train: {steps: 100, batch_size: 128, lr: 1.0e-3, weight_decay: 2.0e-2, "
+      "beta1: 0.9, beta2: 0.999, eps: 1.0e-8}\n"
+      "      task: {assignments_max: 6}\n";
   const std::string based =
       "runs:\n  b:\n    base: z\n    config:\n      train: {beta2: 0.999}\n"
-      "  z:\n    seeds: [0, 1]\n    config:\n      train: {steps: 100, beta2: 0.98}\n      task: {assignments_max: "
+      "  z:\n    seeds: [0, 1]\n    config:\n      model: {d_model: 128, d_head: 128, n_heads: 1, d_mlp: 512, "
+      "activation: relu, output_vocab: full, init_std: -1}\n"
+      "      train: {steps: 100, batch_size: 128, lr: 1.0e-3, weight_decay: 2.0e-2, beta1: 0.9, beta2: 0.98, eps: "
+      "1.0e-8}\n"
+      "      task: {assignments_max: "
       "6}\n";
   const Runs a = Runs::load(write(fresh_dir("runs_base_a"), "runs.yaml", full));
   const Runs b = Runs::load(write(fresh_dir("runs_base_b"), "runs.yaml", based));

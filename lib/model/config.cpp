@@ -27,24 +27,27 @@ double ModelConfig::effective_init_std() const {
 
 ModelConfig ModelConfig::from_yaml(ObjectReader r, const TokenSpace& tokens) {
   ModelConfig c;
-  c.d_model = static_cast<int>(r.integer_in("d_model", c.d_model, 1, 65536));
-  c.d_head = static_cast<int>(r.integer_in("d_head", c.d_head, 1, 65536));
-  c.n_heads = static_cast<int>(r.integer_in("n_heads", c.n_heads, 1, 65536));
-  c.d_mlp = static_cast<int>(r.integer_in("d_mlp", c.d_mlp, 1, 65536));
-  c.activation = r.one_of("activation", {"relu", "gelu"}, c.activation);
-  c.output_vocab = r.one_of("output_vocab", {"full", "numbers"}, c.output_vocab);
-  c.init_std = r.number("init_std", c.init_std);
-  c.n_layers = static_cast<int>(r.integer_in("n_layers", c.n_layers, 1, 16));
-  if (r.has("mlp_layers")) {
-    c.mlp_layers.clear();
+  c.d_model = static_cast<int>(r.integer_in("d_model", 1, 65536));
+  c.d_head = static_cast<int>(r.integer_in("d_head", 1, 65536));
+  c.n_heads = static_cast<int>(r.integer_in("n_heads", 1, 65536));
+  c.d_mlp = static_cast<int>(r.integer_in("d_mlp", 1, 65536));
+  c.activation = r.one_of("activation", {"relu", "gelu"});
+  c.output_vocab = r.one_of("output_vocab", {"full", "numbers"});
+  c.init_std = r.number("init_std");
+  // Neither n_layers nor mlp_layers: the key-less form of the 2-block shape (config.h).
+  const bool keyless = !r.has("n_layers") && !r.has("mlp_layers");
+  c.n_layers = static_cast<int>(r.integer_in("n_layers", 2, 1, 16));
+  if (keyless) {
+    c.mlp_layers = {1};
+  } else if (r.has("mlp_layers")) {
     for (int64_t l : r.integers("mlp_layers", {})) {
       if (l < 0 || l >= c.n_layers) r.fail("mlp_layers", "block " + std::to_string(l) + " is not in [0, n_layers - 1]");
       if (!c.mlp_layers.empty() && l <= c.mlp_layers.back())
         r.fail("mlp_layers", "blocks are listed once each, in ascending order");
       c.mlp_layers.push_back(static_cast<int>(l));
     }
-  } else if (c.n_layers != 2) {
-    r.fail("n_layers", "with n_layers other than 2, say which blocks have an MLP (mlp_layers: [..])");
+  } else {
+    r.fail("n_layers", "say which blocks have an MLP (mlp_layers: [..])");
   }
   for (const char* key : {"d_model", "d_head", "n_heads", "d_mlp"})
     if (r.has(key) && r.raw(key).get<int64_t>() <= 0) r.fail(key, "must be a positive integer");

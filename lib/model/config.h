@@ -1,8 +1,8 @@
 #pragma once
-// The transformer's shape. Defaults are the paper's (§3): 2 layers, 1 head, d_model = d_head = 128,
-// d_mlp = 512, no biases, no normalisation, an MLP in block 1 only (the paper removes layer 1's),
-// learned absolute positions, causal attention. n_layers and mlp_layers let one model serve other
-// shapes (a one-layer model with its MLP in block 0, as in Nanda et al. 2023).
+// The transformer's shape: n_layers blocks of attention (n_heads heads of d_head) and, in the blocks
+// mlp_layers lists, an MLP of d_mlp; no biases, no normalisation, learned absolute positions, causal
+// attention. The engine has no default shape: a run's config states every field (a paper's module
+// may offer its own, e.g. papers/assign_and_add/module/task_family.h: model_config()).
 // The model knows no task: what a task fixes about it (TokenSpace) is given by whoever pairs the
 // two (the run's task family: train/family.h).
 #include <nlohmann/json.hpp>
@@ -23,17 +23,18 @@ struct TokenSpace {
 };
 
 struct ModelConfig {
-  int d_model = 128;                  // stated
-  int d_head = 128;                   // stated
-  int n_heads = 1;                    // stated
-  int d_mlp = 512;                    // stated
-  std::string activation = "relu";    // unstated (TransformerLens' default would be gelu)
-  std::string output_vocab = "full";  // unstated: "full" (TransformerLens' d_vocab_out default) or "numbers"
-  double init_std = -1.0;             // unstated; < 0 means TransformerLens' gpt2 init: 0.8 / sqrt(d_model)
-  // Blocks and which of them have an MLP (0-based, ascending). Written into a config's JSON, and so
-  // into its hash, only when not these defaults: every run trained before they existed keeps its hash.
-  int n_layers = 2;
-  std::vector<int> mlp_layers = {1};
+  int d_model = 0;
+  int d_head = 0;
+  int n_heads = 0;
+  int d_mlp = 0;
+  std::string activation;    // relu | gelu
+  std::string output_vocab;  // "full" (TransformerLens' d_vocab_out default) or "numbers"
+  double init_std = -1.0;    // < 0 means TransformerLens' gpt2 init: 0.8 / sqrt(d_model)
+  // Blocks and which of them have an MLP (0-based, ascending). A config that gives neither is the
+  // 2-block shape with an MLP in block 1, as sidecars written before these keys existed spell it; and
+  // that shape is written without them, so those runs keep their hashes (to_json).
+  int n_layers = 0;
+  std::vector<int> mlp_layers;
   // Derived from the task's TokenSpace (derive), not read from YAML; 0 until then:
   int d_vocab = 0;
   int d_vocab_out = 0;

@@ -9,13 +9,13 @@ namespace cc::train {
 
 TrainConfig TrainConfig::from_yaml(ObjectReader r) {
   TrainConfig c;
-  c.steps = r.integer_in("steps", c.steps, 1, 1000000000);
-  c.batch_size = static_cast<int>(r.integer_in("batch_size", c.batch_size, 1, 1 << 20));
-  c.lr = r.number("lr", c.lr);
-  c.weight_decay = r.number("weight_decay", c.weight_decay);
-  c.beta1 = r.number("beta1", c.beta1);
-  c.beta2 = r.number("beta2", c.beta2);
-  c.eps = r.number("eps", c.eps);
+  c.steps = r.integer_in("steps", 1, 1000000000);
+  c.batch_size = static_cast<int>(r.integer_in("batch_size", 1, 1 << 20));
+  c.lr = r.number("lr");
+  c.weight_decay = r.number("weight_decay");
+  c.beta1 = r.number("beta1");
+  c.beta2 = r.number("beta2");
+  c.eps = r.number("eps");
   c.warmup_steps = r.integer_in("warmup_steps", c.warmup_steps, 0, 1000000000);
   c.max_grad_norm = r.number("max_grad_norm", c.max_grad_norm);
   c.eval_every = r.integer_in("eval_every", c.eval_every, 1, 1000000000);

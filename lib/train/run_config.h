@@ -13,13 +13,16 @@
 
 namespace cc::train {
 
+// The schedule of a run. The optimizer's and the schedule's values have no engine default: a run's
+// config states them (from_yaml requires them; a paper's module may offer its own, e.g.
+// papers/assign_and_add/module/task_family.h: train_config()). The logging cadence has neutral defaults.
 struct TrainConfig {
-  int64_t steps = 30000;
-  int batch_size = 128;
-  double lr = 1e-3;
-  double weight_decay = 2e-2;
-  double beta1 = 0.9, beta2 = 0.999;  // PyTorch's AdamW defaults
-  double eps = 1e-8;                  // PyTorch's default
+  int64_t steps = 0;
+  int batch_size = 0;
+  double lr = 0;
+  double weight_decay = 0;
+  double beta1 = 0, beta2 = 0;  // AdamW's
+  double eps = 0;
   // Two knobs of TransformerLens's own trainer (HookedTransformerTrainConfig), neither stated by the
   // paper: a linear learning-rate warmup, lr × min(1, s / warmup_steps) at the s-th step (0-based,
   // so the first step has lr 0, as TransformerLens's LambdaLR gives), and clipping of the global

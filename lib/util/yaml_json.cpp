@@ -319,6 +319,10 @@ int64_t ObjectReader::integer_in(const std::string& key, int64_t fallback, int64
     fail(key, std::to_string(v) + " is outside [" + std::to_string(low) + ", " + std::to_string(high) + "]");
   return v;
 }
+int64_t ObjectReader::integer_in(const std::string& key, int64_t low, int64_t high) {
+  need(key);
+  return integer_in(key, 0, low, high);
+}
 int64_t ObjectReader::integer(const std::string& key, int64_t fallback) {
   used_.push_back(key);
   return has(key) ? integer(key) : fallback;
@@ -352,6 +356,10 @@ std::string ObjectReader::string(const std::string& key) {
 std::string ObjectReader::string(const std::string& key, const std::string& fallback) {
   used_.push_back(key);
   return has(key) ? string(key) : fallback;
+}
+std::string ObjectReader::one_of(const std::string& key, const std::vector<std::string>& allowed) {
+  need(key);
+  return one_of(key, allowed, "");
 }
 std::string ObjectReader::one_of(const std::string& key, const std::vector<std::string>& allowed,
                                  const std::string& fallback) {

@@ -55,6 +55,7 @@ class ObjectReader {
   int64_t integer(const std::string& key, int64_t fallback);
   // An integer field with its sane range: a value outside it is an error naming the range.
   int64_t integer_in(const std::string& key, int64_t fallback, int64_t low, int64_t high);
+  int64_t integer_in(const std::string& key, int64_t low, int64_t high);  // required
   bool boolean(const std::string& key, bool fallback);
   // One line of text: a newline or tab in it is an error (see prose).
   std::string string(const std::string& key);
@@ -64,6 +65,7 @@ class ObjectReader {
   std::string prose(const std::string& key);
   std::string prose(const std::string& key, const std::string& fallback);
   std::string one_of(const std::string& key, const std::vector<std::string>& allowed, const std::string& fallback);
+  std::string one_of(const std::string& key, const std::vector<std::string>& allowed);  // required
   std::vector<int64_t> integers(const std::string& key, std::vector<int64_t> fallback);
   std::vector<std::string> strings(const std::string& key, std::vector<std::string> fallback);
   ObjectReader object(const std::string& key);  // required sub-object

@@ -26,9 +26,37 @@ void set_task(train::RunConfig& cfg, const task::TaskConfig& task) {
   cfg.task = task.to_json();
 }
 
+model::ModelConfig model_config() {
+  model::ModelConfig m;
+  m.d_model = 128;  // stated (§3), as d_head, n_heads and d_mlp
+  m.d_head = 128;
+  m.n_heads = 1;
+  m.d_mlp = 512;
+  m.activation = "relu";    // unstated (TransformerLens' default would be gelu)
+  m.output_vocab = "full";  // unstated
+  m.init_std = -1.0;        // unstated: TransformerLens' gpt2 init
+  m.n_layers = 2;           // stated: two layers, the MLP of the first removed
+  m.mlp_layers = {1};
+  return m;
+}
+
+train::TrainConfig train_config() {
+  train::TrainConfig t;
+  t.steps = 30000;        // stated
+  t.batch_size = 128;     // unstated
+  t.lr = 1e-3;            // stated
+  t.weight_decay = 2e-2;  // stated
+  t.beta1 = 0.9;          // unstated: PyTorch's AdamW defaults
+  t.beta2 = 0.999;
+  t.eps = 1e-8;
+  return t;
+}
+
 train::RunConfig run_config(const task::TaskConfig& task) {
   train::RunConfig c;
   set_task(c, task);
+  c.model = model_config();
+  c.train = train_config();
   c.model.derive(token_space(task));
   return c;
 }

@@ -27,7 +27,12 @@ model::TokenSpace token_space(const task::TaskConfig& task);
 task::TaskConfig task_config(const train::RunConfig& cfg);
 // `cfg` with `task` as its task (the model's vocabulary is not changed: derive it after).
 void set_task(train::RunConfig& cfg, const task::TaskConfig& task);
-// A run of `task` with the engine's default model, derived for its token space, and schedule.
+// The paper's model (§3: two layers, one head, d_model = d_head = 128, d_mlp = 512, an MLP in the second
+// block only) and a schedule of its stated values (30000 steps, lr 1e-3, weight decay 2e-2) with
+// PyTorch's AdamW defaults for what it leaves open; the committed runs state their own (runs.yaml).
+model::ModelConfig model_config();
+train::TrainConfig train_config();
+// A run of `task` with model_config(), derived for its token space, and train_config().
 train::RunConfig run_config(const task::TaskConfig& task = {});
 
 torch::Tensor tokens_tensor(const std::vector<task::Example>& examples);   // [B, T] int64

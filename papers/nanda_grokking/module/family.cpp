@@ -22,6 +22,13 @@ void read(ObjectReader r, train::RunConfig& c) {
   const RunConfig g = RunConfig::from_yaml(r, c.name, c.seed);
   c.model = g.model;
   c.train.steps = g.train.steps;
+  c.train.batch_size = 0;  // full batch: the whole training split (PairSplits)
+  c.train.lr = g.train.lr;
+  c.train.weight_decay = g.train.weight_decay;
+  c.train.beta1 = g.train.beta1;
+  c.train.beta2 = g.train.beta2;
+  c.train.eps = g.train.eps;
+  c.train.warmup_steps = g.train.warmup_steps;
   c.train.eval_every = g.train.eval_every;
   c.train.checkpoint_every = g.train.checkpoint_every;
   c.train.resume_every = g.train.resume_every;
