@@ -63,7 +63,6 @@ std::string axes_text(const nlohmann::json& axes) {
   return s;
 }
 
-
 // sweep's flags, as given.
 struct SweepFlags {
   std::string verb, name, config, cache = "cache", shard, out, device = "cpu";
