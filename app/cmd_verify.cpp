@@ -25,6 +25,7 @@
 #include "util/error.h"
 #include "util/atomic_file.h"
 #include "util/platform.h"
+#include "util/registry.h"
 
 namespace cc::app {
 namespace fs = std::filesystem;
@@ -223,8 +224,9 @@ int list_claims(const Common& common, bool json, nlohmann::json& rows) {
   return bad;
 }
 
-// `explain` of ID among one paper's claim paths; false when none of them has that id.
-bool explain_claim(const Common& common, const std::string& id, bool json) {
+// `explain` of ID among one paper's claim paths; false when none of them has that id (the ids seen are
+// added to `ids`).
+bool explain_claim(const Common& common, const std::string& id, bool json, std::vector<std::string>& ids) {
   const catalogue::Runs runs = catalogue::Runs::load(find_runs_file(common.runs_file, common.paths));
   for (const auto& f : claims::find_claim_files(common.paths)) {
     claims::Claim c;
@@ -233,6 +235,7 @@ bool explain_claim(const Common& common, const std::string& id, bool json) {
     } catch (const Error&) {
       continue;  // `claimcheck list` reports broken files
     }
+    ids.push_back(c.id);
     if (c.id != id) continue;
     std::string control;
     for (const auto& ctl : c.controls)
@@ -530,11 +533,12 @@ int cmd_explain(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse("explain", "ID [options]\n  no --paths: the claim of that id in any paper here", desc, pos, args, vm))
     return kExitOk;
+  std::vector<std::string> ids;  // every id seen, for "did you mean"
   for (const auto& paths : claim_paths_by_paper(common)) {
     common.paths = paths;
-    if (explain_claim(common, id, json)) return kExitOk;
+    if (explain_claim(common, id, json, ids)) return kExitOk;
   }
-  throw Error("no claim with id '" + id + "' under the given paths");
+  throw Error("no claim with id '" + id + "' under the given paths" + did_you_mean(id, ids));
 }
 
 }  // namespace cc::app

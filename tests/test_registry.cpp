@@ -52,7 +52,8 @@ TEST(Registry, AnUnknownNameListsWhatExistsAndTheNearest) {
             "unknown widget 'acuracy' (registered: accuracy, attention_to), did you mean 'accuracy'?");
   // Nothing near: no guess.
   EXPECT_EQ(error_of([&] { r.get("zzzzzzzzzz"); }), "unknown widget 'zzzzzzzzzz' (registered: accuracy, attention_to)");
-  EXPECT_EQ(nearest_name("M8", {"M8a", "M8b", "M9"}), "M8a");
+  EXPECT_EQ(nearest_name("M8", {"M2", "M8a", "M8b", "M9"}), "M8a");  // a name it starts is nearer than M2
+  EXPECT_EQ(did_you_mean("M8", {"M2", "M8a", "M8b", "M9"}), ", did you mean 'M8a' or 'M8b'?");
 }
 
 TEST(Registry, ARegistrationAfterTheFreezeIsAnError) {

@@ -20,24 +20,34 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-std::string nearest_name(const std::string& name, const std::vector<std::string>& names) {
+// The names nearest to `name`, in their order: a name that starts with it (M8 -> M8a) is nearest, then
+// edit distance, within a third of its length (at least 2 edits).
+std::vector<std::string> nearest_names(const std::string& name, const std::vector<std::string>& names) {
   const size_t limit = std::max<size_t>(2, name.size() / 3);
-  std::string best;
+  std::vector<std::string> best;
   size_t best_distance = limit + 1;
   for (const auto& n : names) {
-    // A name that starts with the one asked for (M8 -> M8a) is as near as one edit.
-    const size_t d = n.size() > name.size() && n.compare(0, name.size(), name) == 0 ? 1 : edit_distance(name, n);
-    if (d < best_distance) {
-      best_distance = d;
-      best = n;
-    }
+    const size_t d = n.size() > name.size() && n.compare(0, name.size(), name) == 0 ? 0 : edit_distance(name, n);
+    if (d > best_distance) continue;
+    if (d < best_distance) best.clear();
+    best_distance = d;
+    if (std::find(best.begin(), best.end(), n) == best.end()) best.push_back(n);
   }
   return best;
 }
 
+std::string nearest_name(const std::string& name, const std::vector<std::string>& names) {
+  const auto near = nearest_names(name, names);
+  return near.empty() ? std::string() : near.front();
+}
+
 std::string did_you_mean(const std::string& name, const std::vector<std::string>& names) {
-  const std::string near = nearest_name(name, names);
-  return near.empty() ? std::string() : ", did you mean '" + near + "'?";
+  const auto near = nearest_names(name, names);
+  if (near.empty()) return "";
+  std::string out = ", did you mean ";
+  const size_t shown = std::min<size_t>(near.size(), 3);
+  for (size_t i = 0; i < shown; ++i) out += (i == 0 ? "" : i + 1 == shown ? " or " : ", ") + ("'" + near[i] + "'");
+  return out + "?";
 }
 
 }  // namespace cc

@@ -13,11 +13,11 @@
 
 namespace cc {
 
-// The name in `names` nearest to `name` by edit distance, or "" when none is within a third of its
-// length (at least 2 edits): "did you mean M8a?" only when it is a plausible typo.
+// The name in `names` nearest to `name`: one that starts with it (M8 -> M8a), else the nearest by edit
+// distance within a third of its length (at least 2 edits); "" when none is a plausible typo.
 std::string nearest_name(const std::string& name, const std::vector<std::string>& names);
 
-// ", did you mean 'X'?" or "", for error messages.
+// ", did you mean 'X'?" (up to three equally near: "'M8a' or 'M8b'") or "", for error messages.
 std::string did_you_mean(const std::string& name, const std::vector<std::string>& names);
 
 template <class T>
