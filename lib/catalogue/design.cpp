@@ -25,52 +25,52 @@ bool same_value(const nlohmann::json& a, const nlohmann::json& b) {
   return a == b;
 }
 
-}  // namespace
 
-Design Design::from_yaml(ObjectReader r, const nlohmann::json& base_config) {
-  Design d;
-  ObjectReader fr = r.object("factors");
-  std::set<std::string> tags, keys;
-  for (const auto& [name, _] : fr.json().items()) {
-    ObjectReader f = fr.object(name);
-    DesignFactor factor;
-    factor.name = name;
-    factor.where = r.doc().at(f.pointer());
-    check_name(name, "factor name", factor.where);
-    factor.tag = f.string("tag", name);
-    check_name(factor.tag, "factor tag", factor.where);
-    if (factor.tag == "base") f.fail("tag", "'base' names the row with every factor low");
-    if (!tags.insert(factor.tag).second) f.fail("tag", "tag '" + factor.tag + "' is used by another factor");
-    if (f.has("key")) {  // one key: low and high are its values
-      const std::string key = f.string("key");
-      factor.low = {{key, f.raw("low")}};
-      factor.high = {{key, f.raw("high")}};
-    } else {  // several keys: low and high are {key: value} with the same keys
-      factor.low = f.raw("low");
-      factor.high = f.raw("high");
-      if (!factor.low.is_object() || !factor.high.is_object() || factor.low.empty())
-        f.fail("low", "without `key`, low and high are {config key: value, ...}");
-      for (const auto& [key, _] : factor.low.items())
-        if (!factor.high.contains(key)) f.fail("high", "sets no value for '" + key + "', which low sets");
-      if (factor.high.size() != factor.low.size()) f.fail("high", "sets a key that low does not");
-    }
-    f.finish();
-    bool differs = false;
-    for (const auto& [key, low] : factor.low.items()) {
-      if (!keys.insert(key).second) fr.fail(name, "'" + key + "' is varied by another factor");
-      const nlohmann::json own = config_value(base_config, key);
-      if (own.is_null()) fr.fail(name, "'" + key + "' is not a config key of the base run");
-      if (!same_value(own, low))
-        fr.fail(name, "its low level " + low.dump() + " is not the base run's " + key + " (" + own.dump() +
-                          "): the row with every factor low must be the base run");
-      differs = differs || !same_value(low, factor.high[key]);
-    }
-    if (!differs) fr.fail(name, "low and high are the same level");
-    d.factors.push_back(std::move(factor));
+// One factor: its tag, its low and high levels (one key, or {key: value} with the same keys); its low
+// level must be the base run's own and differ from its high one. `tags` and `keys` are those of the
+// factors read before it, which it may not reuse.
+DesignFactor read_factor(ObjectReader& fr, const std::string& name, const YamlDoc& doc,
+                         const nlohmann::json& base_config, std::set<std::string>& tags, std::set<std::string>& keys) {
+  ObjectReader f = fr.object(name);
+  DesignFactor factor;
+  factor.name = name;
+  factor.where = doc.at(f.pointer());
+  check_name(name, "factor name", factor.where);
+  factor.tag = f.string("tag", name);
+  check_name(factor.tag, "factor tag", factor.where);
+  if (factor.tag == "base") f.fail("tag", "'base' names the row with every factor low");
+  if (!tags.insert(factor.tag).second) f.fail("tag", "tag '" + factor.tag + "' is used by another factor");
+  if (f.has("key")) {  // one key: low and high are its values
+    const std::string key = f.string("key");
+    factor.low = {{key, f.raw("low")}};
+    factor.high = {{key, f.raw("high")}};
+  } else {  // several keys: low and high are {key: value} with the same keys
+    factor.low = f.raw("low");
+    factor.high = f.raw("high");
+    if (!factor.low.is_object() || !factor.high.is_object() || factor.low.empty())
+      f.fail("low", "without `key`, low and high are {config key: value, ...}");
+    for (const auto& [key, _] : factor.low.items())
+      if (!factor.high.contains(key)) f.fail("high", "sets no value for '" + key + "', which low sets");
+    if (factor.high.size() != factor.low.size()) f.fail("high", "sets a key that low does not");
   }
-  fr.finish();
-  if (d.factors.size() < 2) r.fail("factors", "a design needs at least two factors");
+  f.finish();
+  bool differs = false;
+  for (const auto& [key, low] : factor.low.items()) {
+    if (!keys.insert(key).second) fr.fail(name, "'" + key + "' is varied by another factor");
+    const nlohmann::json own = config_value(base_config, key);
+    if (own.is_null()) fr.fail(name, "'" + key + "' is not a config key of the base run");
+    if (!same_value(own, low))
+      fr.fail(name, "its low level " + low.dump() + " is not the base run's " + key + " (" + own.dump() +
+                        "): the row with every factor low must be the base run");
+    differs = differs || !same_value(low, factor.high[key]);
+  }
+  if (!differs) fr.fail(name, "low and high are the same level");
+  return factor;
+}
 
+// generators: {factor: [base factors]}: each a product of at least two distinct base factors, no two
+// factors with one column (their effects could not be told apart).
+void read_generators(ObjectReader& r, Design& d) {
   auto find = [&](const std::string& n) {
     return std::find_if(d.factors.begin(), d.factors.end(), [&](const DesignFactor& f) { return f.name == n; });
   };
@@ -82,9 +82,6 @@ Design Design::from_yaml(ObjectReader r, const nlohmann::json& base_config) {
     if (it->generator.size() < 2) gr.fail(name, "a generator is the product of at least two base factors");
   }
   gr.finish();
-  std::vector<const DesignFactor*> base;
-  for (const auto& f : d.factors)
-    if (f.generator.empty()) base.push_back(&f);
   for (const auto& f : d.factors) {
     std::set<std::string> seen;
     for (const auto& g : f.generator) {
@@ -94,7 +91,6 @@ Design Design::from_yaml(ObjectReader r, const nlohmann::json& base_config) {
       if (!seen.insert(g).second) gr.fail(f.name, "'" + g + "' is listed twice");
     }
   }
-  // Two factors with one column would be one effect under two names: the design could not tell them apart.
   for (size_t a = 0; a < d.factors.size(); ++a)
     for (size_t b = a + 1; b < d.factors.size(); ++b) {
       auto ga = d.factors[a].generator, gb = d.factors[b].generator;
@@ -104,10 +100,11 @@ Design Design::from_yaml(ObjectReader r, const nlohmann::json& base_config) {
         gr.fail(d.factors[b].name,
                 "has the same generator as '" + d.factors[a].name + "': their effects could not be told apart");
     }
-  if (base.size() > kMaxBaseFactors)
-    r.fail("factors", "more than " + std::to_string(kMaxBaseFactors) + " base factors");
-  r.finish();
+}
 
+// The rows: every combination of the base factors' levels, each generated factor the product of its
+// generator's columns; a row is named by the tags of its high factors ("base" when none).
+void expand_rows(Design& d, const std::vector<const DesignFactor*>& base, const SourcePos& where) {
   const size_t n_rows = size_t{1} << base.size();
   for (size_t i = 0; i < n_rows; ++i) {
     DesignRow row;
@@ -127,9 +124,29 @@ Design Design::from_yaml(ObjectReader r, const nlohmann::json& base_config) {
       for (const auto& [key, value] : f.high.items()) row.changes[key] = value;
     }
     if (row.variant.empty()) row.variant = "base";
-    check_name(row.variant, "design row name (the tags of its high factors)", r.doc().at(r.pointer()));
+    check_name(row.variant, "design row name (the tags of its high factors)", where);
     d.rows.push_back(std::move(row));
   }
+}
+
+}  // namespace
+
+Design Design::from_yaml(ObjectReader r, const nlohmann::json& base_config) {
+  Design d;
+  ObjectReader fr = r.object("factors");
+  std::set<std::string> tags, keys;
+  for (const auto& [name, _] : fr.json().items())
+    d.factors.push_back(read_factor(fr, name, r.doc(), base_config, tags, keys));
+  fr.finish();
+  if (d.factors.size() < 2) r.fail("factors", "a design needs at least two factors");
+  read_generators(r, d);
+  std::vector<const DesignFactor*> base;
+  for (const auto& f : d.factors)
+    if (f.generator.empty()) base.push_back(&f);
+  if (base.size() > kMaxBaseFactors)
+    r.fail("factors", "more than " + std::to_string(kMaxBaseFactors) + " base factors");
+  r.finish();
+  expand_rows(d, base, r.doc().at(r.pointer()));
   return d;
 }
 
