@@ -25,7 +25,6 @@ bool same_value(const nlohmann::json& a, const nlohmann::json& b) {
   return a == b;
 }
 
-
 // One factor: its tag, its low and high levels (one key, or {key: value} with the same keys); its low
 // level must be the base run's own and differ from its high one. `tags` and `keys` are those of the
 // factors read before it, which it may not reuse.
