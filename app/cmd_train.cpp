@@ -20,6 +20,73 @@ void print_eval(const std::vector<train::SetResult>& results) {
     std::cout << "  " << r.name << std::string(18 - std::min<size_t>(17, r.name.size()), ' ') << r.accuracy() << "\n";
 }
 
+// --seed, --steps, --batch and --engine over the run's config.
+void apply_overrides(train::RunConfig& cfg, const po::variables_map& vm) {
+  if (vm.count("seed")) cfg.seed = parse_seed(vm["seed"].as<std::string>(), "--seed");
+  if (vm.count("steps")) {
+    cfg.train.steps = vm["steps"].as<int64_t>();
+    if (cfg.train.steps < 1) throw po::error("--steps must be >= 1");
+  }
+  if (vm.count("batch")) {
+    cfg.train.batch_size = vm["batch"].as<int>();
+    if (cfg.train.batch_size < 1) throw Error("--batch must be >= 1");
+  }
+  if (vm.count("engine")) {
+    cfg.train.engine = vm["engine"].as<std::string>();
+    if (cfg.train.engine != "libtorch" && cfg.train.engine != "blas")
+      throw po::error("--engine must be libtorch or blas, not '" + cfg.train.engine + "'");
+  }
+}
+
+int train_one(const train::RunConfig& cfg, const train::TrainOptions& opts) {
+  train::Trainer trainer(cfg, opts);
+  if (trainer.start_step() > 0)
+    std::cerr << "resuming " << opts.out_dir << " from step " << trainer.start_step() << "\n";
+  const int64_t step = trainer.run();
+  std::cout << "trained " << cfg.name << " seed " << cfg.seed << " to step " << step << " -> " << opts.out_dir << "\n";
+  print_eval(trainer.last_eval());
+  return kExitOk;
+}
+
+// --seeds: one run each in OUT/seed<k>, one after another (each resumable on its own) or, with
+// --ensemble, at once as one stacked model.
+int train_seeds(const train::RunConfig& cfg, train::TrainOptions opts, const std::vector<uint64_t>& seeds,
+                bool ensemble) {
+  // A stacked model holds every member's weights, moments and activations at once (~35 MB a member
+  // of the default run: 128 members reached 4.7 GB); separate runs hold one at a time.
+  if (ensemble && seeds.size() > kMaxEnsembleMembers)
+    throw po::error("--ensemble trains at most " + std::to_string(kMaxEnsembleMembers) + " seeds as one model (" +
+                    std::to_string(seeds.size()) + " given); split them over several commands");
+  const std::string out = opts.out_dir;
+  std::vector<train::RunConfig> cfgs;
+  std::vector<std::string> dirs;
+  for (uint64_t seed : seeds) {
+    cfgs.push_back(cfg);
+    cfgs.back().seed = seed;
+    dirs.push_back(out + "/seed" + std::to_string(seed));
+  }
+  if (!ensemble) {
+    for (size_t k = 0; k < cfgs.size(); ++k) {
+      opts.out_dir = dirs[k];
+      train::Trainer trainer(cfgs[k], opts);
+      const int64_t step = trainer.run();
+      std::cout << "trained " << cfg.name << " seed " << cfgs[k].seed << " to step " << step << " -> " << dirs[k]
+                << "\n";
+      print_eval(trainer.last_eval());
+    }
+    return kExitOk;
+  }
+  train::EnsembleTrainer stacked(cfgs, dirs, opts);
+  if (stacked.start_step() > 0)
+    std::cerr << "resuming the ensemble in " << out << " from step " << stacked.start_step() << "\n";
+  const int64_t step = stacked.run();
+  for (size_t k = 0; k < cfgs.size(); ++k) {
+    std::cout << "trained " << cfg.name << " seed " << cfgs[k].seed << " to step " << step << " -> " << dirs[k] << "\n";
+    print_eval(stacked.last_eval()[k]);
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int cmd_train(const std::vector<std::string>& args) {
@@ -45,72 +112,18 @@ int cmd_train(const std::vector<std::string>& args) {
   if (!parse("train", "--config FILE [--run NAME] --out DIR [options]", desc, {}, args, vm)) return kExitOk;
 
   train::RunConfig cfg = catalogue::load_run_config(config_path, run);
-  if (vm.count("seed")) cfg.seed = parse_seed(vm["seed"].as<std::string>(), "--seed");
-  if (vm.count("steps")) {
-    cfg.train.steps = vm["steps"].as<int64_t>();
-    if (cfg.train.steps < 1) throw po::error("--steps must be >= 1");
-  }
-  if (vm.count("batch")) {
-    cfg.train.batch_size = vm["batch"].as<int>();
-    if (cfg.train.batch_size < 1) throw Error("--batch must be >= 1");
-  }
-  if (vm.count("engine")) {
-    cfg.train.engine = vm["engine"].as<std::string>();
-    if (cfg.train.engine != "libtorch" && cfg.train.engine != "blas")
-      throw po::error("--engine must be libtorch or blas, not '" + cfg.train.engine + "'");
-  }
+  apply_overrides(cfg, vm);
   train::apply_threads(train::default_threads());
-
   train::TrainOptions opts;
   opts.out_dir = out;
   opts.device = train::parse_device(device);
   opts.progress = !vm.count("no-progress");
   opts.command = join_command("train", args);
   if (vm.count("stop-after")) opts.stop_after = vm["stop-after"].as<int64_t>();
-
   if (vm.count("ensemble") && !vm.count("seeds")) throw po::error("--ensemble needs --seeds");
-  if (!vm.count("seeds")) {
-    train::Trainer trainer(cfg, opts);
-    if (trainer.start_step() > 0) std::cerr << "resuming " << out << " from step " << trainer.start_step() << "\n";
-    const int64_t step = trainer.run();
-    std::cout << "trained " << cfg.name << " seed " << cfg.seed << " to step " << step << " -> " << out << "\n";
-    print_eval(trainer.last_eval());
-    return kExitOk;
-  }
-
-  std::vector<train::RunConfig> cfgs;
-  std::vector<std::string> dirs;
+  if (!vm.count("seeds")) return train_one(cfg, opts);
   const std::vector<uint64_t> seeds = parse_seed_list(vm["seeds"].as<std::string>());  // a usage error if bad
-  // A stacked model holds every member's weights, moments and activations at once (~35 MB a member
-  // of the default run: 128 members reached 4.7 GB); separate runs hold one at a time.
-  if (vm.count("ensemble") && seeds.size() > kMaxEnsembleMembers)
-    throw po::error("--ensemble trains at most " + std::to_string(kMaxEnsembleMembers) + " seeds as one model (" +
-                    std::to_string(seeds.size()) + " given); split them over several commands");
-  for (uint64_t seed : seeds) {
-    cfgs.push_back(cfg);
-    cfgs.back().seed = seed;
-    dirs.push_back(out + "/seed" + std::to_string(seed));
-  }
-  if (!vm.count("ensemble")) {  // one after another, each resumable on its own
-    for (size_t k = 0; k < cfgs.size(); ++k) {
-      opts.out_dir = dirs[k];
-      train::Trainer trainer(cfgs[k], opts);
-      const int64_t step = trainer.run();
-      std::cout << "trained " << cfg.name << " seed " << cfgs[k].seed << " to step " << step << " -> " << dirs[k]
-                << "\n";
-      print_eval(trainer.last_eval());
-    }
-    return kExitOk;
-  }
-  train::EnsembleTrainer ensemble(cfgs, dirs, opts);
-  if (ensemble.start_step() > 0)
-    std::cerr << "resuming the ensemble in " << out << " from step " << ensemble.start_step() << "\n";
-  const int64_t step = ensemble.run();
-  for (size_t k = 0; k < cfgs.size(); ++k) {
-    std::cout << "trained " << cfg.name << " seed " << cfgs[k].seed << " to step " << step << " -> " << dirs[k] << "\n";
-    print_eval(ensemble.last_eval()[k]);
-  }
-  return kExitOk;
+  return train_seeds(cfg, opts, seeds, vm.count("ensemble") > 0);
 }
 
 }  // namespace cc::app
