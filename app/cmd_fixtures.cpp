@@ -227,6 +227,44 @@ int verify_every_paper() {
   return worst;
 }
 
+// `pack --sweep NAME --cache C` (every finished point into the fixtures) or `restore NAME --cache C`.
+int pack_or_restore_sweep(const std::string& action, const std::string& target, const std::string& dir,
+                          const std::string& runs_file, const po::variables_map& vm) {
+  const std::string name = action == "restore" ? target : vm["sweep"].as<std::string>();
+  if (name.empty()) throw po::error(action + " needs the sweep's name");
+  if (action == "pack" && !target.empty()) throw po::error("pack --sweep takes no run folder");
+  if (!vm.count("cache")) throw po::error(action + " of a sweep needs --cache (where its points were trained)");
+  sweep::SweepOptions o;
+  o.cache_dir = vm["cache"].as<std::string>();
+  o.runs_path = runs_file;
+  const catalogue::Runs runs = catalogue::Runs::load(o.runs_path);
+  const catalogue::SweepSpec* s = runs.find_sweep(name);
+  if (!s) throw po::error("no sweep '" + name + "' in " + o.runs_path);
+  if (action == "restore") {
+    const size_t n = sweep::restore_sweep(o, *s, dir);
+    std::cout << "restored " << n << " point(s) of " << name << " into " << o.cache_dir << "\n";
+    return kExitOk;
+  }
+  const size_t n = sweep::pack_sweep(
+      o, *s, dir, vm.count("steps") ? parse_steps(vm["steps"].as<std::string>()) : std::vector<int64_t>{});
+  std::cout << "packed " << n << " point(s) of " << name << " into " << dir << "/" << name << "\n";
+  if (n > 0) update_manifest(dir, dir + "/" + name);
+  return kExitOk;
+}
+
+// `pack SRC --out DST --steps S,...`: one run's checkpoints into the fixtures, and the manifest.
+int pack_one_run(const std::string& target, const std::string& out, const std::string& dir,
+                 const po::variables_map& vm) {
+  if (target.empty() || out.empty() || !vm.count("steps"))
+    throw po::error("pack needs a run folder, --out and --steps (or --sweep NAME --cache CACHE)");
+  sweep::PackRequest r{target, out, parse_steps(vm["steps"].as<std::string>()),
+                       vm.count("recreate") ? vm["recreate"].as<std::string>() : ""};
+  const size_t n = sweep::pack_run(r);
+  std::cout << "packed " << n << " file(s) into " << out << "\n";
+  update_manifest(dir, out);
+  return kExitOk;
+}
+
 }  // namespace
 
 int cmd_fixtures(const std::vector<std::string>& args) {
@@ -269,39 +307,9 @@ int cmd_fixtures(const std::vector<std::string>& args) {
   if (action == "verify" && dir.empty() && runs_file.empty()) return verify_every_paper();
   const bool packs_a_run = action == "pack" && !vm.count("sweep");
   resolve_paper(dir, runs_file, action != "manifest" && !packs_a_run);
-  if (action == "pack" || action == "restore") {
-    const bool sweep = action == "restore" || vm.count("sweep");
-    if (sweep) {
-      const std::string name = action == "restore" ? target : vm["sweep"].as<std::string>();
-      if (name.empty()) throw po::error(action + " needs the sweep's name");
-      if (action == "pack" && !target.empty()) throw po::error("pack --sweep takes no run folder");
-      if (!vm.count("cache")) throw po::error(action + " of a sweep needs --cache (where its points were trained)");
-      sweep::SweepOptions o;
-      o.cache_dir = vm["cache"].as<std::string>();
-      o.runs_path = runs_file;
-      const catalogue::Runs runs = catalogue::Runs::load(o.runs_path);
-      const catalogue::SweepSpec* s = runs.find_sweep(name);
-      if (!s) throw po::error("no sweep '" + name + "' in " + o.runs_path);
-      if (action == "restore") {
-        const size_t n = sweep::restore_sweep(o, *s, dir);
-        std::cout << "restored " << n << " point(s) of " << name << " into " << o.cache_dir << "\n";
-        return kExitOk;
-      }
-      const size_t n = sweep::pack_sweep(
-          o, *s, dir, vm.count("steps") ? parse_steps(vm["steps"].as<std::string>()) : std::vector<int64_t>{});
-      std::cout << "packed " << n << " point(s) of " << name << " into " << dir << "/" << name << "\n";
-      if (n > 0) update_manifest(dir, dir + "/" + name);
-      return kExitOk;
-    }
-    if (target.empty() || out.empty() || !vm.count("steps"))
-      throw po::error("pack needs a run folder, --out and --steps (or --sweep NAME --cache CACHE)");
-    sweep::PackRequest r{target, out, parse_steps(vm["steps"].as<std::string>()),
-                         vm.count("recreate") ? vm["recreate"].as<std::string>() : ""};
-    const size_t n = sweep::pack_run(r);
-    std::cout << "packed " << n << " file(s) into " << out << "\n";
-    update_manifest(dir, out);
-    return kExitOk;
-  }
+  if (action == "restore" || (action == "pack" && vm.count("sweep")))
+    return pack_or_restore_sweep(action, target, dir, runs_file, vm);
+  if (action == "pack") return pack_one_run(target, out, dir, vm);
   if (action == "verify") return verify(dir, runs_file);
   if (action == "manifest") {
     const size_t n = write_manifest(dir);
