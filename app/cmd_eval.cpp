@@ -68,7 +68,7 @@ int cmd_eval(const std::vector<std::string>& args) {
               static_cast<unsigned long long>(ck.config.seed), static_cast<long long>(ck.step));
   std::printf("%-18s %8s %10s %8s\n", "set", "n", "accuracy", "loss");
   for (size_t i = 0; i < sets.size(); ++i) {
-    const auto r = train::evaluate_set(*ck.model, sets[i]);
+    const auto r = train::evaluate_set(*ck.model, sets[i], ck.config.train.loss_precision);
     if (r.n == 0) {
       std::printf("%-18s %8s %10s %8s\n", r.name.c_str(), "0", "n/a", "n/a");
       continue;

@@ -159,13 +159,7 @@ void RunStore::train_into(const RunSpec& spec, uint64_t seed, const std::string&
   t.stop_after = stop_after;
   t.command = "claimcheck train --config " + runs_.path() + " --run " + spec.name + " --seed " + std::to_string(seed) +
               (stop_after >= 0 ? " --stop-after " + std::to_string(stop_after) : std::string()) + " --out " + dir;
-  const train::RunConfig cfg = spec.for_seed(seed);
-  const train::TaskFamily& family = train::family_of(cfg);
-  if (family.train) {  // a family that trains its runs itself (train/family.h)
-    family.train(cfg, dir, stop_after, t.command);
-    return;
-  }
-  train::Trainer(cfg, t).run();  // the engine's trainer, on the family's batches
+  train::Trainer(spec.for_seed(seed), t).run();  // on the batches of the run's task family
 }
 
 }  // namespace cc::catalogue

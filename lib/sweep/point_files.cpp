@@ -59,7 +59,7 @@ void write_final_eval(const std::string& dir, const catalogue::SweepSpec& s, con
   const auto sets = train::make_task_data(p.config)->eval_sets(s.final_eval_size, s.final_eval_seed);
   nlohmann::json out = {{"step", steps}, {"size", s.final_eval_size}, {"eval_seed", s.final_eval_seed}};
   out["sets"] = nlohmann::json::object();
-  for (const auto& r : train::evaluate(*ck.model, sets))
+  for (const auto& r : train::evaluate(*ck.model, sets, ck.config.train.loss_precision))
     out["sets"][r.name] = {{"n", r.n}, {"correct", r.correct}, {"loss", r.loss}};
   write_file_atomic(dir + "/" + kFinalEval, out.dump(1) + "\n");
 }

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "train/family.h"
+
 namespace cc::train {
 namespace {
 
@@ -12,7 +14,8 @@ double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock:
 void TrainClock::start() { start_ = now_s(); }
 double TrainClock::elapsed() const { return before_ + (now_s() - start_); }
 
-nlohmann::json metrics_record(int64_t step, double wall_s, double train_loss, const std::vector<SetResult>& results) {
+nlohmann::json metrics_record(int64_t step, double wall_s, double train_loss, const std::vector<SetResult>& results,
+                              const nlohmann::json& extra) {
   nlohmann::json rec = {{"step", step}, {"wall_s", wall_s}};
   if (train_loss >= 0) rec["train_loss"] = train_loss;
   for (const auto& r : results) {
@@ -20,7 +23,13 @@ nlohmann::json metrics_record(int64_t step, double wall_s, double train_loss, co
     rec["loss"][r.name] = r.loss;
     rec["n"][r.name] = r.n;
   }
+  if (extra.is_object()) rec.update(extra);
   return rec;
+}
+
+nlohmann::json family_metrics(const RunConfig& cfg, const model::Transformer& model) {
+  const TaskFamily& family = family_of(cfg);
+  return family.extra_metrics ? family.extra_metrics(model) : nlohmann::json::object();
 }
 
 nlohmann::json sidecar_extra(const TrainOptions& opts, const nlohmann::json& runtime, double wall_s) {

@@ -12,6 +12,7 @@
 #include "train/evaluate.h"
 #include "train/metrics_log.h"
 #include "train/options.h"
+#include "train/run_config.h"
 
 namespace cc::train {
 
@@ -27,8 +28,13 @@ class TrainClock {
   double before_ = 0.0, start_ = 0.0;
 };
 
-// A metrics.jsonl record (metrics_log.h); train_loss < 0 (no step yet) is left out.
-nlohmann::json metrics_record(int64_t step, double wall_s, double train_loss, const std::vector<SetResult>& results);
+// A metrics.jsonl record (metrics_log.h); train_loss < 0 (no step yet) is left out. `extra`: the
+// family's extra metrics (family_metrics below), merged in.
+nlohmann::json metrics_record(int64_t step, double wall_s, double train_loss, const std::vector<SetResult>& results,
+                              const nlohmann::json& extra);
+
+// The run's family's metrics of `model` beyond the engine's (TaskFamily::extra_metrics); {} when none.
+nlohmann::json family_metrics(const RunConfig& cfg, const model::Transformer& model);
 
 // The sidecar's fields beyond the config: the command that recreates the run, the code and machine
 // that trained it (runtime_info()), the device and the training time so far.

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "train/checkpoint.h"
+#include "train/loss.h"
 #include "train/metrics_log.h"
 #include "train/runtime.h"
 #include "train/schedule.h"
@@ -110,8 +111,7 @@ torch::Tensor EnsembleTrainer::train_step(int64_t step) {
   // Each member's loss is its own batch mean, as in a separate run; their sum has the same
   // gradient for member k's weights as member k's loss alone.
   auto losses =
-      torch::nn::functional::cross_entropy(logits.reshape({K * B, -1}), y.reshape({-1}),
-                                           torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone))
+      cross_entropy(logits.reshape({K * B, -1}), y.reshape({-1}), cfgs_[0].train.loss_precision, LossReduction::PerRow)
           .view({K, B})
           .mean(1);  // [K]
   opt_->zero_grad();
@@ -141,9 +141,11 @@ void EnsembleTrainer::save(int64_t step, bool with_optimizer) {
 void EnsembleTrainer::log_eval(int64_t step, const std::vector<double>& train_loss) {
   last_eval_.clear();
   for (int64_t k = 0; k < members(); ++k) {
-    last_eval_.push_back(evaluate(*member(k), eval_sets_[k]));
+    const auto m = member(k);
+    last_eval_.push_back(evaluate(*m, eval_sets_[k], cfgs_[k].train.loss_precision));
     if (!metrics_[k] || logged_before_resume(*metrics_[k], step, start_step_)) continue;
-    metrics_[k]->append(metrics_record(step, clock_.elapsed(), train_loss[k], last_eval_.back()));
+    metrics_[k]->append(
+        metrics_record(step, clock_.elapsed(), train_loss[k], last_eval_.back(), family_metrics(cfgs_[k], *m)));
   }
 }
 

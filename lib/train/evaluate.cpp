@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "model/blas_bridge.h"
+#include "train/loss.h"
 
 namespace cc::train {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 // One set through `logits_of` (the training path: the blas engine on the CPU, model/blas_bridge.h)
 // in chunks of `batch` rows; evaluate() shares `logits_of` across its sets, so the engine's buffers
 // are allocated once per evaluation, not once per set.
-SetResult evaluate_with(model::FastLogits& logits_of, const NamedBatch& set, int batch) {
+SetResult evaluate_with(model::FastLogits& logits_of, const NamedBatch& set, const std::string& precision, int batch) {
   torch::NoGradGuard no_grad;
   SetResult r;
   r.name = set.name;
@@ -21,9 +22,7 @@ SetResult evaluate_with(model::FastLogits& logits_of, const NamedBatch& set, int
     auto logits = logits_of(set.batch.tokens.slice(0, start, end)).to(torch::kCPU);  // [b, d_vocab_out]
     auto targets = set.batch.targets.slice(0, start, end);                           // [b]
     r.correct += (logits.argmax(-1) == targets).sum().item<int64_t>();
-    loss_sum += torch::nn::functional::cross_entropy(
-                    logits, targets, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-                    .item<double>();
+    loss_sum += cross_entropy(logits, targets, precision, LossReduction::Sum).item<double>();
   }
   r.loss = r.n > 0 ? loss_sum / static_cast<double>(r.n) : 0.0;
   return r;
@@ -31,15 +30,17 @@ SetResult evaluate_with(model::FastLogits& logits_of, const NamedBatch& set, int
 
 }  // namespace
 
-SetResult evaluate_set(const model::Transformer& model, const NamedBatch& set, int batch) {
+SetResult evaluate_set(const model::Transformer& model, const NamedBatch& set, const std::string& loss_precision,
+                       int batch) {
   model::FastLogits logits_of(model);
-  return evaluate_with(logits_of, set, batch);
+  return evaluate_with(logits_of, set, loss_precision, batch);
 }
 
-std::vector<SetResult> evaluate(const model::Transformer& model, const std::vector<NamedBatch>& sets, int batch) {
+std::vector<SetResult> evaluate(const model::Transformer& model, const std::vector<NamedBatch>& sets,
+                                const std::string& loss_precision, int batch) {
   model::FastLogits logits_of(model);
   std::vector<SetResult> out;
-  for (const auto& s : sets) out.push_back(evaluate_with(logits_of, s, batch));
+  for (const auto& s : sets) out.push_back(evaluate_with(logits_of, s, loss_precision, batch));
   return out;
 }
 

@@ -27,8 +27,10 @@ struct SetResult {
 // arithmetic (measured: G1 from 11.2 s to the figure in reports/perf.md).
 constexpr int kEvalBatch = 512;
 
-SetResult evaluate_set(const model::Transformer& model, const NamedBatch& set, int batch = kEvalBatch);
+// The loss in `loss_precision` (train/loss.h; a run's TrainConfig::loss_precision).
+SetResult evaluate_set(const model::Transformer& model, const NamedBatch& set,
+                       const std::string& loss_precision = "float32", int batch = kEvalBatch);
 std::vector<SetResult> evaluate(const model::Transformer& model, const std::vector<NamedBatch>& sets,
-                                int batch = kEvalBatch);
+                                const std::string& loss_precision = "float32", int batch = kEvalBatch);
 
 }  // namespace cc::train

@@ -19,6 +19,12 @@ NamedRegistry<TaskFamily>& frozen_families() {
   return f;
 }
 
+const TaskFamily* default_family_unfrozen() {
+  for (const TaskFamily* f : families().values())
+    if (f->is_default) return f;
+  return nullptr;
+}
+
 }  // namespace
 
 void register_family(TaskFamily family, const std::string& origin) {
@@ -27,12 +33,6 @@ void register_family(TaskFamily family, const std::string& origin) {
       throw Error("task families '" + other->name + "' and '" + family.name + "' both claim the runs that name none");
   const std::string name = family.name;
   families().add(name, std::move(family), origin);
-}
-
-const TaskFamily* default_family_unfrozen() {
-  for (const TaskFamily* f : families().values())
-    if (f->is_default) return f;
-  return nullptr;
 }
 
 const TaskFamily* find_family(const std::string& name) { return frozen_families().find(name); }

@@ -26,6 +26,7 @@ TrainConfig TrainConfig::from_yaml(ObjectReader r) {
   c.checkpoint_every = r.integer_in("checkpoint_every", c.checkpoint_every, 0, 1000000000);
   c.resume_every = r.integer_in("resume_every", c.resume_every, 1, 1000000000);
   c.engine = r.one_of("engine", {"libtorch", "blas"}, c.engine);
+  c.loss_precision = r.one_of("loss_precision", {"float32", "float64"}, c.loss_precision);
   if (c.steps < 0) r.fail("steps", "must be >= 0");
   if (c.batch_size < 1) r.fail("batch_size", "must be >= 1");
   if (!(c.lr > 0)) r.fail("lr", "must be > 0");
@@ -78,6 +79,7 @@ nlohmann::json TrainConfig::to_json(bool every_field) const {
   if (every_field || engine != "libtorch") j["engine"] = engine;
   if (every_field || warmup_steps != 0) j["warmup_steps"] = warmup_steps;
   if (every_field || max_grad_norm != 0.0) j["max_grad_norm"] = max_grad_norm;
+  if (every_field || loss_precision != "float32") j["loss_precision"] = loss_precision;
   return j;
 }
 
@@ -115,8 +117,8 @@ RunConfig RunConfig::from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json RunConfig::to_json(bool every_field) const {
-  if (!family_config.is_null()) {
-    nlohmann::json j = family_config;
+  if (const TaskFamily* f = family.empty() ? nullptr : find_family(family); f && f->write) {
+    nlohmann::json j = f->write(*this);
     j["name"] = name;
     j["seed"] = seed;
     return j;

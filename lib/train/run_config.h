@@ -18,7 +18,7 @@ namespace cc::train {
 // papers/assign_and_add/module/task_family.h: train_config()). The logging cadence has neutral defaults.
 struct TrainConfig {
   int64_t steps = 0;
-  int batch_size = 0;
+  int batch_size = 0;  // sequences per step (0: the batch is whatever the family's data gives, e.g. full batch)
   double lr = 0;
   double weight_decay = 0;
   double beta1 = 0, beta2 = 0;  // AdamW's
@@ -41,6 +41,10 @@ struct TrainConfig {
   // the same function to float rounding, so its weights differ from libtorch's in the last bits).
   // It changes the trained weights, so it is part of the run's hash when it is not the default.
   std::string engine = "libtorch";
+  // The precision of the training loss and of the metrics log's losses: "float32", or "float64" (the
+  // logits cast to double before the cross-entropy: late in training a float32 loss near 1e-7 rounds
+  // to a few values and its gradient turns to noise). libtorch engine only; in the hash when set.
+  std::string loss_precision = "float32";
 
   static TrainConfig from_yaml(ObjectReader r);
   // every_field: also the fields written only when set (engine, warmup_steps, max_grad_norm), for
@@ -59,20 +63,18 @@ bool on_checkpoint_grid(int64_t step, int64_t last, int64_t every);
 struct RunConfig {
   std::string name = "unnamed";  // a config file without `name:` (runs.yaml names each of its runs)
   uint64_t seed = 0;
-  // The task family that read the run (family.h; empty: the default family) and the task as that
-  // family writes it: part of the sidecar and the hash, so a family keeps its JSON's keys and values.
+  // The task family that read the run (family.h) and the task as that family writes it: part of the
+  // sidecar and the hash, so a family keeps its JSON's keys and values.
   std::string family;
   nlohmann::json task;
   model::ModelConfig model;
   TrainConfig train;
-  // Set by a family that trains its runs itself: its JSON of the whole run ({task, model, train}, as
-  // its sidecars carry it), which to_json writes instead; `task` is then unused and model and
-  // train.steps/cadence are the engine's view of it.
-  nlohmann::json family_config;
 
   static RunConfig from_yaml(ObjectReader r);  // {name?, seed?, task?, model?, train?}
   static RunConfig from_file(const std::string& path);
   static RunConfig from_json(const nlohmann::json& j);
+  // {name, seed, task, model, train}, in the engine's format or, for a family with its own
+  // (TaskFamily::write), in that one.
   nlohmann::json to_json(bool every_field = false) const;
   // Hash of everything that changes the trained weights (not the logging cadence).
   std::string weights_hash() const;

@@ -14,6 +14,9 @@ std::unique_ptr<StepEngine> make_blas_step(const TrainConfig& tc, model::Transfo
 std::unique_ptr<StepEngine> make_step_engine(const TrainConfig& tc, model::Transformer& model, torch::optim::AdamW& opt,
                                              torch::Device device) {
   if (tc.engine != "blas") return make_torch_step(tc, model, opt, device);
+  if (tc.loss_precision != "float32")
+    throw Error("train.loss_precision: the blas engine computes its loss in float32; use engine libtorch for " +
+                tc.loss_precision);
   if (!device.is_cpu())
     throw Error("train.engine: blas runs on the CPU; use engine libtorch with --device " + device.str());
 #ifdef CLAIMCHECK_BLAS_ENGINE

@@ -27,7 +27,7 @@ std::unique_ptr<TaskData> make_task_data(const RunConfig& cfg) {
   const TaskFamily& family = family_of(cfg);
   if (!family.data)
     throw Error("run '" + cfg.name + "': task family '" + family.name +
-                "' gives no batches or evaluation sets to the engine's trainer (it trains its runs itself)");
+                "' gives no batches or evaluation sets (train/family.h: TaskFamily::data)");
   return family.data(cfg);
 }
 

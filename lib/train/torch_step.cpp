@@ -2,6 +2,7 @@
 // model's own parameters, on any device.
 #include <torch/torch.h>
 
+#include "train/loss.h"
 #include "train/step_engine.h"
 
 namespace cc::train {
@@ -16,7 +17,7 @@ class TorchStep final : public StepEngine {
     auto tokens = batch.tokens.to(device_);     // [B, T]
     auto targets = batch.targets.to(device_);   // [B]
     auto logits = model_.forward_last(tokens);  // [B, d_vocab_out]
-    auto loss = torch::nn::functional::cross_entropy(logits, targets);
+    auto loss = cross_entropy(logits, targets, tc_.loss_precision);
     opt_.zero_grad();
     loss.backward();
     if (tc_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(model_.parameters(), tc_.max_grad_norm);

@@ -52,8 +52,9 @@ void Trainer::save(int64_t step, bool with_optimizer) {
 
 void Trainer::log_eval(int64_t step, const std::vector<NamedBatch>& sets, double train_loss) {
   if (metrics_ && logged_before_resume(*metrics_, step, start_step_)) return;
-  last_eval_ = evaluate(model(), sets);
-  if (metrics_) metrics_->append(metrics_record(step, clock_.elapsed(), train_loss, last_eval_));
+  last_eval_ = evaluate(model(), sets, cfg_.train.loss_precision);
+  if (metrics_)
+    metrics_->append(metrics_record(step, clock_.elapsed(), train_loss, last_eval_, family_metrics(cfg_, model())));
 }
 
 torch::Tensor Trainer::train_step(int64_t step) { return engine_->step(step, data_->train_batch(step)); }

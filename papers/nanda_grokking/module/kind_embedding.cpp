@@ -21,8 +21,8 @@ nlohmann::json parse(ObjectReader r) {
 
 analysis::Measurement measure(const analysis::MeasureInput& in) {
   torch::NoGradGuard no_grad;
-  const RunConfig cfg = config_of(in.checkpoint);
-  const int64_t p = cfg.task.modulus, top = in.params["top"].get<int64_t>();
+  const TaskConfig task = task_of(in.checkpoint);
+  const int64_t p = task.modulus, top = in.params["top"].get<int64_t>();
   const auto W = in.checkpoint.model->W_E().detach().to(torch::kCPU, torch::kDouble).slice(0, 0, p);  // [p, d]
   const auto energy = frequency_energy(W);
   const auto sorted = std::get<0>(energy.sort(0, /*descending=*/true));

@@ -34,24 +34,24 @@ double gini(torch::Tensor x) {
 
 double fourier_gini(const train::Checkpoint& ck, const std::string& matrix) {
   torch::NoGradGuard no_grad;
-  const int64_t p = config_of(ck).task.modulus;
+  const int64_t p = task_of(ck).modulus;
   const auto X = matrix == "W_E" ? ck.model->W_E().detach().to(torch::kCPU, torch::kDouble).slice(0, 0, p)  // [p, d]
                                  : neuron_logit_map(ck);  // [p, d_mlp]
   return gini(frequency_energy(X).sqrt());
 }
 
 analysis::Measurement measure(const analysis::MeasureInput& in) {
-  config_of(in.checkpoint);  // this paper's run
+  task_of(in.checkpoint);  // this paper's run
   require_training(*in.history, in.checkpoint);
   const std::string matrix = in.params["matrix"];
-  const int64_t drop = drop_step(in.history->metrics, in.params["level"].get<double>());
+  const int64_t drop = drop_step(*in.history, in.params["level"].get<double>());
   const int64_t judged = judged_step(drop, in.checkpoint.step, in.params["every"].get<int64_t>(),
                                      in.checkpoint.path + ": fourier_gini_rise");
   const double at_end = fourier_gini(in.checkpoint, matrix);
   const double before =
       judged == in.checkpoint.step ? at_end : fourier_gini(*in.history->checkpoint_at(judged), matrix);
   analysis::Measurement m;
-  m.n = (config_of(in.checkpoint).task.modulus - 1) / 2;
+  m.n = (task_of(in.checkpoint).modulus - 1) / 2;
   m.value = at_end - before;
   m.details["drop_step"] = drop;
   m.details["judged_step"] = judged;

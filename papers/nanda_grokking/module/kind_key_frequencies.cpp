@@ -62,10 +62,10 @@ NeuronFrequencies neuron_frequencies(const train::Checkpoint& ck, int p, double 
 
 KeyFrequencyLosses key_frequency_losses(const train::Checkpoint& ck, const std::vector<int64_t>& keys, bool on_train) {
   torch::NoGradGuard no_grad;
-  const RunConfig cfg = config_of(ck);
-  const int p = cfg.task.modulus;
+  const TaskConfig task = task_of(ck);
+  const int p = task.modulus;
   const auto logits = grid_logits(ck);  // [p², p]
-  const auto grid = all_pairs(cfg.task);
+  const auto grid = all_pairs(task);
   const auto sum = (grid.tokens.select(1, 0) + grid.tokens.select(1, 1)).to(torch::kDouble);  // a + b, [p²]
   std::vector<torch::Tensor> dirs;  // unit vectors over the grid
   for (int64_t k : keys)
@@ -74,7 +74,7 @@ KeyFrequencyLosses key_frequency_losses(const train::Checkpoint& ck, const std::
     auto U = torch::stack(dirs, 1);  // [p², 2K]
     return U.matmul(U.t().matmul(logits));
   }();
-  const auto parts = split(cfg.task);
+  const auto parts = split(task);
   const auto rows = on_train ? parts.train : parts.test;
   const auto targets = grid.targets.index_select(0, rows);
   auto loss_on = [&](const torch::Tensor& l) {
@@ -97,7 +97,7 @@ namespace {
 
 analysis::Measurement measure(const analysis::MeasureInput& in) {
   torch::NoGradGuard no_grad;
-  const int p = config_of(in.checkpoint).task.modulus;
+  const int p = task_of(in.checkpoint).modulus;
   analysis::Measurement m;
   const auto keys = key_frequencies(in.checkpoint, p, in.params["min_share"].get<double>(), m.details);
   const KeyFrequencyLosses l = key_frequency_losses(in.checkpoint, keys, in.params["split"] == "train");

@@ -57,12 +57,12 @@ double residual_share(const torch::Tensor& WL, const std::vector<int64_t>& keys)
 
 analysis::Measurement measure(const analysis::MeasureInput& in) {
   torch::NoGradGuard no_grad;
-  const RunConfig cfg = config_of(in.checkpoint);
+  const TaskConfig task = task_of(in.checkpoint);
   analysis::Measurement m;
-  const auto keys = key_frequencies(in.checkpoint, cfg.task.modulus, in.params["min_share"].get<double>(), m.details);
+  const auto keys = key_frequencies(in.checkpoint, task.modulus, in.params["min_share"].get<double>(), m.details);
   if (in.params["mode"] == "fve") {
-    m.n = int64_t{cfg.task.modulus} * cfg.task.modulus;
-    m.value = cos_fve(grid_logits(in.checkpoint), cfg.task, keys);
+    m.n = int64_t{task.modulus} * task.modulus;
+    m.value = cos_fve(grid_logits(in.checkpoint), task, keys);
   } else {
     const auto WL = neuron_logit_map(in.checkpoint);
     m.n = WL.size(1);

@@ -53,8 +53,8 @@ torch::Tensor fitted(const torch::Tensor& Y, const torch::Tensor& best_k, int N)
 
 analysis::Measurement measure(const analysis::MeasureInput& in) {
   torch::NoGradGuard no_grad;
-  const RunConfig cfg = config_of(in.checkpoint);
-  const int p = cfg.task.modulus;
+  const TaskConfig task = task_of(in.checkpoint);
+  const int p = task.modulus;
   analysis::Measurement m;
   // The activations, the active neurons and their fits, as the key frequencies were read from them.
   const NeuronFrequencies neurons =
@@ -77,8 +77,8 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
   if (active.numel()) replaced.index_copy_(1, active, fitted(post.index_select(1, active), fit.best_k, p));
   const auto full_logits = grid_logits(in.checkpoint);  // [p², p]
   const auto logits = full_logits + (replaced - post).matmul(neuron_logit_map(in.checkpoint).t());
-  const auto grid = all_pairs(cfg.task);
-  const auto parts = split(cfg.task);
+  const auto grid = all_pairs(task);
+  const auto parts = split(task);
   const auto rows = in.params["split"] == "train" ? parts.train : parts.test;
   const auto targets = grid.targets.index_select(0, rows);
   const auto l = logits.index_select(0, rows), full = full_logits.index_select(0, rows);

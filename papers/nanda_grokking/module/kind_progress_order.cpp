@@ -29,11 +29,11 @@ nlohmann::json parse(ObjectReader r) {
 
 analysis::Measurement measure(const analysis::MeasureInput& in) {
   torch::NoGradGuard no_grad;
-  const int p = config_of(in.checkpoint).task.modulus;
+  const int p = task_of(in.checkpoint).modulus;
   const int64_t every = in.params["every"], last = in.checkpoint.step;
   analysis::Measurement m;
   const auto keys = key_frequencies(in.checkpoint, p, in.params["min_share"].get<double>(), m.details);
-  const int64_t drop = drop_step(in.history->metrics, in.params["level"].get<double>());
+  const int64_t drop = drop_step(*in.history, in.params["level"].get<double>());
   // Judged at the last grid step before the drop, or at the subject when the level is never reached.
   const int64_t judged = judged_step(drop, last, every, in.checkpoint.path + ": progress_order");
   const bool against_chance = in.params.value("against", "model") == "chance";

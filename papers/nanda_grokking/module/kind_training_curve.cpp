@@ -26,47 +26,39 @@ nlohmann::json parse(ObjectReader r, const char* mode) {
   return p;
 }
 
-double number(const nlohmann::json& rec, const char* key) {
-  if (!rec.contains(key) || !rec[key].is_number())
-    throw Error("metrics record at step " + rec.value("step", nlohmann::json()).dump() + " lacks '" + key + "'");
-  return rec[key].get<double>();
-}
-
 // The largest sum of squared weights in the log, and its (first) step.
 std::pair<double, int64_t> norm_peak(const std::vector<nlohmann::json>& log) {
   double peak = 0;
   int64_t peak_step = 0;
   for (const auto& rec : log)
-    if (number(rec, "sum_squared_weights") > peak) {
-      peak = number(rec, "sum_squared_weights");
+    if (rec["sum_squared_weights"].get<double>() > peak) {
+      peak = rec["sum_squared_weights"].get<double>();
       peak_step = rec["step"].get<int64_t>();
     }
   return {peak, peak_step};
 }
 
 analysis::Measurement measure(const analysis::MeasureInput& in) {
-  config_of(in.checkpoint);  // this paper's run
-  const auto& log = in.history->metrics;
+  task_of(in.checkpoint);  // this paper's run
+  const auto log =
+      metrics_log(*in.history, in.params["mode"] == "memorisation"
+                                   ? std::vector<std::string>{"/step", "/acc/train", "/acc/test"}
+                                   : std::vector<std::string>{"/step", "/acc/test", "/sum_squared_weights"});
   analysis::Measurement m;
   m.n = static_cast<int64_t>(log.size());
   if (log.empty()) throw Error(in.checkpoint.path + ": the metrics log has no record up to this step");
   require_training(*in.history, in.checkpoint);
   if (in.params["mode"] == "memorisation") {
     const double level = in.params["level"].get<double>();
-    // This trainer logs train_accuracy/test_accuracy; as the engine's records ({"step", "acc": {SET: ..}})
-    // they are read by the one definition of "reaches" the papers share (analysis/phases.h).
-    std::vector<nlohmann::json> records;
-    for (const auto& rec : log)
-      records.push_back({{"step", rec.at("step")},
-                         {"acc", {{"train", number(rec, "train_accuracy")}, {"test", number(rec, "test_accuracy")}}}});
-    const int64_t train_step = analysis::first_reaching(records, "train", level).value_or(-1);
-    const int64_t test_step = analysis::first_reaching(records, "test", level).value_or(-1);
+    // The one definition of "reaches" the papers share (analysis/phases.h).
+    const int64_t train_step = analysis::first_reaching(log, "train", level).value_or(-1);
+    const int64_t test_step = analysis::first_reaching(log, "test", level).value_or(-1);
     m.details["first_step_train_at_level"] = train_step;
     m.details["first_step_test_at_level"] = test_step;
     m.value = (train_step <= 0 || test_step < 0) ? 0.0 : static_cast<double>(test_step) / train_step;
   } else if (in.params["mode"] == "norm_peak") {
     const int64_t peak_step = norm_peak(log).second;
-    const int64_t drop = drop_step(log, in.params["level"].get<double>());
+    const int64_t drop = drop_step(*in.history, in.params["level"].get<double>());
     const int64_t until = drop < 0 ? log.back()["step"].get<int64_t>() : drop;
     if (until <= 0) throw analysis::NotComputable("test accuracy is at the level at step 0: no time before the drop");
     m.details["peak_step"] = peak_step;
@@ -78,8 +70,9 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
     const auto [peak, peak_step] = norm_peak(log);
     m.details["peak"] = peak;
     m.details["peak_step"] = peak_step;
-    m.details["last"] = number(log.back(), "sum_squared_weights");
-    m.value = number(log.back(), "sum_squared_weights") / peak;
+    const double last = log.back()["sum_squared_weights"].get<double>();
+    m.details["last"] = last;
+    m.value = last / peak;
   }
   return m;
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "analysis/common.h"
+#include "analysis/phases.h"
 #include "util/error.h"
 
 namespace cc::nanda_grokking {
@@ -20,23 +21,22 @@ void register_kinds(analysis::Registry& r) {
   register_fourier_gini(r);
 }
 
-RunConfig config_of(const train::Checkpoint& ck) {
+TaskConfig task_of(const train::Checkpoint& ck) {
   if (ck.config.family != "modular_addition")
     throw Error(ck.path + ": this kind measures the grokking paper's models (task family modular_addition), not '" +
                 (ck.config.family.empty() ? std::string("the default family's task") : ck.config.family) + "'");
-  return RunConfig::from_json(ck.config.to_json());
+  return task_of(ck.config);
 }
 
 torch::Tensor grid_logits(const train::Checkpoint& ck) {
   torch::NoGradGuard no_grad;
-  const RunConfig cfg = config_of(ck);
-  return ck.model->forward_last(all_pairs(cfg.task).tokens).to(torch::kCPU, torch::kDouble);  // [p², p]
+  return ck.model->forward_last(all_pairs(task_of(ck)).tokens).to(torch::kCPU, torch::kDouble);  // [p², p]
 }
 
 torch::Tensor neuron_activations(const train::Checkpoint& ck) {
   torch::NoGradGuard no_grad;
   const int layer = ck.model->config().last_mlp_layer();
-  return analysis::hook_at_last_position(*ck.model, all_pairs(config_of(ck).task).tokens,
+  return analysis::hook_at_last_position(*ck.model, all_pairs(task_of(ck)).tokens,
                                          "blocks." + std::to_string(layer) + ".mlp.hook_post")
       .to(torch::kCPU, torch::kDouble);
 }
@@ -67,13 +67,30 @@ void require_training(const analysis::RunHistory& h, const train::Checkpoint& ck
                                   ": there are no phases of training to read");
 }
 
-int64_t drop_step(const std::vector<nlohmann::json>& log, double level) {
-  for (const auto& rec : log) {
-    if (!rec.contains("test_accuracy") || !rec["test_accuracy"].is_number())
-      throw Error("metrics record at step " + rec.value("step", nlohmann::json()).dump() + " lacks 'test_accuracy'");
-    if (rec["test_accuracy"].get<double>() >= level) return rec["step"].get<int64_t>();
+std::vector<nlohmann::json> metrics_log(const analysis::RunHistory& h, const std::vector<std::string>& required) {
+  std::vector<nlohmann::json> log;
+  for (const auto& rec : h.metrics) {
+    nlohmann::json r = rec;
+    if (rec.contains("test_accuracy")) {  // this module's own trainer's record (see kinds.h)
+      auto field = [&](const char* key) { return rec.value(key, nlohmann::json()); };
+      r = {{"step", field("step")},
+           {"acc", {{"train", field("train_accuracy")}, {"test", field("test_accuracy")}}},
+           {"loss", {{"train", field("train_loss")}, {"test", field("test_loss")}}},
+           {"sum_squared_weights", field("sum_squared_weights")}};
+    }
+    for (const std::string& at : required) {
+      const nlohmann::json::json_pointer ptr(at);
+      if (!r.contains(ptr) || !r[ptr].is_number())
+        throw Error("metrics record at step " + rec.value("step", nlohmann::json()).dump() + " lacks '" + at.substr(1) +
+                    "'");
+    }
+    log.push_back(std::move(r));
   }
-  return -1;
+  return log;
+}
+
+int64_t drop_step(const analysis::RunHistory& h, double level) {
+  return analysis::first_reaching(metrics_log(h, {"/step", "/acc/test"}), "test", level).value_or(-1);
 }
 
 int64_t judged_step(int64_t drop, int64_t last, int64_t every, const std::string& where) {

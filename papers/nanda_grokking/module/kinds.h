@@ -30,8 +30,8 @@ void register_neurons(analysis::Registry& r);
 void register_logits(analysis::Registry& r);
 void register_fourier_gini(analysis::Registry& r);
 
-// This paper's run config of a checkpoint; cc::Error when the checkpoint is another task's.
-RunConfig config_of(const train::Checkpoint& ck);
+// The task of a checkpoint of this paper's runs; cc::Error when the checkpoint is another paper's.
+TaskConfig task_of(const train::Checkpoint& ck);
 // Logits at '=' for every pair [p², p] (row a * p + b), float64, no autograd.
 torch::Tensor grid_logits(const train::Checkpoint& ck);
 
@@ -71,8 +71,15 @@ torch::Tensor frequency_energy(const torch::Tensor& X);
 // The phases a claim reads off the run's metrics log. A log that ends at step 0 has none: the kinds
 // that need them throw analysis::NotComputable (the untrained model is then no control of theirs).
 void require_training(const analysis::RunHistory& h, const train::Checkpoint& ck);
-// The first logged step with test accuracy >= level; -1 when there is none.
-int64_t drop_step(const std::vector<nlohmann::json>& log, double level);
+// The run's metrics log as the engine's trainer writes it: {"step", "acc": {"train", "test"}, "loss":
+// {"train", "test"}, "sum_squared_weights"} (the last from this family's extra metrics). The committed
+// fixtures' logs were written by this module's own trainer before the engine's trained every paper,
+// as {"step", "train_accuracy", "test_accuracy", "train_loss", "test_loss", "sum_squared_weights"}
+// (the same quantities, losses in float64 over the whole split); they are read as the same records.
+// cc::Error for a record that lacks a number at one of the JSON pointers `required` (e.g. "/acc/test").
+std::vector<nlohmann::json> metrics_log(const analysis::RunHistory& h, const std::vector<std::string>& required);
+// The first logged step with test accuracy >= level (analysis::first_reaching); -1 when there is none.
+int64_t drop_step(const analysis::RunHistory& h, double level);
 // The checkpoint judged "before the drop": the last step on the `every` grid before `drop`, or `last`
 // when the run never reaches the level (cc::Error when `last` is then off the grid).
 int64_t judged_step(int64_t drop, int64_t last, int64_t every, const std::string& where);

@@ -13,12 +13,11 @@
 #include "catalogue/runs.h"
 #include "papers/nanda_grokking/module/kinds.h"
 #include "papers/nanda_grokking/module/modular_addition.h"
-#include "papers/nanda_grokking/module/run_config.h"
 #include "tests/test_helpers.h"
 #include "train/checkpoint.h"
 #include "train/family.h"
 #include "train/run_config.h"
-#include "papers/nanda_grokking/module/trainer.h"
+#include "train/trainer.h"
 #include "util/error.h"
 
 namespace fs = std::filesystem;
@@ -43,6 +42,21 @@ std::string write_runs(const std::string& dir) {
   const std::string path = dir + "/runs.yaml";
   std::ofstream(path) << kTinyRuns;
   return path;
+}
+
+train::RunConfig tiny_run(const std::string& dir, uint64_t seed = 0) {
+  return catalogue::Runs::load(write_runs(dir)).find("tiny")->for_seed(seed);
+}
+
+// Trains `cfg` into `out` with the engine's Trainer, as `claimcheck train` does (resuming from a resume
+// point there), to `stop_after` when >= 0.
+void train_into(const train::RunConfig& cfg, const std::string& out, int64_t stop_after = -1) {
+  train::TrainOptions opts;
+  opts.out_dir = out;
+  opts.progress = false;
+  opts.stop_after = stop_after;
+  opts.command = "test";
+  train::Trainer(cfg, opts).run();
 }
 
 }  // namespace
@@ -84,12 +98,74 @@ TEST(Grokking, FamilyRunsRoundTripThroughTheEngine) {
   fs::remove_all(dir);
 }
 
+// The engine's Trainer trains this paper's runs on what its family supplies: the whole training split
+// each step, the loss in float64, Σ w² beside the engine's accuracies and losses in the metrics log.
+TEST(Grokking, TheEngineTrainerTrainsTheFamilysRuns) {
+  const auto dir = cc::test::fresh_dir("engine");
+  const auto cfg = tiny_run(dir);
+  EXPECT_EQ(cfg.train.loss_precision, "float64");
+  EXPECT_EQ(cfg.train.warmup_steps, 3);
+  train::Trainer silent(cfg, train::TrainOptions::silent());
+  EXPECT_EQ(silent.train_step(0).scalar_type(), torch::kDouble);
+  train_into(cfg, dir + "/run");
+  std::ifstream log(dir + "/run/metrics.jsonl");
+  std::vector<nlohmann::json> records;
+  for (std::string line; std::getline(log, line);) records.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(records.size(), 4u);  // steps 0, 4, 8, 12
+  for (const auto& rec : records) {
+    EXPECT_EQ(rec["n"]["train"], 84);  // every training pair, every held-out pair
+    EXPECT_EQ(rec["n"]["test"], 13 * 13 - 84);
+    EXPECT_GT(rec["sum_squared_weights"].get<double>(), 0.0);
+  }
+  // The sidecar keeps this paper's format of the run ({task, model, train: {batch: full, ...}}).
+  const auto ck = train::load_checkpoint(train::checkpoint_path(dir + "/run", 12));
+  EXPECT_EQ(ck.sidecar["config"]["train"]["batch"], "full");
+  EXPECT_FALSE(ck.sidecar["config"]["train"].contains("batch_size"));
+  EXPECT_EQ(ck.config.weights_hash(), cfg.weights_hash());
+  // The log feeds the kinds that read it: Σ w² at the end over its peak is in (0, 1].
+  analysis::RunHistory history;
+  history.metrics = records;
+  const auto& ratio = *analysis::builtin_registry().find("weight_norm_ratio");
+  analysis::MeasureInput in{ck, nlohmann::json{{"mode", "weight_norm"}}};
+  in.history = &history;
+  const auto m = ratio.measure(in);
+  EXPECT_GT(m.value, 0.0);
+  EXPECT_LE(m.value, 1.0);
+  fs::remove_all(dir);
+}
+
+// The committed fixtures' logs were written by this module's trainer before the engine's served
+// every paper: their records read as the engine's, value for value; a record lacking a field is refused.
+TEST(Grokking, MetricsLogReadsTheCommittedFormatAsTheEngines) {
+  analysis::RunHistory legacy, engine;
+  legacy.metrics = {{{"step", 100},
+                     {"train_accuracy", 0.5},
+                     {"test_accuracy", 0.25},
+                     {"train_loss", 2.0},
+                     {"test_loss", 7.0},
+                     {"sum_squared_weights", 9.0}}};
+  engine.metrics = {{{"step", 100},
+                     {"wall_s", 1.0},
+                     {"acc", {{"train", 0.5}, {"test", 0.25}}},
+                     {"loss", {{"train", 2.0}, {"test", 7.0}}},
+                     {"n", {{"train", 84}, {"test", 85}}},
+                     {"sum_squared_weights", 9.0}}};
+  const std::vector<std::string> all = {"/step",       "/acc/train", "/acc/test",
+                                        "/loss/train", "/loss/test", "/sum_squared_weights"};
+  const auto a = nanda_grokking::metrics_log(legacy, all), b = nanda_grokking::metrics_log(engine, all);
+  for (const auto& at : all) EXPECT_EQ(a[0][nlohmann::json::json_pointer(at)], b[0][nlohmann::json::json_pointer(at)]);
+  EXPECT_EQ(nanda_grokking::drop_step(legacy, 0.2), 100);
+  EXPECT_EQ(nanda_grokking::drop_step(engine, 0.3), -1);
+  engine.metrics[0].erase("sum_squared_weights");
+  EXPECT_THROW(nanda_grokking::metrics_log(engine, all), Error);
+}
+
 TEST(Grokking, ResumedRunEqualsUninterruptedRunBitwise) {
   const auto dir = cc::test::fresh_dir("resume");
-  const auto cfg = nanda_grokking::read_run(write_runs(dir), "tiny", 0);
-  nanda_grokking::train(cfg, dir + "/whole", false, "test");
-  nanda_grokking::train(cfg, dir + "/split", false, "test", 5);  // leaves a resume point at step 5
-  nanda_grokking::train(cfg, dir + "/split", true, "test");
+  const auto cfg = tiny_run(dir);
+  train_into(cfg, dir + "/whole");
+  train_into(cfg, dir + "/split", 5);  // leaves a resume point at step 5
+  train_into(cfg, dir + "/split");
   for (int64_t step : {0, 6, 12}) {
     const auto a = train::load_checkpoint(train::checkpoint_path(dir + "/whole", step));
     const auto b = train::load_checkpoint(train::checkpoint_path(dir + "/split", step));
@@ -99,14 +175,14 @@ TEST(Grokking, ResumedRunEqualsUninterruptedRunBitwise) {
   // Another run's folder is refused, not mixed.
   auto other = cfg;
   other.train.weight_decay = 0.0;
-  EXPECT_THROW(nanda_grokking::train(other, dir + "/whole", true, "test"), Error);
+  EXPECT_THROW(train_into(other, dir + "/whole"), Error);
   fs::remove_all(dir);
 }
 
 TEST(Grokking, KindsMeasureTheirOwnModelsAndRefuseOthers) {
   const auto dir = cc::test::fresh_dir("kinds");
-  const auto cfg = nanda_grokking::read_run(write_runs(dir), "tiny", 0);
-  nanda_grokking::train(cfg, dir, false, "test", 0);
+  const auto cfg = tiny_run(dir);
+  train_into(cfg, dir, 0);
   const auto ck = train::load_checkpoint(train::checkpoint_path(dir, 0));
   const auto& reg = analysis::builtin_registry();
   // The engine's `accuracy` on the family's sets: every held-out pair, every training pair.
@@ -134,8 +210,8 @@ TEST(Grokking, KindsMeasureTheirOwnModelsAndRefuseOthers) {
 // subject's key frequencies; with no drop, the subject itself. The metrics here are written by hand.
 TEST(Grokking, ProgressOrderJudgesTheLastGridCheckpointBeforeTheDrop) {
   const auto dir = cc::test::fresh_dir("progress");
-  const auto cfg = nanda_grokking::read_run(write_runs(dir), "tiny", 0);
-  nanda_grokking::train(cfg, dir, false, "test");  // checkpoints at 0, 6, 12
+  const auto cfg = tiny_run(dir);
+  train_into(cfg, dir);  // checkpoints at 0, 6, 12
   const auto last = train::load_checkpoint(train::checkpoint_path(dir, 12));
   analysis::RunHistory history;
   history.checkpoint_steps = {0, 6, 12};
@@ -176,8 +252,8 @@ TEST(Grokking, ProgressOrderJudgesTheLastGridCheckpointBeforeTheDrop) {
 // model is no control of theirs) rather than return a constant.
 TEST(Grokking, ReadingsOfTheControlsIssueMeasureAndRefuseAStepZeroHistory) {
   const auto dir = cc::test::fresh_dir("readings");
-  const auto cfg = nanda_grokking::read_run(write_runs(dir), "tiny", 0);
-  nanda_grokking::train(cfg, dir, false, "test");  // checkpoints at 0, 6, 12
+  const auto cfg = tiny_run(dir);
+  train_into(cfg, dir);  // checkpoints at 0, 6, 12
   const auto last = train::load_checkpoint(train::checkpoint_path(dir, 12));
   const auto& reg = analysis::builtin_registry();
   auto parsed = [](const analysis::MeasurementKind& k, const std::string& yaml) {
