@@ -159,18 +159,22 @@ void BlasTransformer::forward(const float* w, const int64_t* tokens, int64_t B, 
   resize(B, T);
   prepare(w, T);
   std::memcpy(tokens_.data(), tokens, sizeof(int64_t) * static_cast<size_t>(B * T));
-  const int64_t W3 = 3 * HE_, HD = H_ * D_, HHE = H_ * HE_;
-  const int iT = static_cast<int>(T), iD = static_cast<int>(D_), iHE = static_cast<int>(HE_);
-  const float scale = 1.f / std::sqrt(static_cast<float>(E_));
-  const float* W_E = w + layout_.at("embed.W_E").offset;
-  const float* W_pos = w + layout_.at("pos_embed.W_pos").offset;
-  const float* W_O1 = w + layout_.at("blocks.0.attn.W_O").offset;
-  const float* W_K2 = w + layout_.at("blocks.1.attn.W_K").offset;
+  embed(w);
+  attention1();
+  attention2(w);
+  mlp_unembed(w);
+  std::memcpy(logits, logits_.data(), sizeof(float) * static_cast<size_t>(B * Vo_));
+}
 
-  // x = W_E[token] + W_pos[t]; layer-1 q, k, v gathered from the tables: row (token, position).
+// x = W_E[token] + W_pos[t]; layer-1 q, k, v gathered from the tables: row (token, position).
+CC_VECTOR_CLONES
+void BlasTransformer::embed(const float* w) {
+  const int64_t B = B_, T = T_, W3 = 3 * HE_;
+  const float* W_E = w + off("embed.W_E");
+  const float* W_pos = w + off("pos_embed.W_pos");
   for (int64_t b = 0; b < B; ++b)
     for (int64_t t = 0; t < T; ++t) {
-      const int64_t tok = tokens[b * T + t];
+      const int64_t tok = tokens_[b * T + t];
       float* x = x_.data() + (b * T + t) * D_;
       for (int64_t d = 0; d < D_; ++d) x[d] = W_E[tok * D_ + d] + W_pos[t * D_ + d];
       const float* e = tab_e_.data() + tok * W3;
@@ -178,8 +182,13 @@ void BlasTransformer::forward(const float* w, const int64_t* tokens, int64_t B, 
       float* qkv = qkv1_.data() + (b * T + t) * W3;
       for (int64_t i = 0; i < W3; ++i) qkv[i] = e[i] + p[i];
     }
+}
 
-  // Layer-1 causal attention, per sequence and head: P = softmax(mask(q k^T / sqrt(E))), z1 = P v.
+// Layer-1 causal attention, per sequence and head: P = softmax(mask(q k^T / sqrt(E))), z1 = P v.
+CC_VECTOR_CLONES
+void BlasTransformer::attention1() {
+  const int64_t B = B_, T = T_, W3 = 3 * HE_;
+  const float scale = 1.f / std::sqrt(static_cast<float>(E_));
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H_; ++h) {
       const float* q = qkv1_.data() + b * T * W3 + h * E_;
@@ -191,14 +200,23 @@ void BlasTransformer::forward(const float* w, const int64_t* tokens, int64_t B, 
       }
       gemm(false, false, T, E_, T, 1.f, P, T, q + 2 * HE_, W3, 0.f, z1_.data() + b * T * HE_ + h * E_, HE_);
     }
+}
 
-  // The residual stream at the last position, r1 = x + z1 W_O1, and the layer-2 query.
+// The residual stream at the last position, r1 = x + z1 W_O1, the layer-2 attention of its query
+// (a = W_K q2, c = W_O1 a per head; scores x·a + z1·c, pattern p, sums xbar and zbar: see above),
+// z2 = xbar W_V + zbar W_O1 W_V, and mid = r1 + z2 W_O2.
+CC_VECTOR_CLONES
+void BlasTransformer::attention2(const float* w) {
+  const int64_t B = B_, T = T_, HD = H_ * D_, HHE = H_ * HE_;
+  const int iT = static_cast<int>(T), iD = static_cast<int>(D_), iHE = static_cast<int>(HE_);
+  const float scale = 1.f / std::sqrt(static_cast<float>(E_));
+  const float* W_O1 = w + off("blocks.0.attn.W_O");
+  const float* W_K2 = w + off("blocks.1.attn.W_K");
+  const float* W_V2 = w + off("blocks.1.attn.W_V");
   for (int64_t b = 0; b < B; ++b)
     std::memcpy(r1_.data() + b * D_, x_.data() + (b * T + T - 1) * D_, sizeof(float) * D_);
   gemm(false, false, B, D_, HE_, 1.f, z1_.data() + (T - 1) * HE_, T * HE_, W_O1, D_, 1.f, r1_.data(), D_);
   gemm(false, false, B, HE_, D_, 1.f, r1_.data(), D_, w_q2_.data(), HE_, 0.f, q2_.data(), HE_);
-
-  // Layer-2 attention of the last query (see above): a = W_K q2, c = W_O1 a, per head.
   for (int64_t h = 0; h < H_; ++h) {
     gemm(false, true, B, D_, E_, 1.f, q2_.data() + h * E_, HE_, W_K2 + h * D_ * E_, E_, 0.f, a2_.data() + h * D_, HD);
     gemm(false, true, B, HE_, D_, 1.f, a2_.data() + h * D_, HD, W_O1, D_, 0.f, c2_.data() + h * HE_, HHE);
@@ -215,7 +233,6 @@ void BlasTransformer::forward(const float* w, const int64_t* tokens, int64_t B, 
       cblas_sgemv(CblasRowMajor, CblasTrans, iT, iD, 1.f, X, iD, p, 1, 0.f, xbar_.data() + bh * D_, 1);
       cblas_sgemv(CblasRowMajor, CblasTrans, iT, iHE, 1.f, Z, iHE, p, 1, 0.f, zbar_.data() + bh * HE_, 1);
     }
-  const float* W_V2 = w + layout_.at("blocks.1.attn.W_V").offset;
   for (int64_t h = 0; h < H_; ++h) {  // z2 = xbar W_V + zbar W_O1 W_V
     gemm(false, false, B, E_, D_, 1.f, xbar_.data() + h * D_, HD, W_V2 + h * D_ * E_, E_, 0.f, z2_.data() + h * E_,
          HE_);
@@ -223,39 +240,45 @@ void BlasTransformer::forward(const float* w, const int64_t* tokens, int64_t B, 
          z2_.data() + h * E_, HE_);
   }
   std::memcpy(mid_.data(), r1_.data(), sizeof(float) * static_cast<size_t>(B * D_));
-  gemm(false, false, B, D_, HE_, 1.f, z2_.data(), HE_, w + layout_.at("blocks.1.attn.W_O").offset, D_, 1.f, mid_.data(),
-       D_);
+  gemm(false, false, B, D_, HE_, 1.f, z2_.data(), HE_, w + off("blocks.1.attn.W_O"), D_, 1.f, mid_.data(), D_);
+}
 
-  // MLP and unembedding.
-  gemm(false, false, B, M_, D_, 1.f, mid_.data(), D_, w + layout_.at("blocks.1.mlp.W_in").offset, M_, 0.f, pre_.data(),
-       M_);
+// MLP and unembedding: r2 = mid + act(mid W_in) W_out, logits = r2 W_U.
+CC_VECTOR_CLONES
+void BlasTransformer::mlp_unembed(const float* w) {
+  const int64_t B = B_;
+  gemm(false, false, B, M_, D_, 1.f, mid_.data(), D_, w + off("blocks.1.mlp.W_in"), M_, 0.f, pre_.data(), M_);
   const bool gelu = cfg_.activation == "gelu";
   for (int64_t i = 0; i < B * M_; ++i) {
     const float x = pre_[i];
     post_[i] = gelu ? 0.5f * x * (1.f + std::erf(x * kInvSqrt2)) : std::max(x, 0.f);
   }
   std::memcpy(r2_.data(), mid_.data(), sizeof(float) * static_cast<size_t>(B * D_));
-  gemm(false, false, B, D_, M_, 1.f, post_.data(), M_, w + layout_.at("blocks.1.mlp.W_out").offset, D_, 1.f, r2_.data(),
-       D_);
-  gemm(false, false, B, Vo_, D_, 1.f, r2_.data(), D_, w + layout_.at("unembed.W_U").offset, Vo_, 0.f, logits_.data(),
-       Vo_);
-  std::memcpy(logits, logits_.data(), sizeof(float) * static_cast<size_t>(B * Vo_));
+  gemm(false, false, B, D_, M_, 1.f, post_.data(), M_, w + off("blocks.1.mlp.W_out"), D_, 1.f, r2_.data(), D_);
+  gemm(false, false, B, Vo_, D_, 1.f, r2_.data(), D_, w + off("unembed.W_U"), Vo_, 0.f, logits_.data(), Vo_);
 }
 
+// The backward runs the forward's stages in reverse; each writes the gradients of its own weights
+// (accumulating into grad) and leaves the gradient of its input in the d_* scratch for the next.
 CC_VECTOR_CLONES
 double BlasTransformer::backward(const float* w, const int64_t* targets, float* grad) {
-  const int64_t B = B_, T = T_, W3 = 3 * HE_, HD = H_ * D_, HHE = H_ * HE_;
-  if (B == 0) throw Error("BlasTransformer::backward before forward");
+  if (B_ == 0) throw Error("BlasTransformer::backward before forward");
   resize_backward();
-  const int iT = static_cast<int>(T), iD = static_cast<int>(D_), iHE = static_cast<int>(HE_);
-  const float scale = 1.f / std::sqrt(static_cast<float>(E_));
-  auto off = [&](const char* name) { return layout_.at(name).offset; };
-  const float* W_O1 = w + off("blocks.0.attn.W_O");
-  const float* W_K2 = w + off("blocks.1.attn.W_K");
-  const float* W_V2 = w + off("blocks.1.attn.W_V");
   std::fill(grad, grad + layout_.total, 0.f);  // every gemm below accumulates into grad (beta = 1)
+  const double loss = loss_backward(targets);
+  mlp_unembed_backward(w, grad);
+  value2_backward(w, grad);
+  pattern2_backward();
+  query2_backward(w, grad);
+  attention1_backward();
+  embed_backward(w, grad);
+  return loss;
+}
 
-  // Cross-entropy, mean over the batch: dlogits = (softmax − onehot) / B.
+// Cross-entropy, mean over the batch: dlogits = (softmax − onehot) / B.
+CC_VECTOR_CLONES
+double BlasTransformer::loss_backward(const int64_t* targets) {
+  const int64_t B = B_;
   std::vector<float>& dlogits = d_logits_;
   dlogits.assign(logits_.begin(), logits_.end());
   double loss = 0.0;
@@ -271,10 +294,15 @@ double BlasTransformer::backward(const float* w, const int64_t* targets, float* 
     row[y] -= 1.f;
     for (int64_t i = 0; i < Vo_; ++i) row[i] /= static_cast<float>(B);
   }
-  loss /= static_cast<double>(B);
+  return loss / static_cast<double>(B);
+}
 
-  // Unembedding and MLP: r2 = mid + act(mid W_in) W_out, logits = r2 W_U.
-  std::vector<float>&dr2 = d_r2_, &dpost = d_post_;
+// Unembedding and MLP (r2 = mid + act(mid W_in) W_out, logits = r2 W_U), then mid = r1 + z2 W_O2:
+// leaves dmid in d_r2_ and dz2 in d_z2_.
+CC_VECTOR_CLONES
+void BlasTransformer::mlp_unembed_backward(const float* w, float* grad) {
+  const int64_t B = B_;
+  std::vector<float>&dlogits = d_logits_, &dr2 = d_r2_, &dpost = d_post_;
   gemm(true, false, D_, Vo_, B, 1.f, r2_.data(), D_, dlogits.data(), Vo_, 1.f, grad + off("unembed.W_U"), Vo_);
   gemm(false, true, B, D_, Vo_, 1.f, dlogits.data(), Vo_, w + off("unembed.W_U"), Vo_, 0.f, dr2.data(), D_);
   gemm(true, false, M_, D_, B, 1.f, post_.data(), M_, dr2.data(), D_, 1.f, grad + off("blocks.1.mlp.W_out"), D_);
@@ -288,35 +316,43 @@ double BlasTransformer::backward(const float* w, const int64_t* targets, float* 
   std::vector<float>& dmid = dr2;  // the residual passes dr2 through; the MLP adds its part
   gemm(true, false, D_, M_, B, 1.f, mid_.data(), D_, dpost.data(), M_, 1.f, grad + off("blocks.1.mlp.W_in"), M_);
   gemm(false, true, B, D_, M_, 1.f, dpost.data(), M_, w + off("blocks.1.mlp.W_in"), M_, 1.f, dmid.data(), D_);
-
-  // mid = r1 + z2 W_O2.
-  std::vector<float>& dz2 = d_z2_;
   gemm(true, false, HE_, D_, B, 1.f, z2_.data(), HE_, dmid.data(), D_, 1.f, grad + off("blocks.1.attn.W_O"), D_);
-  gemm(false, true, B, HE_, D_, 1.f, dmid.data(), D_, w + off("blocks.1.attn.W_O"), D_, 0.f, dz2.data(), HE_);
+  gemm(false, true, B, HE_, D_, 1.f, dmid.data(), D_, w + off("blocks.1.attn.W_O"), D_, 0.f, d_z2_.data(), HE_);
+}
 
-  // z2 = xbar W_V + zbar W_okv (W_okv = W_O1 W_V), per head.
-  std::vector<float>&dxbar = d_xbar_, &dzbar = d_zbar_, &dwokv = d_wokv_;
+// z2 = xbar W_V + zbar W_okv (W_okv = W_O1 W_V), per head: dxbar, dzbar, dW_okv and W_V's part.
+CC_VECTOR_CLONES
+void BlasTransformer::value2_backward(const float* w, float* grad) {
+  const int64_t B = B_, HD = H_ * D_, HHE = H_ * HE_;
+  const float* W_V2 = w + off("blocks.1.attn.W_V");
   float* dWV2 = grad + off("blocks.1.attn.W_V");
-  std::fill(dwokv.begin(), dwokv.end(), 0.f);
+  std::fill(d_wokv_.begin(), d_wokv_.end(), 0.f);
   for (int64_t h = 0; h < H_; ++h) {
-    const float* dz = dz2.data() + h * E_;
+    const float* dz = d_z2_.data() + h * E_;
     gemm(true, false, D_, E_, B, 1.f, xbar_.data() + h * D_, HD, dz, HE_, 1.f, dWV2 + h * D_ * E_, E_);
-    gemm(true, false, HE_, E_, B, 1.f, zbar_.data() + h * HE_, HHE, dz, HE_, 0.f, dwokv.data() + h * E_, HE_);
-    gemm(false, true, B, D_, E_, 1.f, dz, HE_, W_V2 + h * D_ * E_, E_, 0.f, dxbar.data() + h * D_, HD);
-    gemm(false, true, B, HE_, E_, 1.f, dz, HE_, w_okv_.data() + h * E_, HE_, 0.f, dzbar.data() + h * HE_, HHE);
+    gemm(true, false, HE_, E_, B, 1.f, zbar_.data() + h * HE_, HHE, dz, HE_, 0.f, d_wokv_.data() + h * E_, HE_);
+    gemm(false, true, B, D_, E_, 1.f, dz, HE_, W_V2 + h * D_ * E_, E_, 0.f, d_xbar_.data() + h * D_, HD);
+    gemm(false, true, B, HE_, E_, 1.f, dz, HE_, w_okv_.data() + h * E_, HE_, 0.f, d_zbar_.data() + h * HE_, HHE);
   }
+}
 
-  // The attention of the last query, per sequence and head: scores x·a + z1·c, pattern p, and the
-  // weighted sums xbar, zbar. dx and dz1 collect the gradient of every position's x and z1.
-  std::vector<float>&dx = d_x_, &dz1 = d_z1_, &da = d_a2_, &dc = d_c2_, &ds = d_s_;
-  std::fill(dx.begin(), dx.end(), 0.f);
-  std::fill(dz1.begin(), dz1.end(), 0.f);
+// The attention of the last query, per sequence and head: scores x·a + z1·c, pattern p, and the
+// weighted sums xbar, zbar. d_x_ and d_z1_ start collecting the gradient of every position's x and z1;
+// d_a2_ and d_c2_ get the scores' gradient with respect to a and c.
+CC_VECTOR_CLONES
+void BlasTransformer::pattern2_backward() {
+  const int64_t B = B_, T = T_;
+  const int iT = static_cast<int>(T), iD = static_cast<int>(D_), iHE = static_cast<int>(HE_);
+  const float scale = 1.f / std::sqrt(static_cast<float>(E_));
+  std::vector<float>&dxbar = d_xbar_, &dzbar = d_zbar_, &da = d_a2_, &dc = d_c2_, &ds = d_s_;
+  std::fill(d_x_.begin(), d_x_.end(), 0.f);
+  std::fill(d_z1_.begin(), d_z1_.end(), 0.f);
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H_; ++h) {
       const float* X = x_.data() + b * T * D_;
       const float* Z = z1_.data() + b * T * HE_;
-      float* dX = dx.data() + b * T * D_;
-      float* dZ = dz1.data() + b * T * HE_;
+      float* dX = d_x_.data() + b * T * D_;
+      float* dZ = d_z1_.data() + b * T * HE_;
       const int64_t bh = b * H_ + h;
       const float* p = p2_.data() + bh * T;
       cblas_sgemv(CblasRowMajor, CblasNoTrans, iT, iD, 1.f, X, iD, dxbar.data() + bh * D_, 1, 0.f, ds.data(), 1);
@@ -329,10 +365,17 @@ double BlasTransformer::backward(const float* w, const int64_t* targets, float* 
       cblas_sger(CblasRowMajor, iT, iD, scale, ds.data(), 1, a2_.data() + bh * D_, 1, dX, iD);
       cblas_sger(CblasRowMajor, iT, iHE, scale, ds.data(), 1, c2_.data() + bh * HE_, 1, dZ, iHE);
     }
+}
 
-  // c = W_O1 a, a = W_K q2 (per head); W_okv = W_O1 W_V.
+// c = W_O1 a, a = W_K q2 (per head), W_okv = W_O1 W_V; then q2 = r1 W_Q2 and r1 = x[T-1] + z1[T-1] W_O1
+// (dr1 = dmid + dq2 W_Q2^T): W_O1's, W_K2's, W_Q2's and W_V2's parts, and the last position's dx, dz1.
+CC_VECTOR_CLONES
+void BlasTransformer::query2_backward(const float* w, float* grad) {
+  const int64_t B = B_, T = T_, HD = H_ * D_, HHE = H_ * HE_;
+  const float* W_O1 = w + off("blocks.0.attn.W_O");
+  const float* W_K2 = w + off("blocks.1.attn.W_K");
   float* dWO1 = grad + off("blocks.0.attn.W_O");
-  std::vector<float>& dq2 = d_q2_;
+  std::vector<float>&da = d_a2_, &dc = d_c2_, &dq2 = d_q2_, &dwokv = d_wokv_;
   for (int64_t h = 0; h < H_; ++h) {
     gemm(true, false, HE_, D_, B, 1.f, dc.data() + h * HE_, HHE, a2_.data() + h * D_, HD, 1.f, dWO1, D_);
     gemm(false, false, B, D_, HE_, 1.f, dc.data() + h * HE_, HHE, W_O1, D_, 1.f, da.data() + h * D_, HD);
@@ -343,26 +386,30 @@ double BlasTransformer::backward(const float* w, const int64_t* targets, float* 
   gemm(false, true, HE_, D_, HE_, 1.f, dwokv.data(), HE_, w_v2_.data(), HE_, 1.f, dWO1, D_);
   gemm(true, false, D_, HE_, HE_, 1.f, W_O1, D_, dwokv.data(), HE_, 0.f, d_wv2_.data(), HE_);
 
-  // q2 = r1 W_Q2; r1 = x[T-1] + z1[T-1] W_O1. dr1 = dmid + dq2 W_Q2^T.
   std::vector<float>&dwq2 = d_wq2_, &dr1 = d_r1_;
-  dr1.assign(dmid.begin(), dmid.end());
+  dr1.assign(d_r2_.begin(), d_r2_.end());  // dmid
   gemm(true, false, D_, HE_, B, 1.f, r1_.data(), D_, dq2.data(), HE_, 0.f, dwq2.data(), HE_);
   gemm(false, true, B, D_, HE_, 1.f, dq2.data(), HE_, w_q2_.data(), HE_, 1.f, dr1.data(), D_);
   gemm(true, false, HE_, D_, B, 1.f, z1_.data() + (T - 1) * HE_, T * HE_, dr1.data(), D_, 1.f, dWO1, D_);
-  gemm(false, true, B, HE_, D_, 1.f, dr1.data(), D_, W_O1, D_, 1.f, dz1.data() + (T - 1) * HE_, T * HE_);
+  gemm(false, true, B, HE_, D_, 1.f, dr1.data(), D_, W_O1, D_, 1.f, d_z1_.data() + (T - 1) * HE_, T * HE_);
   for (int64_t b = 0; b < B; ++b) {
-    float* dX = dx.data() + (b * T + T - 1) * D_;
+    float* dX = d_x_.data() + (b * T + T - 1) * D_;
     for (int64_t d = 0; d < D_; ++d) dX[d] += dr1[b * D_ + d];
   }
+}
 
-  // Layer-1 attention backward, per sequence and head -> dqkv1.
-  std::vector<float>&dqkv1 = d_qkv1_, &dP = d_p_;
+// Layer-1 attention backward, per sequence and head: dz1 -> d_qkv1_.
+CC_VECTOR_CLONES
+void BlasTransformer::attention1_backward() {
+  const int64_t B = B_, T = T_, W3 = 3 * HE_;
+  const float scale = 1.f / std::sqrt(static_cast<float>(E_));
+  std::vector<float>& dP = d_p_;
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H_; ++h) {
       const float* q = qkv1_.data() + b * T * W3 + h * E_;
       const float* P = p1_.data() + (b * H_ + h) * T * T;
-      const float* dz = dz1.data() + b * T * HE_ + h * E_;
-      float* dq = dqkv1.data() + b * T * W3 + h * E_;
+      const float* dz = d_z1_.data() + b * T * HE_ + h * E_;
+      float* dq = d_qkv1_.data() + b * T * W3 + h * E_;
       gemm(false, true, T, T, E_, 1.f, dz, HE_, q + 2 * HE_, W3, 0.f, dP.data(), T);  // dP = dz v^T
       gemm(true, false, T, E_, T, 1.f, P, T, dz, HE_, 0.f, dq + 2 * HE_, W3);         // dv = P^T dz
       for (int64_t t = 0; t < T; ++t) {
@@ -372,9 +419,15 @@ double BlasTransformer::backward(const float* w, const int64_t* targets, float* 
       gemm(false, false, T, E_, T, scale, dP.data(), T, q + HE_, W3, 0.f, dq, W3);  // dq = dS k / sqrt(E)
       gemm(true, false, T, E_, T, scale, dP.data(), T, q, W3, 0.f, dq + HE_, W3);   // dk = dS^T q / sqrt(E)
     }
+}
 
-  // The gathers: every (token, position) sends its q1/k1/v1 gradient to both tables, and its x
-  // gradient to W_E and W_pos directly.
+// The gathers: every (token, position) sends its q1/k1/v1 gradient to both tables, and its x
+// gradient to W_E and W_pos directly; the tables (tab_e = W_E w_all, tab_p = W_pos[:T] w_all) send
+// theirs to W_E, W_pos and w_all, which goes back to the heads' W_Q1, W_K1, W_V1 (with W_Q2's and
+// W_V2's collected above).
+CC_VECTOR_CLONES
+void BlasTransformer::embed_backward(const float* w, float* grad) {
+  const int64_t B = B_, T = T_, W3 = 3 * HE_;
   std::vector<float>&dtab_e = d_tab_e_, &dtab_p = d_tab_p_;
   std::fill(dtab_e.begin(), dtab_e.end(), 0.f);
   std::fill(dtab_p.begin(), dtab_p.end(), 0.f);
@@ -385,18 +438,17 @@ double BlasTransformer::backward(const float* w, const int64_t* targets, float* 
       const int64_t tok = tokens_[b * T + t];
       float* de = dtab_e.data() + tok * W3;
       float* dp = dtab_p.data() + t * W3;
-      const float* dqkv = dqkv1.data() + (b * T + t) * W3;
+      const float* dqkv = d_qkv1_.data() + (b * T + t) * W3;
       for (int64_t i = 0; i < W3; ++i) {
         de[i] += dqkv[i];
         dp[i] += dqkv[i];
       }
-      const float* dX = dx.data() + (b * T + t) * D_;
+      const float* dX = d_x_.data() + (b * T + t) * D_;
       for (int64_t d = 0; d < D_; ++d) {
         dWE[tok * D_ + d] += dX[d];
         dWpos[t * D_ + d] += dX[d];
       }
     }
-  // tab_e = W_E w_all, tab_p = W_pos[:T] w_all.
   std::vector<float>& dw_all = d_w_all_;
   gemm(true, false, D_, W3, V_, 1.f, w + off("embed.W_E"), D_, dtab_e.data(), W3, 0.f, dw_all.data(), W3);
   gemm(true, false, D_, W3, T, 1.f, w + off("pos_embed.W_pos"), D_, dtab_p.data(), W3, 1.f, dw_all.data(), W3);
@@ -416,9 +468,8 @@ double BlasTransformer::backward(const float* w, const int64_t* targets, float* 
   unplace("blocks.0.attn.W_Q", dw_all.data(), W3);
   unplace("blocks.0.attn.W_K", dw_all.data() + HE_, W3);
   unplace("blocks.0.attn.W_V", dw_all.data() + 2 * HE_, W3);
-  unplace("blocks.1.attn.W_Q", dwq2.data(), HE_);
+  unplace("blocks.1.attn.W_Q", d_wq2_.data(), HE_);
   unplace("blocks.1.attn.W_V", d_wv2_.data(), HE_);
-  return loss;
 }
 
 void BlasTransformer::logits(const float* w, const int64_t* tokens, int64_t N, int64_t T, float* out, int64_t chunk) {

@@ -41,6 +41,20 @@ class BlasTransformer {
   void prepare(const float* w, int64_t T);  // the per-step weight products (tables, W_O1·W_V2)
   void resize(int64_t B, int64_t T);
   void resize_backward();
+  int64_t off(const char* name) const { return layout_.at(name).offset; }  // a parameter's place in w
+  // The forward's stages, in order (blas_transformer.cpp), on the batch resize() set up.
+  void embed(const float* w);
+  void attention1();
+  void attention2(const float* w);
+  void mlp_unembed(const float* w);
+  // The backward's, in order: each adds its weights' gradients to grad and leaves its input's in d_*.
+  double loss_backward(const int64_t* targets);
+  void mlp_unembed_backward(const float* w, float* grad);
+  void value2_backward(const float* w, float* grad);
+  void pattern2_backward();
+  void query2_backward(const float* w, float* grad);
+  void attention1_backward();
+  void embed_backward(const float* w, float* grad);
 
   ModelConfig cfg_;
   ParamLayout layout_;

@@ -175,15 +175,9 @@ nlohmann::json attribution_figures(const std::string& dir, const AttributionSect
   return figures;
 }
 
-std::string attribution_markdown(const AttributionSection& att, const nlohmann::json& figures) {
-  std::ostringstream md;
-  md << "\n## Attribution: is a failing claim the paper's, or a choice it does not state?\n\n"
-     << "For each claim the default run does not support, every configuration of the paper's unstated choices measured "
-        "here (the attribution search's stages and the robustness sweep), with k of n seeds passing the claim's "
-        "per-seed "
-        "test. The design, the score, the stage sizes and the rules were committed before the first result "
-        "(the paper's assumptions.md, \"Attribution\"); the score's terms are in its paper.yaml.\n\n";
+namespace {
 
+void per_claim_md(std::ostream& md, const AttributionSection& att, const nlohmann::json& figures) {
   md << "### Per claim\n\n| claim | on `" << att.default_run << "` | attribution |\n| --- | --- | --- |\n";
   for (const auto& c : att.claims) {
     std::string extra;
@@ -192,7 +186,9 @@ std::string attribution_markdown(const AttributionSection& att, const nlohmann::
     md << "| " << c.id << " | " << claims::verdict_name(c.default_verdict) << " | " << c.sentence << extra << " |\n";
   }
   md << "\n" << figure_md(figures, "pass_rates");
+}
 
+void configurations_md(std::ostream& md, const AttributionSection& att) {
   md << "### Configurations and their scores\n\nScore: the distance of a run's outcomes to the paper's numbers "
         "(percentage points of accuracy: "
      << score_terms_text(att) << "; plus each phase's distance to its window per " << num(att.steps_per_point, "%.0f")
@@ -216,47 +212,62 @@ std::string attribution_markdown(const AttributionSection& att, const nlohmann::
        << c.seeds.size() << " | " << c.learned << " | " << num(c.score) << " | " << terms << " | "
        << (per_seed.empty() ? "–" : per_seed) << " |\n";
   }
+}
 
-  if (att.effects) {
-    const auto& e = *att.effects;
-    md << "\n### Stage 1: what each choice moves (main effects, sweep `" << e.sweep << "`)\n\n"
-       << "Each factor's effect: the mean over the runs at its high level minus the mean at its low level (each seed a "
-          "replicate), on the score (negative: closer to the paper), on the share of runs that learn the task, and on "
-          "the share of seeds passing each claim the default does not support. A main effect of this resolution-III "
-          "design is confounded with the two-factor interactions listed beside it.\n\n| factor | score | learned |";
-    const auto ids = effect_claims(e);
-    for (const auto& id : ids) md << " " << id << " |";
-    md << " aliased with |\n| --- | --- | --- |";
-    for (size_t i = 0; i < ids.size(); ++i) md << " --- |";
-    md << " --- |\n";
-    for (const auto& f : e.factors) {
-      md << "| `" << f.tag << "` | " << signed_num(f.score) << " | " << signed_num(f.learned) << " |";
-      for (const auto& id : ids) md << " " << signed_num(f.claims.at(id)) << " |";
-      md << " " << (f.aliases.empty() ? "–" : join(f.aliases)) << " |\n";
-    }
-    md << "\n" << figure_md(figures, "effects");
+void effects_md(std::ostream& md, const claims::Effects& e, const nlohmann::json& figures) {
+  md << "\n### Stage 1: what each choice moves (main effects, sweep `" << e.sweep << "`)\n\n"
+     << "Each factor's effect: the mean over the runs at its high level minus the mean at its low level (each seed a "
+        "replicate), on the score (negative: closer to the paper), on the share of runs that learn the task, and on "
+        "the share of seeds passing each claim the default does not support. A main effect of this resolution-III "
+        "design is confounded with the two-factor interactions listed beside it.\n\n| factor | score | learned |";
+  const auto ids = effect_claims(e);
+  for (const auto& id : ids) md << " " << id << " |";
+  md << " aliased with |\n| --- | --- | --- |";
+  for (size_t i = 0; i < ids.size(); ++i) md << " --- |";
+  md << " --- |\n";
+  for (const auto& f : e.factors) {
+    md << "| `" << f.tag << "` | " << signed_num(f.score) << " | " << signed_num(f.learned) << " |";
+    for (const auto& id : ids) md << " " << signed_num(f.claims.at(id)) << " |";
+    md << " " << (f.aliases.empty() ? "–" : join(f.aliases)) << " |\n";
   }
+  md << "\n" << figure_md(figures, "effects");
+}
 
-  if (att.selection) {
-    const auto& s = *att.selection;
-    md << "### Stage 2: the rows that go on to 5 seeds\n\nRanked by score (ties: more seeds learning, then the name): "
-       << join(s.ranking) << ". Chosen: **" << join(s.chosen) << "**, with " << all_low_row(att)
-       << (s.complete ? "" : " (provisional: not every screening seed is measured yet)") << ".";
-    if (s.confirm_sweep)
-      md << (s.confirm_matches ? " The sweep `" + *s.confirm_sweep + "` holds exactly these rows."
-                               : " **The sweep `" + *s.confirm_sweep +
-                                     "` does not hold these rows: its rows differ from the rule's choice.**");
-    md << "\n\n";
-  }
-  if (att.default_rule) {
-    const auto& r = *att.default_rule;
-    md << "### The rule for the default\n\nBest confirmed row: `" << r.best << "` (score " << num(r.best_score)
-       << ", learned " << r.best_learned << ") against `" << r.base << "` (score " << num(r.base_score) << ", learned "
-       << r.base_learned << "): Mann–Whitney U = " << num(r.test.u, "%.1f")
-       << ", one-sided p = " << num(r.test.p, "%.3f") << " (alpha " << num(r.alpha) << "). Outcome: **"
-       << (r.change ? "the default changes to it" : "the default stays") << "**"
-       << (r.complete ? "" : " (provisional: not every confirmation seed is measured yet)") << ".\n";
-  }
+void selection_md(std::ostream& md, const AttributionSection& att) {
+  const auto& s = *att.selection;
+  md << "### Stage 2: the rows that go on to 5 seeds\n\nRanked by score (ties: more seeds learning, then the name): "
+     << join(s.ranking) << ". Chosen: **" << join(s.chosen) << "**, with " << all_low_row(att)
+     << (s.complete ? "" : " (provisional: not every screening seed is measured yet)") << ".";
+  if (s.confirm_sweep)
+    md << (s.confirm_matches ? " The sweep `" + *s.confirm_sweep + "` holds exactly these rows."
+                             : " **The sweep `" + *s.confirm_sweep +
+                                   "` does not hold these rows: its rows differ from the rule's choice.**");
+  md << "\n\n";
+}
+
+void default_rule_md(std::ostream& md, const claims::DefaultChange& r) {
+  md << "### The rule for the default\n\nBest confirmed row: `" << r.best << "` (score " << num(r.best_score)
+     << ", learned " << r.best_learned << ") against `" << r.base << "` (score " << num(r.base_score) << ", learned "
+     << r.base_learned << "): Mann–Whitney U = " << num(r.test.u, "%.1f") << ", one-sided p = " << num(r.test.p, "%.3f")
+     << " (alpha " << num(r.alpha) << "). Outcome: **" << (r.change ? "the default changes to it" : "the default stays")
+     << "**" << (r.complete ? "" : " (provisional: not every confirmation seed is measured yet)") << ".\n";
+}
+
+}  // namespace
+
+std::string attribution_markdown(const AttributionSection& att, const nlohmann::json& figures) {
+  std::ostringstream md;
+  md << "\n## Attribution: is a failing claim the paper's, or a choice it does not state?\n\n"
+     << "For each claim the default run does not support, every configuration of the paper's unstated choices measured "
+        "here (the attribution search's stages and the robustness sweep), with k of n seeds passing the claim's "
+        "per-seed "
+        "test. The design, the score, the stage sizes and the rules were committed before the first result "
+        "(the paper's assumptions.md, \"Attribution\"); the score's terms are in its paper.yaml.\n\n";
+  per_claim_md(md, att, figures);
+  configurations_md(md, att);
+  if (att.effects) effects_md(md, *att.effects, figures);
+  if (att.selection) selection_md(md, att);
+  if (att.default_rule) default_rule_md(md, *att.default_rule);
   md << noise_md(att.noise);
   return md.str();
 }
