@@ -17,7 +17,7 @@ bool parse(const std::string& command, const std::string& usage, po::options_des
   desc.add_options()("help,h", "show this help");
   po::store(po::command_line_parser(args).options(desc).positional(positional).run(), vm);
   if (vm.count("help")) {
-    std::cout << "usage: claimcheck " << command << " " << usage << "\n\n" << desc << "\n";
+    std::cout << "usage: claimcheck " << command << " " << usage << "\n\n" << desc << "\n" << kExitCodes;
     return false;
   }
   po::notify(vm);

@@ -12,10 +12,22 @@ namespace cc::app {
 
 namespace po = boost::program_options;
 
+// The exit statuses of every command (kExitCodes below is the table --help prints, and the README's):
 constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;  // the command ran and found a problem (bad input, failed claim)
-constexpr int kExitUsage = 2;    // wrong flags
-constexpr int kExitSkip = 77;    // nothing could be checked here (ctest's SKIP_RETURN_CODE)
+constexpr int kExitFailure = 1;  // the command ran and found a problem (a failed claim, a broken input file)
+constexpr int kExitUsage = 2;    // wrong flags or flag values, a path given that does not exist
+// 3: report::kExitBaselineChanged; 75: sweep::kExitBusy (report/outcome.h, sweep/runner.h)
+constexpr int kExitSkip = 77;  // nothing could be checked here (ctest's SKIP_RETURN_CODE)
+constexpr const char* kExitCodes =
+    "exit status:\n"
+    "  0   done: every claim holds, or matches the baseline (expected findings included)\n"
+    "  1   a claim failed or could not be judged (without --baseline; --fail-on error: ERROR and INVALID "
+    "only),\n"
+    "      or an input file is broken (runs file, checkpoint, report): the message names it\n"
+    "  2   usage: a wrong flag or flag value, or a path given that does not exist\n"
+    "  3   with --baseline (and diff): an outcome moved from the baseline, or a claim was added or removed\n"
+    "  75  sweep: another process holds the sweep's lock\n"
+    "  77  every claim was skipped (ctest's SKIP_RETURN_CODE)\n";
 
 struct Subcommand {
   std::string name;

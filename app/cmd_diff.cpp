@@ -3,6 +3,7 @@
 //   baseline and a report), as a markdown table for a pull-request comment or $GITHUB_STEP_SUMMARY.
 //   Exit 0 when nothing changed, 3 when something did (report/baseline.h).
 #include <iostream>
+#include <set>
 
 #include "cli.h"
 #include "report/baseline.h"
@@ -29,8 +30,18 @@ int cmd_diff(const std::vector<std::string>& args) {
   const nlohmann::json& table = a.contains("tolerance") ? a : b.contains("tolerance") ? b : nlohmann::json();
   const report::Tolerance tol = report::tolerance_for(
       table.is_null() ? nlohmann::json{{"tolerance", report::default_tolerance()}} : table, platform);
-  const auto changes = report::compare_outcomes(a, b, tol);
+  // Only the claims AFTER has are compared (it may be a partial run); one of BEFORE's it lacks is
+  // "removed" only when its file is gone.
+  std::set<std::string> ids;
+  for (const auto& c : b.at("claims")) ids.insert(c["id"].get<std::string>());
+  const auto changes = report::compare_outcomes(a, b, tol, ids);
+  int not_run = 0;
+  for (const auto& c : a.at("claims")) not_run += ids.count(c["id"].get<std::string>()) == 0;
   std::cout << "### Changes from `" << before << "` to `" << after << "`\n\n" << report::changes_markdown(changes);
+  if (not_run > 0)
+    std::cout << "\n"
+              << not_run << " claim(s) of " << before << " are not in " << after
+              << " and were not compared (a claim whose file is gone is listed as removed).\n";
   return changes.empty() ? kExitOk : report::kExitBaselineChanged;
 }
 

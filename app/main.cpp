@@ -7,6 +7,7 @@
 #include "train/runtime.h"
 #include "util/error.h"
 #include "util/platform.h"
+#include "util/registry.h"
 
 namespace {
 
@@ -43,7 +44,7 @@ void version(std::ostream& os) {
 void usage(std::ostream& os) {
   os << "usage: claimcheck <command> [options]   (claimcheck <command> --help for its options)\n\ncommands:\n";
   for (const auto& s : subcommands()) os << "  " << s.name << std::string(10 - s.name.size(), ' ') << s.summary << "\n";
-  os << "\n  --version version, commit, build type, libtorch and BLAS of this binary\n";
+  os << "\n  --version version, commit, build type, libtorch and BLAS of this binary\n\n" << cc::app::kExitCodes;
 }
 
 }  // namespace
@@ -86,7 +87,9 @@ int main(int argc, char** argv) {
       return cc::app::kExitFailure;
     }
   }
-  std::cerr << "claimcheck: unknown command '" << name << "'\n";
+  std::vector<std::string> names;
+  for (const auto& s : subcommands()) names.push_back(s.name);
+  std::cerr << "claimcheck: unknown command '" << name << "'" << cc::did_you_mean(name, names) << "\n";
   usage(std::cerr);
   return cc::app::kExitUsage;
 }

@@ -1,8 +1,9 @@
 """CITATION.cff parses as YAML, carries the keys the Citation File Format 1.2.0 requires, names the
 paper claimcheck verifies, and states the version CMakeLists.txt builds; LICENSE is the MIT text;
-CHANGELOG.md has a section for that version, and where the checkout has the tag vVERSION (a shallow
-clone may have no tags), HEAD descends from it.
-usage: citation_check.py SOURCE_DIR"""
+CHANGELOG.md's newest release is that version, `claimcheck --version` prints it, and where the
+checkout has the tag vVERSION (a shallow clone may have no tags), HEAD descends from it; a tag
+CHANGELOG.md names exists (where the checkout has tags at all).
+usage: citation_check.py SOURCE_DIR [CLAIMCHECK]"""
 import re
 import subprocess
 import sys
@@ -30,8 +31,20 @@ if not any("2605.31497" in v for v in ids):
 if "MIT License" not in open(f"{src}/LICENSE").read():
     problems.append("LICENSE: not the MIT text")
 changelog = open(f"{src}/CHANGELOG.md", encoding="utf-8").read()
-if not re.search(rf"^## {re.escape(version)}\b", changelog, re.M):
-    problems.append(f"CHANGELOG.md: no section '## {version}' for the version CMakeLists.txt builds")
+releases = re.findall(r"^## ([0-9]+\.[0-9]+\.[0-9]+)\b", changelog, re.M)
+if not releases or releases[0] != version:
+    problems.append(f"CHANGELOG.md: its newest release is {releases[:1]}, CMakeLists.txt builds {version}")
+if len(sys.argv) > 2:
+    out = subprocess.run([sys.argv[2], "--version"], capture_output=True, text=True).stdout
+    if not out.startswith(f"claimcheck {version}\n"):
+        problems.append(f"claimcheck --version prints {out.splitlines()[:1]}, CMakeLists.txt builds {version}")
+try:
+    tags = subprocess.run(["git", "-C", src, "tag"], capture_output=True, text=True).stdout.split()
+except OSError:
+    tags = []
+for named in sorted(set(re.findall(r"`(v[0-9]+\.[0-9]+\.[0-9]+)`", changelog))):
+    if tags and named not in tags:
+        problems.append(f"CHANGELOG.md names the tag {named}, which this repository does not have")
 tag = f"v{version}"
 try:
     tagged = subprocess.run(["git", "-C", src, "rev-parse", "-q", "--verify", f"refs/tags/{tag}"],

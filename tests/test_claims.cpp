@@ -9,6 +9,7 @@
 #include <set>
 
 #include "claims/verifier.h"
+#include "report/outcome.h"
 #include "report/report.h"
 #include "train/runtime.h"
 
@@ -262,9 +263,12 @@ TEST(Verifier, BrokenFileIsAnErrorAndTheOthersStillRun) {
   EXPECT_EQ(results[1].verdict, Verdict::Skipped);
   EXPECT_EQ(results[2].verdict, Verdict::Error);
   EXPECT_NE(results[2].reason.find("duplicate claim id 'X1'"), std::string::npos);
-  EXPECT_EQ(exit_code(results, false), 1);
-  EXPECT_EQ(exit_code(results, true), 1);
-  EXPECT_EQ(exit_code({results[1]}, false), kExitSkipped);
+  report::ReportContext ctx;
+  ctx.fail_on = "any";
+  EXPECT_EQ(report::exit_status(report::make_report(results, ctx)), 1);
+  ctx.fail_on = "error";
+  EXPECT_EQ(report::exit_status(report::make_report(results, ctx)), 1);
+  EXPECT_EQ(report::exit_status(report::make_report({results[1]}, ctx)), kExitSkipped);
 }
 
 TEST(Verifier, TrainsOnceThenServesFromCacheAndTheControlCatchesAWeakRule) {
@@ -359,7 +363,8 @@ TEST(Verifier, TrainsOnceThenServesFromCacheAndTheControlCatchesAWeakRule) {
   EXPECT_EQ(found.baseline->changes[0].kind, "regression");
   EXPECT_EQ(found.baseline->expected, std::set<std::string>{"T-weak"});
   EXPECT_NE(report::to_markdown(found).find("| T-learns | **regression** |"), std::string::npos);
-  EXPECT_NE(report::to_junit(found).find("<failure message=\"FAIL"), std::string::npos);
+  EXPECT_NE(report::to_junit(found).find("<failure message=\"changed from the baseline: regression"),
+            std::string::npos);
 }
 
 TEST(Verifier, RunsFileErrorsAreLocated) {

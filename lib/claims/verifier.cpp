@@ -503,17 +503,6 @@ std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const
   return results;
 }
 
-int exit_code(const std::vector<ClaimResult>& results, bool errors_only) {
-  bool any_bad = false, all_skipped = !results.empty();
-  for (const auto& r : results) {
-    if (r.verdict != Verdict::Skipped) all_skipped = false;
-    if (r.verdict == Verdict::Error || r.verdict == Verdict::Invalid) any_bad = true;
-    if (!errors_only && (r.verdict == Verdict::Fail || r.verdict == Verdict::Inconclusive)) any_bad = true;
-  }
-  if (any_bad) return 1;
-  return all_skipped ? kExitSkipped : 0;
-}
-
 namespace {
 
 nlohmann::json seed_json(const SeedResult& s) {

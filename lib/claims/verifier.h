@@ -86,9 +86,8 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const analysis::Registry& registry,
                                     const catalogue::Runs& runs, catalogue::RunStore& store, const VerifyOptions& opts);
 
-// Process exit code for a set of results: 0 all PASS (skips allowed), 77 all SKIPPED,
-// 1 otherwise. With errors_only, FAIL and INCONCLUSIVE do not count (reporting mode).
-int exit_code(const std::vector<ClaimResult>& results, bool errors_only);
+// The exit status of a verification whose every claim was skipped (ctest's SKIP_RETURN_CODE); the
+// statuses and the rule that gives them: report/outcome.h.
 constexpr int kExitSkipped = 77;
 
 nlohmann::json to_json(const ClaimResult& r);

@@ -252,8 +252,9 @@ std::vector<Change> compare_outcomes(const nlohmann::json& before, const nlohman
     if (!y) {
       // Outside a partial run, a claim is removed only when its file is gone.
       const std::string file = x->value("file", "");
-      if (compared_ids.empty() || (!file.empty() && !std::filesystem::exists(file)))
-        out.push_back({id, "removed", outcome(*x), "—", file.empty() ? "" : file + " is gone"});
+      const bool gone = !file.empty() && !std::filesystem::exists(file);
+      if (compared_ids.empty() || gone)
+        out.push_back({id, "removed", outcome(*x), "—", gone ? file + " is gone" : "not in the newer outcomes"});
       continue;
     }
     const std::string va = (*x)["verdict"], vb = (*y)["verdict"];
@@ -357,7 +358,25 @@ nlohmann::json read_outcomes(const std::string& path) {
       }
     }
   }
+  // A baseline's claim files are relative to its own folder (with_files_relative_to): resolved here,
+  // so that whether a file still exists does not depend on where claimcheck runs.
+  if (j.value("format", "") == kBaselineFormat) {
+    const std::filesystem::path dir = std::filesystem::absolute(path).parent_path();
+    for (auto& c : j["claims"])
+      if (c.contains("file") && c["file"].is_string() &&
+          std::filesystem::path(c["file"].get<std::string>()).is_relative())
+        c["file"] = (dir / c["file"].get<std::string>()).lexically_normal().string();
+  }
   return j;
+}
+
+nlohmann::json with_files_relative_to(nlohmann::json baseline, const std::string& baseline_path) {
+  const std::filesystem::path dir = std::filesystem::absolute(baseline_path).parent_path().lexically_normal();
+  for (auto& c : baseline["claims"])
+    if (c.contains("file") && c["file"].is_string())
+      c["file"] =
+          std::filesystem::absolute(c["file"].get<std::string>()).lexically_normal().lexically_relative(dir).string();
+  return baseline;
 }
 
 }  // namespace cc::report

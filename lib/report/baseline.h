@@ -69,7 +69,12 @@ nlohmann::json default_tolerance();
 // Reads a report.json or baseline file; throws cc::Error naming the file.
 // Checks what a baseline is read for: a known "format" if any, unique ids, known verdicts, and each
 // tolerance a number in [0, kMaxTolerance*]. Throws cc::Error naming the file and the entry.
+// A baseline's relative claim files are resolved against its own folder (with_files_relative_to), so
+// the comparison does not depend on the working directory; a report's are left as written.
 nlohmann::json read_outcomes(const std::string& path);
+// `baseline` with each claim's file relative to the folder of `baseline_path`, where it will be
+// written (paths relative to the working directory now, as the verification was given them).
+nlohmann::json with_files_relative_to(nlohmann::json baseline, const std::string& baseline_path);
 
 constexpr const char* kBaselineFormat = "claimcheck-baseline/1";
 constexpr const char* kReportFormat = "claimcheck-report/1";

@@ -228,7 +228,10 @@ BaselineComparison compare_with_baseline(const Report& report, const nlohmann::j
       compare_outcomes(baseline, nlohmann::json::parse(to_json(report).dump()), tolerance_for(baseline, platform), ids);
   // An expected failure: the baseline records this claim with the same FAIL or INCONCLUSIVE verdict.
   std::map<std::string, std::string> recorded;
-  for (const auto& c : baseline.at("claims")) recorded[c["id"]] = c["verdict"];
+  for (const auto& c : baseline.at("claims")) {
+    recorded[c["id"]] = c["verdict"];
+    b.not_run += ids.count(c["id"].get<std::string>()) == 0;
+  }
   for (const auto& r : report.claims) {
     const auto it = recorded.find(r.id);
     const std::string v = claims::verdict_name(r.verdict);
@@ -297,7 +300,9 @@ void md_changes(std::ostream& md, const Report& rep) {
   md << "## Changes from the baseline\n\n";
   if (rep.baseline) {
     const auto& b = *rep.baseline;
-    md << "Compared with `" << b.file << "` (tolerance for `" << b.platform << "`): ";
+    md << "Compared with `" << b.file << "` (the tolerance of platform `" << b.platform << "`"
+       << (b.not_run > 0 ? "; " + std::to_string(b.not_run) + " of its claims not run here, not compared" : "")
+       << "): ";
     if (b.changes.empty()) {
       md << "none.\n\n";
     } else {
@@ -526,50 +531,6 @@ std::string to_markdown(const Report& rep) {
   return fixed(md.str());
 }
 
-std::string to_junit(const Report& rep) {
-  std::ostringstream x;
-  auto counts = verdict_counts(rep.claims);  // every test: the paper's claims and its positive controls
-  for (const auto& [v, n] : verdict_counts(rep.claims, true)) counts[v] += n;
-  int failures = 0;
-  for (const auto& r : rep.claims)
-    if ((r.verdict == claims::Verdict::Fail || r.verdict == claims::Verdict::Inconclusive) && !is_expected(rep, r))
-      ++failures;
-  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"claimcheck\" tests=\""
-    << rep.claims.size() << "\" failures=\"" << failures << "\" errors=\"" << counts.at("ERROR") + counts.at("INVALID")
-    << "\" skipped=\"" << counts.at("SKIPPED") << "\" time=\"" << rep.context.wall_s << "\">\n";
-  for (const auto& r : rep.claims) {
-    const std::string verdict = claims::verdict_name(r.verdict);
-    const bool expected = is_expected(rep, r);
-    x << "  <testcase name=\"claim." << xml_escape(r.id) << "\" classname=\"claims."
-      << xml_escape(r.loaded ? r.claim.section : "unloaded") << "\" time=\"" << r.seconds << "\">\n";
-    x << "    <properties>\n      <property name=\"verdict\" value=\"" << verdict << "\"/>\n";
-    if (expected) x << "      <property name=\"expected\" value=\"true\"/>\n";
-    if (!r.seeds.empty()) {
-      x << "      <property name=\"measured\" value=\"" << r.measured << "\"/>\n";
-      x << "      <property name=\"ci_low\" value=\"" << r.measured_ci.low << "\"/>\n";
-      x << "      <property name=\"ci_high\" value=\"" << r.measured_ci.high << "\"/>\n";
-    }
-    if (r.loaded && r.claim.reported)
-      x << "      <property name=\"reported\" value=\"" << *r.claim.reported << "\"/>\n";
-    if (r.loaded) x << "      <property name=\"rule\" value=\"" << xml_escape(r.claim.rule.describe()) << "\"/>\n";
-    x << "    </properties>\n";
-    const std::string reason = xml_escape(r.reason);
-    // An expected FAIL (in the baseline) is a finding of this reproduction, not a broken build: the test
-    // passes, and the finding stays in the output.
-    if (expected)
-      x << "    <system-out>expected " << verdict << " (in the baseline): " << reason << "</system-out>\n";
-    else if (verdict == "FAIL" || verdict == "INCONCLUSIVE")
-      x << "    <failure message=\"" << verdict << ": " << reason << "\"/>\n";
-    else if (verdict == "ERROR" || verdict == "INVALID")
-      x << "    <error message=\"" << verdict << ": " << reason << "\"/>\n";
-    else if (verdict == "SKIPPED")
-      x << "    <skipped message=\"" << reason << "\"/>\n";
-    x << "  </testcase>\n";
-  }
-  x << "</testsuite>\n</testsuites>\n";
-  return fixed(x.str());
-}
-
 std::string summary_lines(const Report& rep) {
   std::ostringstream s;
   for (const auto& r : rep.claims) {
@@ -600,6 +561,7 @@ std::string summary_lines(const Report& rep) {
     const size_t changed = rep.baseline->changes.size();
     s << "; against " << rep.baseline->file << ": "
       << (changed == 0 ? std::string("no change") : std::to_string(changed) + " change(s)");
+    if (rep.baseline->not_run > 0) s << " (" << rep.baseline->not_run << " of its claims not run here)";
   }
   s << "\n";
   return fixed(s.str());

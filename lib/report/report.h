@@ -26,6 +26,11 @@ struct ReportContext {
   nlohmann::json paper;  // {title, authors, arxiv} from paper.yaml beside runs.yaml; null: not given
   std::string command;
   std::string budget;
+  // The paper's folder name (the runs file's folder: papers/NAME): the JUnit suite, and the PAPER of the
+  // ctest names claim.PAPER.ID the test cases carry. Empty: "claimcheck".
+  std::string paper_name;
+  // verify's --fail-on: "any" (a FAIL or INCONCLUSIVE fails the run) or "error" (only ERROR, INVALID).
+  std::string fail_on = "any";
   double wall_s = 0;
   nlohmann::json runtime;                      // train::runtime_info()
   const catalogue::Runs* runs = nullptr;       // for the unstated-choices table
@@ -41,6 +46,7 @@ struct BaselineComparison {
   std::string platform;  // whose tolerance was applied ("cpu", "cpu-unpinned", "cuda")
   std::vector<Change> changes;
   std::set<std::string> expected;  // claims whose FAIL/INCONCLUSIVE the baseline records: expected failures
+  int not_run = 0;                 // claims of the baseline this (partial) run did not measure: not compared
 };
 
 struct Report {

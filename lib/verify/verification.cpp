@@ -123,6 +123,8 @@ Result verify(const Request& req) {
 
   ctx.command = req.command;
   ctx.budget = catalogue::tier_name(req.store.budget);
+  ctx.paper_name = fs::absolute(req.runs_path).lexically_normal().parent_path().filename().string();
+  ctx.fail_on = req.fail_on;
   ctx.runtime = train::runtime_info();
   ctx.runtime["device"] = req.device;
   ctx.runs = &runs;

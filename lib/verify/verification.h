@@ -36,6 +36,7 @@ struct Request {
   std::string baseline_file;             // compared with when set (report::read_outcomes)
   std::string platform;                  // whose tolerance the comparison applies: cpu | cpu-unpinned | cuda...
   std::string command;                   // for the report's header
+  std::string fail_on = "any";           // any | error: what counts against the exit status (report/outcome.h)
   std::string device = "cpu";            // as given (cpu | cuda | cuda:N), for the report's runtime
 };
 

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# ctest cli.exit_codes: each exit status of the table every --help prints (app/cli.h kExitCodes), from
+# the command that gives it, run from a scratch working directory (a baseline's claim files resolve
+# against its own folder, not the cwd); and junit.xml agreeing with each: a pipeline that reads the
+# exit code and one that reads junit.xml go red together. Usage: exit_codes.sh CLAIMCHECK SOURCE_DIR
+set -euo pipefail
+cc=$1 src=$2
+w=$(mktemp -d "${TMPDIR:-/tmp}/claimcheck-exit.XXXXXX")
+trap 'rm -rf "$w"' EXIT
+cd "$w"
+P=$src/papers/assign_and_add
+G1=$P/claims/s4_generalization/G1.yaml G3=$P/claims/s4_generalization/G3.yaml
+fail() {
+  echo "FAIL: $1"
+  exit 1
+}
+# expect STATUS REPORT_DIR|- COMMAND...: the exit status, and junit.xml's failures + errors > 0 exactly
+# when the status is neither 0 nor 77.
+expect() {
+  local want=$1 report=$2 got=0
+  shift 2
+  "$@" > "$w/out" 2>&1 || got=$?
+  [ "$got" -eq "$want" ] || { cat "$w/out"; fail "exit $got, expected $want: $*"; }
+  [ "$report" = - ] && return 0
+  python3 - "$report/junit.xml" "$got" <<'PY' || fail "junit.xml disagrees with exit $got: $*"
+import sys, xml.etree.ElementTree as ET
+suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
+red = int(suite.get("failures")) + int(suite.get("errors")) > 0
+sys.exit(0 if red == (int(sys.argv[2]) not in (0, 77)) else 1)
+PY
+}
+expect 0 "$w/r0" "$cc" verify "$G1" --baseline "$P/expected.json" --report "$w/r0"
+grep -q 'testcase name="claim.assign_and_add.G1"' "$w/r0/junit.xml" || fail "junit.xml lacks ctest's name"
+grep -q "1 change" "$w/out" && fail "a subset run reported a removed claim"
+expect 1 "$w/r1" "$cc" verify "$G3" --report "$w/r1"
+expect 0 "$w/r1e" "$cc" verify "$G3" --fail-on error --report "$w/r1e"
+expect 0 "$w/r3e" "$cc" verify "$G3" --baseline "$P/expected.json" --report "$w/r3e"  # an expected FAIL
+expect 2 - "$cc" verify --no-such-flag
+expect 2 - "$cc" verify "$G1" --budget gpus --report "$w/x"
+expect 2 - "$cc" verify "$P/claims/no_such_claim.yaml" --report "$w/x"
+expect 2 - "$cc" verify "$G1" --fail-on some --report "$w/x"
+expect 2 - "$cc" frobnicate
+# A baseline that records G1 as failing: G1's PASS is an unexpected pass.
+python3 - "$P/expected.json" "$w/edited.json" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+for c in d["claims"]:
+    c["file"] = os.path.join(os.path.dirname(sys.argv[1]), c["file"])  # absolute: the copy lives elsewhere
+    if c["id"] == "G1":
+        c["verdict"] = "FAIL"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 3 "$w/r3" "$cc" verify "$G1" --baseline "$w/edited.json" --report "$w/r3"
+grep -q "unexpected pass" "$w/r3/junit.xml" || fail "junit.xml does not name the change"
+expect 77 "$w/r77" "$cc" verify "$P/claims/repro/R2.yaml" --report "$w/r77"
+"$cc" verify --help | grep -q "^  77 " || fail "verify --help lists no exit status table"
+echo "exit codes: ok"
