@@ -91,6 +91,16 @@ fresh
 rm "$W/f/sweeps/pair_fraction/summary.jsonl"
 check deleted_summary.verify_G6 "pair_fraction/summary.jsonl: missing \(listed in" verify "$SRC/papers/assign_and_add/claims/s4_sweeps/G6.yaml"
 
+# The same deletions with their manifest lines deleted too: runs.yaml still commits them (this
+# turned D2a FAIL -> PASS with exit 0, and G6 SKIPPED).
+fresh
+own "$W/f/MANIFEST.sha256" && sed -i '/default\/seed2\//d' "$W/f/MANIFEST.sha256" && rm -r "$W/f/default/seed2"
+check unlisted_seed.verify_D2a "default/seed2: missing: .*commits run 'default' seed 2" verify "$SRC/papers/assign_and_add/claims/s6_dynamics/D2a.yaml"
+fresh
+own "$W/f/MANIFEST.sha256" && sed -i '/sweeps\/pair_fraction\/summary.jsonl/d' "$W/f/MANIFEST.sha256"
+rm "$W/f/sweeps/pair_fraction/summary.jsonl"
+check unlisted_summary.verify_G6 "summary.jsonl: missing \(runs.yaml commits sweep 'pair_fraction'\)" verify "$SRC/papers/assign_and_add/claims/s4_sweeps/G6.yaml"
+
 # A symlink loop in place of run.json is listed as a problem, not an "internal error" abort.
 fresh
 rm "$W/f/default/seed0/run.json" && ln -s run.json "$W/f/default/seed0/run.json"

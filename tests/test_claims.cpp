@@ -539,3 +539,52 @@ TEST(ClaimFile, FolderDefaultsFillWhatAClaimLeavesOutAndNameTheirOwnLines) {
     EXPECT_NE(std::string(e.what()).find("'not-an-id' must be an arXiv id"), std::string::npos) << e.what();
   }
 }
+
+// A paper module's kinds read the runs of its own task families only: measured on a checkpoint of
+// another family, each refuses it (cc::Error naming both families) before reading it. Before, M9's
+// qk_previous_position indexed Assign and Add's positions in a grokking model's 3-position table (a
+// read past the buffer that decided a verdict). Every kind of every module, on every other paper's run.
+TEST(Kinds, EveryModuleKindRefusesTheRunsOfAnotherTaskFamily) {
+  const auto dir = fresh_dir("families");
+  std::ofstream(dir + "/runs.yaml")
+      << "runs:\n  tiny:\n    seeds: [0]\n    tier: cpu\n    config:\n"
+         "      task: {family: modular_addition, modulus: 13, train_fraction: 0.5, split_seed: 3}\n"
+         "      model: {n_layers: 1, mlp_layers: [0], d_model: 32, n_heads: 2, d_head: 16, d_mlp: 64, activation: "
+         "relu, output_vocab: numbers, init_std: 0.17}\n"
+         "      train: {batch: full, steps: 12, lr: 1.0e-2, weight_decay: 1.0, beta1: 0.9, beta2: 0.98, eps: 1.0e-8}\n";
+  const Runs grokking = Runs::load(dir + "/runs.yaml");
+  std::vector<train::Checkpoint> checkpoints;
+  for (const RunSpec* spec : {test_runs().find("tiny"), grokking.find("tiny")}) {
+    train::Checkpoint ck;
+    ck.path = dir + "/" + spec->config.family + ".safetensors";
+    ck.config = spec->for_seed(0);
+    ck.model = std::make_shared<model::Transformer>(ck.config.model);
+    ck.model->init(0);
+    checkpoints.push_back(std::move(ck));
+  }
+  ASSERT_NE(checkpoints[0].config.family, checkpoints[1].config.family);
+  const auto& reg = analysis::builtin_registry();
+  const nlohmann::json params = nlohmann::json::object();  // refused before the parameters are read
+  int refused = 0;
+  for (const auto& name : reg.names()) {
+    const auto& k = *reg.find(name);
+    const bool from_module = reg.origin(name).rfind("papers/", 0) == 0;
+    EXPECT_EQ(from_module, !k.families.empty()) << name << " from " << reg.origin(name);
+    if (k.families.empty() || !k.measure) continue;
+    int others = 0;
+    for (const auto& ck : checkpoints) {
+      if (std::find(k.families.begin(), k.families.end(), ck.config.family) != k.families.end()) continue;
+      ++others;
+      try {
+        k.measure({ck, params});
+        ADD_FAILURE() << name << " measured a run of task family '" << ck.config.family << "'";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("is of task family '" + ck.config.family + "'"), std::string::npos)
+            << name << ": " << e.what();
+        ++refused;
+      }
+    }
+    EXPECT_GE(others, 1) << name << " reads every family these tests know";
+  }
+  EXPECT_GE(refused, 20);  // both modules' checkpoint kinds (25 when written), each refused above
+}

@@ -9,7 +9,12 @@ namespace {
 
 struct ModuleKinds {
   std::mutex mu;
-  std::vector<std::pair<std::string, std::function<void(Registry&)>>> adders;  // {origin, add}
+  struct Adder {
+    std::string origin;
+    std::function<std::vector<std::string>()> families;
+    std::function<void(Registry&)> add;
+  };
+  std::vector<Adder> adders;
   bool built = false;
 };
 
@@ -26,9 +31,9 @@ Registry& build() {
   register_sweep(r);
   auto& m = module_kinds();
   std::lock_guard<std::mutex> lock(m.mu);
-  for (const auto& [origin, add] : m.adders) {
-    r.set_origin(origin);
-    add(r);
+  for (const auto& a : m.adders) {
+    r.set_origin(a.origin, a.families());
+    a.add(r);
   }
   m.built = true;
   r.freeze("the kinds were first read");
@@ -37,14 +42,15 @@ Registry& build() {
 
 }  // namespace
 
-void add_module_kinds(const std::string& origin, std::function<void(Registry&)> add) {
+void add_module_kinds(const std::string& origin, std::function<std::vector<std::string>()> families,
+                      std::function<void(Registry&)> add) {
   auto& m = module_kinds();
   std::lock_guard<std::mutex> lock(m.mu);
   if (m.built)
     throw Error("measurement kinds from " + origin +
                 " are registered after the registry was frozen (the kinds were first read): a module registers "
                 "at start-up, before any claim is read");
-  m.adders.emplace_back(origin, std::move(add));
+  m.adders.push_back({origin, std::move(families), std::move(add)});
 }
 
 const Registry& builtin_registry() {

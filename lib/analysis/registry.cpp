@@ -1,10 +1,30 @@
 #include "analysis/registry.h"
 
+#include <algorithm>
 #include <set>
 
+#include "train/family.h"
 #include "util/error.h"
 
 namespace cc::analysis {
+namespace {
+
+// `kind`'s measure, refusing a checkpoint whose task family the kind does not read: a kind written for
+// one paper's task would otherwise index that task's positions and vocabulary in another's model.
+MeasurementKind::CheckpointMeasure refusing_other_families(const MeasurementKind& kind, const std::string& origin) {
+  return [inner = kind.measure, families = kind.families, name = kind.name, origin](const MeasureInput& in) {
+    const std::string family = train::family_of(in.checkpoint.config).name;
+    if (std::find(families.begin(), families.end(), family) == families.end()) {
+      std::string list;
+      for (const auto& f : families) list += (list.empty() ? "'" : ", '") + f + "'";
+      throw Error(in.checkpoint.path + ": measurement kind '" + name + "' (" + origin + ") reads runs of task family " +
+                  list + "; run '" + in.checkpoint.config.name + "' is of task family '" + family + "'");
+    }
+    return inner(in);
+  };
+}
+
+}  // namespace
 
 nlohmann::json no_params(ObjectReader r) {
   r.finish();
@@ -30,6 +50,8 @@ void Registry::add(MeasurementKind kind) {
     throw Error("measurement kind '" + name + "' from " + origin_ + ": a kind's name is snake_case");
   if (kind.subject == Subject::Theory && kind.theory.empty())
     throw Error("theory kind '" + name + "' from " + origin_ + " names no model");
+  if (kind.families.empty()) kind.families = families_;
+  if (!kind.families.empty() && kind.measure) kind.measure = refusing_other_families(kind, origin_);
   kinds_.add(name, std::move(kind), origin_);
 }
 

@@ -99,6 +99,11 @@ struct MeasurementKind {
   std::string theory;            // Subject::Theory: the model's name, as the claim's subject names it
   TheoryMeasure measure_theory;  // Subject::Theory
   std::vector<HookRead> reads;   // what the kind reads through MeasureInput::activations, for any parameters
+  // The task families whose runs the kind can read (train/family.h). Empty: any run (the engine's
+  // kinds, which read a run only through its family's interface). A paper module's kinds get the
+  // module's own families unless they name others; Registry::add makes `measure` refuse (cc::Error,
+  // naming both) a checkpoint of any other family before it reads a byte of it.
+  std::vector<std::string> families;
 
  private:
   MeasurementKind(std::string kind_name, Statistic stat, Subject kind_subject, std::string what)
@@ -123,8 +128,12 @@ void add_modes(Registry& r, const MeasurementKind::CheckpointMeasure& measure,
 // frozen registry takes no more.
 class Registry {
  public:
-  // Entries added from now on come from `origin` (the engine, or papers/NAME/module).
-  void set_origin(std::string origin) { origin_ = std::move(origin); }
+  // Entries added from now on come from `origin` (the engine, or papers/NAME/module), and read the runs
+  // of `families` unless they name their own (MeasurementKind::families; empty: any run).
+  void set_origin(std::string origin, std::vector<std::string> families = {}) {
+    origin_ = std::move(origin);
+    families_ = std::move(families);
+  }
   void add(MeasurementKind kind);  // throws on a name that is not snake_case, a duplicate, or when frozen
   const MeasurementKind* find(const std::string& name) const { return kinds_.find(name); }
   std::string unknown_message(const std::string& name) const { return kinds_.unknown_message(name); }
@@ -136,6 +145,7 @@ class Registry {
  private:
   NamedRegistry<MeasurementKind> kinds_{"measurement kind"};
   std::string origin_ = "the engine (lib/analysis)";
+  std::vector<std::string> families_;
 };
 
 // The registry with the engine's kinds and every paper module's (add_module_kinds), built and frozen
@@ -143,6 +153,9 @@ class Registry {
 const Registry& builtin_registry();
 // A paper module's kinds (papers/NAME/module, origin names it): `add` is called on the registry when it
 // is built. cc::Error once builtin_registry() has been built.
-void add_module_kinds(const std::string& origin, std::function<void(Registry&)> add);
+// `families`: the module's task families, read when the registry is built (so a module may register
+// its families after its kinds); its kinds read those runs only (MeasurementKind::families).
+void add_module_kinds(const std::string& origin, std::function<std::vector<std::string>()> families,
+                      std::function<void(Registry&)> add);
 
 }  // namespace cc::analysis

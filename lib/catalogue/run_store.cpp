@@ -107,6 +107,15 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
         provenance_of(dir, 0, 0.0, *ck);  // made here: no training
     return ck;
   }
+  // In a committed fixtures tree (one with a manifest), a seed runs.yaml commits whose folder is gone
+  // (deleted with its manifest lines) is an error where this budget cannot train it: never a seed
+  // that is merely "not available", which would let the other seeds decide the verdict.
+  const bool cannot_train = opts_.budget < spec.tier || (spec.tier == Tier::Gpu && opts_.device.is_cpu());
+  if (cannot_train && fixtures_committed() && commits(spec) && !fixture_present(spec, seed))
+    throw Error(fixture_dir(spec, seed) + ": missing: " + runs_.path() + " commits run '" + spec.name + "' seed " +
+                std::to_string(seed) + " and no folder under " + opts_.fixtures_dir +
+                " holds it (`claimcheck fixtures verify` lists what is missing; --budget " + tier_name(spec.tier) +
+                " would train it)");
   if (opts_.budget < spec.tier) {
     why = "run '" + spec.name + "' seed " + std::to_string(seed) + " step " + std::to_string(step) + " is not in " +
           fixture_dir(spec, seed) + " nor the cache, and training it needs --budget " + tier_name(spec.tier);
@@ -126,26 +135,34 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
   return get(spec, seed, step, why);
 }
 
+bool RunStore::fixtures_committed() const { return path_present(opts_.fixtures_dir + "/" + kManifestName); }
+
+bool RunStore::commits(const RunSpec& spec) const {
+  const SweepSpec* sweep = spec.cache_name.empty() ? nullptr : runs_.find_sweep(spec.cache_name);
+  return !sweep || sweep->committed;
+}
+
+bool RunStore::fixture_present(const RunSpec& spec, uint64_t seed) const {
+  const std::string root = opts_.fixtures_dir + "/";
+  const auto ds = dirs(spec, seed);
+  return std::any_of(ds.begin(), ds.end(),
+                     [&](const std::string& d) { return d.rfind(root, 0) == 0 && path_present(d + "/run.json"); });
+}
+
 std::vector<std::string> RunStore::missing_fixtures() const {
   std::vector<std::string> out;
-  const std::string root = opts_.fixtures_dir + "/";
   for (const auto& name : runs_.names()) {
     const RunSpec& spec = *runs_.find(name);
-    const SweepSpec* sweep = spec.cache_name.empty() ? nullptr : runs_.find_sweep(spec.cache_name);
-    if (sweep && !sweep->committed) continue;
+    if (!commits(spec)) continue;
     for (uint64_t seed : spec.seeds) {
-      const auto ds = dirs(spec, seed);
-      const bool found = std::any_of(ds.begin(), ds.end(), [&](const std::string& d) {
-        return d.rfind(root, 0) == 0 && path_present(d + "/run.json");
-      });
-      if (!found)
+      if (!fixture_present(spec, seed))
         out.push_back(fixture_dir(spec, seed) + ": missing (runs.yaml commits run '" + name + "' seed " +
                       std::to_string(seed) + ", and no equal-config run's folder holds it)");
     }
   }
   for (const auto& sweep : runs_.sweeps()) {
     if (!sweep.committed || !sweep.variants.empty()) continue;
-    const std::string summary = root + "sweeps/" + sweep.name + "/summary.jsonl";
+    const std::string summary = opts_.fixtures_dir + "/sweeps/" + sweep.name + "/summary.jsonl";
     if (!path_present(summary)) out.push_back(summary + ": missing (runs.yaml commits sweep '" + sweep.name + "')");
   }
   return out;

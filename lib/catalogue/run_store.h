@@ -57,6 +57,13 @@ class RunStore {
   // committed variant sweep (in its own folder or an equal-config run's), the summary of every
   // committed grid sweep. One line per missing folder or file.
   std::vector<std::string> missing_fixtures() const;
+  // Whether runs.yaml commits `spec`'s seeds as fixtures (every run's, but a sweep's not marked
+  // committed), and whether a folder under the fixtures holds seed `seed` of it (its run.json).
+  bool commits(const RunSpec& spec) const;
+  // Whether the fixtures folder is a committed tree: it has a MANIFEST.sha256. Then what runs.yaml
+  // commits and the tree lacks is an error, not data "not available" (get()).
+  bool fixtures_committed() const;
+  bool fixture_present(const RunSpec& spec, uint64_t seed) const;
   // Wall time of each run trained or found, for the report's provenance: "run/seedK" -> sidecar.
   const std::map<std::string, nlohmann::json>& provenance() const { return provenance_; }
 

@@ -190,8 +190,11 @@ std::vector<catalogue::PointResult> load_sweep_points(const catalogue::SweepSpec
                                                       std::string& why) {
   const std::string path = catalogue::summary_path(store.options().fixtures_dir + "/sweeps/" + sweep.name);
   if (!std::filesystem::exists(path)) {
-    if (store.committed(path))
-      throw Error(path + ": missing (listed in " + store.options().fixtures_dir + "/MANIFEST.sha256)");
+    if (store.committed(path) || (sweep.committed && store.fixtures_committed()))
+      throw Error(path + ": missing (" +
+                  (store.committed(path) ? "listed in " + store.options().fixtures_dir + "/MANIFEST.sha256"
+                                         : "runs.yaml commits sweep '" + sweep.name + "'") +
+                  ")");
     why = "sweep '" + sweep.name + "' has no collected results (" + path + "): run `claimcheck sweep run " +
           sweep.name + "`, then `claimcheck sweep collect " + sweep.name + "`";
     return {};
@@ -241,6 +244,17 @@ std::string changed_params(const Claim& c, const nlohmann::json& control_params)
   return out.empty() ? "" : " (" + out + ")";
 }
 
+// "seed 1", "seeds 0 and 2", "seeds 0, 1 and 2": the seeds of `seeds` with verdict `v`; "" when none.
+std::string seeds_with(const std::vector<SeedResult>& seeds, Verdict v) {
+  std::vector<std::string> ids;
+  for (const auto& s : seeds)
+    if (s.verdict == v) ids.push_back(std::to_string(s.seed));
+  if (ids.empty()) return "";
+  std::string out = ids.size() == 1 ? "seed " : "seeds ";
+  for (size_t i = 0; i < ids.size(); ++i) out += (i == 0 ? "" : i + 1 == ids.size() ? " and " : ", ") + ids[i];
+  return out;
+}
+
 // Combines per-seed verdicts under the rule: every seed, k of n seeds, or the mean or median with its
 // interval over the seeds (claims/stats.h: the seed range below 5 seeds, and called that).
 Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, ClaimResult& r) {
@@ -276,30 +290,21 @@ Verdict combine(const Rule& rule, const std::vector<SeedResult>& seeds, ClaimRes
     r.measured_coverage = spread.coverage;
   }
   const bool each = rule.seeds == SeedRule::Each;
-  // Under "each seed", one seed that fails decides: more seeds could not rescue the claim.
-  if (each)
-    for (const auto& s : seeds)
-      if (s.verdict == Verdict::Fail) {
-        reason = "seed " + std::to_string(s.seed) + " fails";
-        return Verdict::Fail;
-      }
+  // Under "each seed", one seed that fails decides: more seeds could not rescue the claim. The reason
+  // names every seed that fails (or, without one, every inconclusive seed).
+  const std::string failing = seeds_with(seeds, Verdict::Fail), unsure = seeds_with(seeds, Verdict::Inconclusive);
+  if (each && !failing.empty()) {
+    reason = failing + (failing.rfind("seeds ", 0) == 0 ? " fail" : " fails");
+    return Verdict::Fail;
+  }
   if (static_cast<int>(seeds.size()) < rule.min_seeds) {
     reason = std::to_string(seeds.size()) + " seed(s) measured, the rule needs " + std::to_string(rule.min_seeds);
     return Verdict::Inconclusive;
   }
   if (!each) return decide(rule.op, rule.threshold, ci, rule.high);
-  Verdict v = Verdict::Pass;
-  for (const auto& s : seeds) {
-    if (s.verdict == Verdict::Fail) {
-      reason = "seed " + std::to_string(s.seed) + " fails";
-      return Verdict::Fail;
-    }
-    if (s.verdict == Verdict::Inconclusive) {
-      reason = "seed " + std::to_string(s.seed) + ": the interval straddles the threshold";
-      v = Verdict::Inconclusive;
-    }
-  }
-  return v;
+  if (unsure.empty()) return Verdict::Pass;
+  reason = unsure + ": the interval straddles the threshold";
+  return Verdict::Inconclusive;
 }
 
 // What a control that passes fails to separate, for the INVALID reason.
