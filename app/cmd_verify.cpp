@@ -163,7 +163,10 @@ int verify_every_paper(const std::vector<std::string>& args, const std::vector<f
 // `list` of one paper's claim paths: a table row (or an object of ROWS) per claim file; the number of
 // files that did not load.
 int list_claims(const Common& common, bool json, nlohmann::json& rows) {
-  const catalogue::Runs runs = catalogue::Runs::load(find_runs_file(common.runs_file, common.paths));
+  const std::string runs_file = find_runs_file(common.runs_file, common.paths);
+  const catalogue::Runs runs = catalogue::Runs::load(runs_file);
+  // The paper: its folder's name (papers/NAME), as ctest's names and junit.xml's suites give it.
+  const std::string paper = fs::absolute(runs_file).lexically_normal().parent_path().filename().string();
   catalogue::StoreOptions so;
   so.fixtures_dir = fixtures_dir(common);
   so.cache_dir = common.cache;
@@ -173,8 +176,13 @@ int list_claims(const Common& common, bool json, nlohmann::json& rows) {
   auto row = [&](const std::string& file, const std::string& id, const std::string& tier, const std::string& subject,
                  const std::string& inputs, const std::string& title) {
     if (json)
-      rows.push_back(
-          {{"file", file}, {"id", id}, {"tier", tier}, {"subject", subject}, {"inputs", inputs}, {"title", title}});
+      rows.push_back({{"paper", paper},
+                      {"file", file},
+                      {"id", id},
+                      {"tier", tier},
+                      {"subject", subject},
+                      {"inputs", inputs},
+                      {"title", title}});
     else
       std::printf("%-10s %-8s %-9s %-22s %s\n", id.c_str(), tier.c_str(), subject.c_str(), inputs.c_str(),
                   title.c_str());
@@ -217,7 +225,7 @@ int list_claims(const Common& common, bool json, nlohmann::json& rows) {
     } catch (const Error& e) {
       ++bad;
       if (json)
-        rows.push_back({{"file", f}, {"error", e.what()}});
+        rows.push_back({{"paper", paper}, {"file", f}, {"error", e.what()}});
       else
         std::printf("%-10s %s\n", "ERROR", e.what());
     }

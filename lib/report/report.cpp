@@ -187,6 +187,13 @@ nlohmann::json claim_json(const Report& rep, size_t i) {
   return c;
 }
 
+bool any_infinite(const std::vector<claims::ClaimResult>& claims) {
+  for (const auto& r : claims)
+    for (const auto& s : r.seeds)
+      if (std::isinf(s.m.value)) return true;
+  return false;
+}
+
 std::string seed_value_text(double v, bool proportion, int percent_digits) {
   return proportion ? fmt(100 * v, percent_digits) + "%" : fmt(v);
 }
@@ -356,16 +363,23 @@ void md_claims_table(std::ostream& md, const Report& rep) {
     md << " | " << (r.loaded ? md_escape(r.claim.rule.describe()) : "") << " | **" << claims::verdict_name(r.verdict)
        << "**" << (is_expected(rep, r) ? " (expected: in the baseline)" : "") << " |\n";
   }
+  if (any_infinite(rep.claims))
+    md << "\n**inf**: the value is not reached within the measured grid (a threshold kind: no grid value "
+          "holds the level; the claim's section below shows the curve).\n";
 }
 
-// A seed per row: its step, value, n, own 95 % interval and verdict.
+// A seed per row: its step, value, n, own 95 % interval (where the kind gives one: a value computed
+// exactly, with no sampling, has none) and verdict.
 void md_seed_table(std::ostream& md, const std::vector<claims::SeedResult>& rows, bool prop) {
-  md << "| seed | step | value | n | 95% CI | verdict |\n| --- | --- | --- | --- | --- | --- |\n";
-  for (const auto& s : rows)
+  md << "| seed | step | value | n | 95% interval | verdict |\n| --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& s : rows) {
+    const bool has_interval = s.ci.low != s.ci.high;
     md << "| " << s.seed << " | " << s.step << " | " << seed_value_text(s.m.value, prop, 5) << " | " << s.m.n << " | "
-       << (prop ? "[" + fmt(100 * s.ci.low, 4) + ", " + fmt(100 * s.ci.high, 4) + "]"
-                : "[" + fmt(s.ci.low) + ", " + fmt(s.ci.high) + "]")
+       << (!has_interval ? std::string("— (none: computed, not sampled)")
+           : prop        ? "[" + fmt(100 * s.ci.low, 4) + ", " + fmt(100 * s.ci.high, 4) + "]"
+                         : "[" + fmt(s.ci.low) + ", " + fmt(s.ci.high) + "]")
        << " | " << claims::verdict_name(s.verdict) << " |\n";
+  }
   md << "\n";
 }
 
@@ -394,21 +408,28 @@ void md_curve(std::ostream& md, const claims::ClaimResult& r) {
   }
 }
 
-// Figures drawn from the measurement's data (report/figures.h), captioned with the paper's figure.
+// Figures drawn from the measurement's data (report/figures.h), captioned with the paper's figure: the
+// report's paper's, or another's (a claim whose paper.arxiv is not the report's, e.g. a positive
+// control quoting the paper it controls for) named by its arXiv id.
 void md_figures(std::ostream& md, const Report& rep, size_t i) {
-  if (i < rep.figures.size())
-    for (const auto& f : rep.figures[i]) {
-      const std::string paper = f.value("paper_figure", "");
-      const std::string caption = f.value("caption", "") + (paper.empty() ? "" : " — cf. the paper's " + paper);
-      if (f.contains("file"))
-        md << "![" << md_escape(caption) << "](" << f["file"].get<std::string>() << ")\n\n*" << md_escape(caption)
-           << ".*\n\n";
-      else if (f.contains("text"))
-        md << "Figure (" << md_escape(caption) << "): not drawn, " << md_escape(f["text"].get<std::string>())
-           << ".\n\n";
-      else
-        md << "Figure not rendered (" << md_escape(caption) << "): " << md_escape(f.value("error", "")) << "\n\n";
-    }
+  if (i >= rep.claims.size() || i >= rep.figures.size()) return;
+  const auto& r = rep.claims[i];
+  const std::string own = rep.context.paper.is_object() ? rep.context.paper.value("arxiv", "") : "";
+  const std::string other =
+      r.loaded && !r.claim.paper.arxiv.empty() && r.claim.paper.arxiv != own ? r.claim.paper.arxiv : "";
+  for (const auto& f : rep.figures[i]) {
+    const std::string paper = f.value("paper_figure", "");
+    const std::string caption = f.value("caption", "") + (paper.empty()   ? ""
+                                                          : other.empty() ? " — cf. the paper's " + paper
+                                                                          : " — cf. " + paper + " of arXiv " + other);
+    if (f.contains("file"))
+      md << "![" << md_escape(caption) << "](" << f["file"].get<std::string>() << ")\n\n*" << md_escape(caption)
+         << ".*\n\n";
+    else if (f.contains("text"))
+      md << "Figure (" << md_escape(caption) << "): not drawn, " << md_escape(f["text"].get<std::string>()) << ".\n\n";
+    else
+      md << "Figure not rendered (" << md_escape(caption) << "): " << md_escape(f.value("error", "")) << "\n\n";
+  }
 }
 
 // Numbers a claim reports without judging them (details.unthresholded: {label: value}).
