@@ -120,6 +120,8 @@ int cmd_train(const std::vector<std::string>& args) {
   opts.progress = !vm.count("no-progress");
   opts.command = join_command("train", args);
   if (vm.count("stop-after")) opts.stop_after = vm["stop-after"].as<int64_t>();
+  if (vm.count("stop-after") && opts.stop_after < 0)
+    throw po::error("--stop-after " + std::to_string(opts.stop_after) + ": a step is >= 0");
   if (vm.count("ensemble") && !vm.count("seeds")) throw po::error("--ensemble needs --seeds");
   if (!vm.count("seeds")) return train_one(cfg, opts);
   const std::vector<uint64_t> seeds = parse_seed_list(vm["seeds"].as<std::string>());  // a usage error if bad

@@ -396,6 +396,9 @@ void check_flags(const VerifyFlags& f, const po::variables_map& vm) {
     throw po::error("--budget " + f.budget + ": expected fixture, cpu or gpu");
   for (const auto& p : f.common.paths)
     if (!fs::exists(p)) throw po::error(p + ": no such claim file or folder");
+  // A fixtures folder that is not there would make every claim "not available" (all SKIPPED, exit 77).
+  if (vm.count("fixtures") && !fs::is_directory(f.common.fixtures))
+    throw po::error("--fixtures " + f.common.fixtures + ": no such folder");
   if (vm.count("jobs") && (f.jobs < 1 || f.jobs > 256)) throw po::error("--jobs must be in [1, 256]");
   if (f.activation_mb < 0) throw po::error("--activation-memory must be >= 0");
   report::check_report_dir(f.report_dir);
@@ -420,7 +423,7 @@ verify::Request make_request(const VerifyFlags& f, const po::variables_map& vm, 
   req.store.progress = vm.count("progress") > 0;
   req.device = f.device;
   claims::VerifyOptions& eo = req.options;
-  if (!f.seeds.empty()) eo.seeds = parse_seed_list(f.seeds);
+  if (vm.count("seeds")) eo.seeds = parse_seed_list(f.seeds);  // --seeds "" is refused, not "every seed"
   eo.strict_controls = vm.count("strict-controls") > 0;
   eo.jobs = f.jobs > 0 ? f.jobs : req.store.budget == catalogue::Tier::Fixture ? usable_cores() : 1;
   eo.run = f.run;

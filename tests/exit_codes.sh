@@ -40,6 +40,9 @@ expect 2 - "$cc" verify "$G1" --budget gpus --report "$w/x"
 expect 2 - "$cc" verify "$P/claims/no_such_claim.yaml" --report "$w/x"
 expect 2 - "$cc" verify "$G1" --fail-on some --report "$w/x"
 expect 2 - "$cc" frobnicate
+expect 2 - "$cc" verify "$G1" --seeds "" --report "$w/x"               # not "every seed"
+expect 2 - "$cc" verify "$G1" --fixtures "$w/no_such_folder" --report "$w/x"  # not "all SKIPPED"
+expect 2 - "$cc" train --config "$P/runs.yaml" --run default --out "$w/t" --stop-after -5  # not "to the end"
 # A baseline that records G1 as failing: G1's PASS is an unexpected pass.
 python3 - "$P/expected.json" "$w/edited.json" <<'PY'
 import json, os, sys
