@@ -39,12 +39,6 @@ std::string xml_text(const std::string& s) {
   return out;
 }
 
-// `s` with U+FFFD in place of each byte sequence that is not valid UTF-8.
-std::string valid_utf8(const std::string& s) {
-  return nlohmann::json::parse(nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
-      .get<std::string>();
-}
-
 std::string describe(const std::vector<const Change*>& changes) {
   std::string out = "changed from the baseline:";
   for (const Change* c : changes)

@@ -24,6 +24,12 @@
 
 namespace cc::report {
 namespace fs = std::filesystem;
+
+std::string valid_utf8(const std::string& s) {
+  return nlohmann::json::parse(nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+      .get<std::string>();
+}
+
 namespace {
 
 std::string fmt(double v, int digits = 4) {
@@ -74,51 +80,22 @@ std::string md_escape(std::string s) {
   return out;
 }
 
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 bool is_proportion(const claims::ClaimResult& r) {
   return r.loaded && r.claim.measurement && r.claim.measurement->statistic == analysis::Statistic::Proportion;
-}
-
-// `s` with U+FFFD in place of each byte sequence that is not valid UTF-8.
-std::string fixed(const std::string& s) {
-  return nlohmann::json::parse(nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
-      .get<std::string>();
 }
 
 // Strings (values and keys) that are not valid UTF-8 get U+FFFD in place of the bad bytes; numbers,
 // infinities included, are left as they are.
 void replace_invalid_utf8(nlohmann::json& j) {
   if (j.is_string()) {
-    j = fixed(j.get_ref<const std::string&>());
+    j = valid_utf8(j.get_ref<const std::string&>());
   } else if (j.is_array()) {
     for (auto& x : j) replace_invalid_utf8(x);
   } else if (j.is_object()) {
     nlohmann::json out = nlohmann::json::object();
     for (auto& [k, v] : j.items()) {
       replace_invalid_utf8(v);
-      out[fixed(k)] = std::move(v);
+      out[valid_utf8(k)] = std::move(v);
     }
     j = std::move(out);
   }
@@ -549,7 +526,7 @@ std::string to_markdown(const Report& rep) {
   md_sweeps(md, rep);
   md_runs(md, rep);
   md_provenance(md, rep);
-  return fixed(md.str());
+  return valid_utf8(md.str());
 }
 
 std::string summary_lines(const Report& rep) {
@@ -585,7 +562,7 @@ std::string summary_lines(const Report& rep) {
     if (rep.baseline->not_run > 0) s << " (" << rep.baseline->not_run << " of its claims not run here)";
   }
   s << "\n";
-  return fixed(s.str());
+  return valid_utf8(s.str());
 }
 
 void check_report_dir(const std::string& dir) {

@@ -74,6 +74,9 @@ Report make_report(std::vector<claims::ClaimResult> results, ReportContext conte
 BaselineComparison compare_with_baseline(const Report& report, const nlohmann::json& baseline, const std::string& file,
                                          const std::string& platform);
 
+// `s` with U+FFFD in place of each byte sequence that is not valid UTF-8: every rendering's text.
+std::string valid_utf8(const std::string& s);
+
 nlohmann::json to_json(const Report& report);   // report.json
 std::string to_markdown(const Report& report);  // REPORT.md
 std::string to_junit(const Report& report);     // junit.xml

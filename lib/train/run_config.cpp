@@ -7,15 +7,24 @@
 
 namespace cc::train {
 
-TrainConfig TrainConfig::from_yaml(ObjectReader r) {
-  TrainConfig c;
-  c.steps = r.integer_in("steps", 1, 1000000000);
-  c.batch_size = static_cast<int>(r.integer_in("batch_size", 1, 1 << 20));
+void read_adamw(ObjectReader& r, TrainConfig& c) {
   c.lr = r.number("lr");
   c.weight_decay = r.number("weight_decay");
   c.beta1 = r.number("beta1");
   c.beta2 = r.number("beta2");
   c.eps = r.number("eps");
+  if (!(c.lr > 0)) r.fail("lr", "must be > 0");
+  if (!(c.weight_decay >= 0)) r.fail("weight_decay", "must be >= 0");  // NaN too
+  if (!(c.beta1 >= 0 && c.beta1 < 1)) r.fail("beta1", "must be in [0, 1)");
+  if (!(c.beta2 >= 0 && c.beta2 < 1)) r.fail("beta2", "must be in [0, 1)");
+  if (!(c.eps > 0)) r.fail("eps", "must be > 0");
+}
+
+TrainConfig TrainConfig::from_yaml(ObjectReader r) {
+  TrainConfig c;
+  c.steps = r.integer_in("steps", 1, 1000000000);
+  c.batch_size = static_cast<int>(r.integer_in("batch_size", 1, 1 << 20));
+  read_adamw(r, c);
   c.warmup_steps = r.integer_in("warmup_steps", c.warmup_steps, 0, 1000000000);
   c.max_grad_norm = r.number("max_grad_norm", c.max_grad_norm);
   c.eval_every = r.integer_in("eval_every", c.eval_every, 1, 1000000000);
@@ -29,11 +38,6 @@ TrainConfig TrainConfig::from_yaml(ObjectReader r) {
   c.loss_precision = r.one_of("loss_precision", {"float32", "float64"}, c.loss_precision);
   if (c.steps < 0) r.fail("steps", "must be >= 0");
   if (c.batch_size < 1) r.fail("batch_size", "must be >= 1");
-  if (!(c.lr > 0)) r.fail("lr", "must be > 0");
-  if (c.weight_decay < 0) r.fail("weight_decay", "must be >= 0");
-  if (!(c.beta1 >= 0 && c.beta1 < 1)) r.fail("beta1", "must be in [0, 1)");
-  if (!(c.beta2 >= 0 && c.beta2 < 1)) r.fail("beta2", "must be in [0, 1)");
-  if (!(c.eps > 0)) r.fail("eps", "must be > 0");
   if (!(c.max_grad_norm >= 0)) r.fail("max_grad_norm", "must be >= 0 (0: no clipping)");
   if (c.eval_every < 1) r.fail("eval_every", "must be >= 1");
   if (c.eval_size < 1) r.fail("eval_size", "must be >= 1");

@@ -54,6 +54,11 @@ struct TrainConfig {
   double lr_at(int64_t step) const;  // the learning rate of the step that starts at `step` (0-based)
 };
 
+// AdamW's fields of a `train:` section (lr, weight_decay, beta1, beta2, eps), each required and
+// checked (errors name FILE:LINE:COL through `r`): TrainConfig::from_yaml's, and a paper's own
+// `train:` format's (papers/nanda_grokking/module/run_config.cpp).
+void read_adamw(ObjectReader& r, TrainConfig& c);
+
 // The learning rate of the step that starts at `step` (0-based) under a linear warmup:
 // lr × min(1, step / warmup_steps), so the first step has rate 0; warmup_steps <= 0 is none.
 double warmup_lr(double lr, int64_t warmup_steps, int64_t step);

@@ -11,21 +11,12 @@ train::TrainConfig read_train(ObjectReader r) {
   train::TrainConfig c;
   if (r.string("batch") != "full") r.fail("batch", "only full-batch training is stated ('full')");
   c.steps = r.integer_in("steps", 1, 1000000000);
-  c.lr = r.number("lr");
-  c.weight_decay = r.number("weight_decay");
-  c.beta1 = r.number("beta1");
-  c.beta2 = r.number("beta2");
-  c.eps = r.number("eps");
+  train::read_adamw(r, c);
   c.warmup_steps = r.integer_in("warmup_steps", 10, 0, 1000000000);  // the authors' code: lr · min(step / 10, 1)
   c.eval_every = r.integer_in("eval_every", 100, 1, 1000000000);
   c.checkpoint_every = r.integer_in("checkpoint_every", 0, 0, 1000000000);
   c.resume_every = r.integer_in("resume_every", 1000, 1, 1000000000);
   c.loss_precision = "float64";  // the authors' cross_entropy_high_precision
-  if (!(c.lr > 0)) r.fail("lr", "must be > 0");
-  if (!(c.weight_decay >= 0)) r.fail("weight_decay", "must be >= 0");
-  if (!(c.beta1 >= 0 && c.beta1 < 1)) r.fail("beta1", "must be in [0, 1)");
-  if (!(c.beta2 >= 0 && c.beta2 < 1)) r.fail("beta2", "must be in [0, 1)");
-  if (!(c.eps > 0)) r.fail("eps", "must be > 0");
   r.finish();
   return c;
 }
