@@ -312,6 +312,7 @@ int cmd_fixtures(const std::vector<std::string>& args) {
   if (action == "pack") return pack_one_run(target, out, dir, vm);
   if (action == "verify") return verify(dir, runs_file);
   if (action == "manifest") {
+    if (!fs::is_directory(dir)) throw po::error("manifest: " + dir + " is not a directory (the fixtures to list)");
     const size_t n = write_manifest(dir);
     std::cout << dir << "/" << kManifestName << ": " << n << " file(s) listed (review its diff before committing)\n";
     return kExitOk;

@@ -184,7 +184,7 @@ int list_claims(const Common& common, bool json, nlohmann::json& rows) {
                       {"inputs", inputs},
                       {"title", title}});
     else
-      std::printf("%-10s %-8s %-9s %-22s %s\n", id.c_str(), tier.c_str(), subject.c_str(), inputs.c_str(),
+      std::printf("%-10s %-8s %-15s %-22s %s\n", id.c_str(), tier.c_str(), subject.c_str(), inputs.c_str(),
                   title.c_str());
   };
   if (!json) row("", "id", "tier", "run", "inputs", "title");

@@ -3,7 +3,9 @@
 #include <torch/torch.h>
 
 #include "analysis/registry.h"
+#include "train/evaluate.h"
 #include "train/run_config.h"
+#include "train/task_data.h"
 #include "papers/assign_and_add/module/task_family.h"
 
 using namespace cc;
@@ -126,4 +128,84 @@ TEST(Analysis, ANeuronWithAnExactCosinePreactivationFitsWithRSquaredOne) {
   EXPECT_GT(fourier.value, 1 - 1e-9);
   EXPECT_EQ(fourier.details["key_frequency_histogram"][7], 1);
   EXPECT_GT(run("mlp_additive_r2", ck, "{}").value, 1 - 1e-9);
+}
+
+namespace {
+
+analysis::Measurement run_history(const std::string& kind, const analysis::RunHistory& h, const std::string& yaml) {
+  const auto* k = analysis::builtin_registry().find(kind);
+  EXPECT_NE(k, nullptr) << kind;
+  auto doc = load_yaml_string(yaml, "params.yaml");
+  auto params = k->parse_params(ObjectReader(doc, ""));
+  train::Checkpoint ck;
+  ck.config = assign_and_add::run_config();
+  ck.path = "ck";
+  return k->measure(analysis::MeasureInput{ck, params, &h});
+}
+
+// A metrics log: `a` rises to 1 by step 40, `b` falls to 0.5 by step 20, `c` reaches 1 at step 60.
+analysis::RunHistory log_of_three() {
+  analysis::RunHistory h;
+  const double a[] = {0, 0.2, 0.6, 0.9, 1.0, 1.0, 1.0}, b[] = {4, 1, 0.55, 0.52, 0.5, 0.5, 0.5},
+               c[] = {0, 0, 0, 0.1, 0.5, 0.8, 1.0};
+  for (int i = 0; i < 7; ++i)
+    h.metrics.push_back({{"step", 10 * i}, {"acc", {{"x", a[i]}}}, {"loss", {{"x", b[i]}}}, {"probe", {{"c", c[i]}}}});
+  return h;
+}
+
+}  // namespace
+
+TEST(FirstSteps, RatioOfTheStepsAtWhichTwoConditionsFirstHold) {
+  const auto h = log_of_three();
+  // acc.x >= 0.9 first at step 30; loss.x within 0.06 of its last value (0.5) first at step 20.
+  auto m =
+      run_history("first_step_ratio", h,
+                  "{numerator: {metric: acc.x, at_least: 0.9}, denominator: {metric: loss.x, within_of_last: 0.06}}");
+  EXPECT_DOUBLE_EQ(m.value, 1.5);
+  // A condition that never holds: no ratio, 0.
+  m = run_history("first_step_ratio", h,
+                  "{numerator: {metric: acc.x, at_least: 2}, denominator: {metric: loss.x, at_most: 1}}");
+  EXPECT_EQ(m.value, 0.0);
+  EXPECT_THROW(run_history("first_step_ratio", h,
+                           "{numerator: {metric: acc.y, at_least: 0.9}, denominator: {metric: loss.x, at_most: 1}}"),
+               Error);
+  analysis::RunHistory only_init;
+  only_init.metrics = {h.metrics.front()};
+  EXPECT_THROW(run_history("first_step_ratio", only_init,
+                           "{numerator: {metric: acc.x, at_least: 0.9}, denominator: {metric: loss.x, at_most: 1}}"),
+               analysis::NotComputable);
+}
+
+TEST(FirstSteps, OrderIsTheShareOfConsecutiveMetricsReachedStrictlyLater) {
+  const auto h = log_of_three();
+  EXPECT_EQ(run_history("first_step_order", h, "{metrics: [acc.x, probe.c], at_least: 0.9}").value, 1.0);
+  EXPECT_EQ(run_history("first_step_order", h, "{metrics: [probe.c, acc.x], at_least: 0.9}").value, 0.0);
+  // acc.x (step 30) before probe.c (60), probe.c never before acc.x: one pair of two.
+  EXPECT_EQ(run_history("first_step_order", h, "{metrics: [acc.x, probe.c, acc.x], at_least: 0.9}").value, 0.5);
+  // A metric that never reaches the level breaks the order it is in.
+  EXPECT_EQ(run_history("first_step_order", h, "{metrics: [acc.x, probe.c], at_least: 1.5}").value, 0.0);
+}
+
+TEST(ResetAblation, ResettingEveryParameterOfATrainedModelLosesWhatItLearned) {
+  // The "trained" model: the initial one with W_U replaced; resetting W_U gives back the initial model,
+  // so the drop is the accuracy difference between the two, measured independently here.
+  train::Checkpoint ck;
+  ck.config = assign_and_add::run_config();
+  ck.path = "ck";
+  ck.model = std::make_shared<model::Transformer>(ck.config.model);
+  ck.model->init(ck.config.seed);
+  model::Transformer init(ck.config.model);
+  init.init(ck.config.seed);
+  torch::NoGradGuard no_grad;
+  const_cast<torch::Tensor&>(ck.model->param("unembed.W_U")).mul_(-3.0);
+  const std::string set = train::known_eval_set_names().front();
+  auto doc = load_yaml_string("{reset: [unembed.W_U], set: " + set + ", size: 200, eval_seed: 3}", "p.yaml");
+  const auto* k = analysis::builtin_registry().find("reset_accuracy_drop");
+  const auto m = k->measure(analysis::MeasureInput{ck, k->parse_params(ObjectReader(doc, ""))});
+  const auto sequences = train::make_task_data(ck.config)->eval_set(set, 200, 3);
+  const double expected =
+      train::evaluate_set(*ck.model, sequences).accuracy() - train::evaluate_set(init, sequences).accuracy();
+  EXPECT_DOUBLE_EQ(m.value, expected);
+  auto bad = load_yaml_string("{reset: [unembed.W_X], set: " + set + "}", "p.yaml");
+  EXPECT_THROW(k->measure(analysis::MeasureInput{ck, k->parse_params(ObjectReader(bad, ""))}), Error);
 }

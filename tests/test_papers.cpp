@@ -86,9 +86,9 @@ TEST(Papers, ARunIsReadByTheFamilyItNamesOrTheDefaultOne) {
     train::RunConfig::from_json({{"task", {{"family", "nope"}}}});
     ADD_FAILURE() << "an unknown family was read";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown task family 'nope' (registered: assign_and_add, modular_addition)"),
-              std::string::npos)
-        << e.what();
+    const std::string what = e.what();
+    EXPECT_NE(what.find("unknown task family 'nope' (registered: "), std::string::npos) << what;
+    for (const auto& name : train::family_names()) EXPECT_NE(what.find(name), std::string::npos) << name;
   }
   train::TaskFamily second;
   second.name = "another_default";

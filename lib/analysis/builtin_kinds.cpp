@@ -26,7 +26,9 @@ ModuleKinds& module_kinds() {
 Registry& build() {
   static Registry r;
   register_accuracy(r);
+  register_first_steps(r);
   register_fourier(r);
+  register_reset_ablation(r);
   register_reproducibility(r);
   register_sweep(r);
   auto& m = module_kinds();

@@ -25,6 +25,7 @@ class FastLogits {
   explicit FastLogits(const Transformer& model);
   ~FastLogits();
   torch::Tensor operator()(const torch::Tensor& tokens);  // [b, T] -> [b, d_vocab_out] (CPU for the engine)
+  const Transformer& model() const { return model_; }
 
  private:
   const Transformer& model_;

@@ -7,6 +7,7 @@
 // two (the run's task family: train/family.h).
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct ModelConfig {
   std::string activation;    // relu | gelu
   std::string output_vocab;  // "full" (TransformerLens' d_vocab_out default) or "numbers"
   double init_std = -1.0;    // < 0 means TransformerLens' gpt2 init: 0.8 / sqrt(d_model)
+  // Parameters initialised otherwise (`init: {embed.W_E: 1.0, blocks.0.attn.W_Q: identity}`): N(0, s²)
+  // for a number s, or the identity in each head for "identity" (d_head = d_model). Empty for most
+  // runs, and then not written (their hashes stay).
+  std::map<std::string, std::string> init;
   // Blocks and which of them have an MLP (0-based, ascending). A config that gives neither is the
   // 2-block shape with an MLP in block 1, as sidecars written before these keys existed spell it; and
   // that shape is written without them, so those runs keep their hashes (to_json).

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "model/attention.h"
@@ -33,11 +34,27 @@ Transformer::Transformer(const ModelConfig& cfg) : cfg_(cfg) {
 
 void Transformer::init(uint64_t seed) {
   torch::NoGradGuard no_grad;
+  for (const auto& [name, how] : cfg_.init) {
+    (void)how;
+    if (std::none_of(params_.begin(), params_.end(), [&](const auto& kv) { return kv.first == name; }))
+      throw Error("model.init: the model has no parameter '" + name + "'");
+  }
   auto gen = at::detail::createCPUGenerator(seed);
-  const double std = cfg_.effective_init_std();
-  for (auto& kv : params_) {
-    torch::Tensor w = torch::randn(kv.second.sizes(), gen, torch::kFloat32) * std;
-    kv.second.copy_(w.to(kv.second.device()));
+  for (auto& [name, p] : params_) {
+    // Every parameter draws from the one stream in the same order, whatever its override, so an
+    // override changes that parameter only.
+    torch::Tensor w = torch::randn(p.sizes(), gen, torch::kFloat32);
+    const auto over = cfg_.init.find(name);
+    if (over == cfg_.init.end()) {
+      w = w * cfg_.effective_init_std();
+    } else if (over->second == "identity") {
+      if (p.dim() != 3 || p.size(1) != p.size(2))
+        throw Error("model.init: '" + name + "' is not square in each head (identity needs d_head = d_model)");
+      w = torch::eye(p.size(1)).unsqueeze(0).expand(p.sizes()).contiguous();
+    } else {
+      w = w * std::stod(over->second);
+    }
+    p.copy_(w.to(p.device()));
   }
 }
 
@@ -185,21 +202,36 @@ torch::Tensor Transformer::forward_last_two_layer(const torch::Tensor& tokens) c
   return resid2.matmul(W_U());  // [B, d_vocab_out]
 }
 
+torch::Tensor Transformer::embed_tokens(const torch::Tensor& tokens) const {
+  const int64_t B = tokens.size(0), T = tokens.size(1), D = cfg_.d_model;
+  if (T > cfg_.n_ctx) throw Error("sequence length " + std::to_string(T) + " exceeds n_ctx");
+  auto ids = tokens.to(device(), torch::kLong);
+  return W_E().index_select(0, ids.reshape({-1})).view({B, T, D}) + W_pos().slice(0, 0, T).unsqueeze(0);
+}
+
+torch::Tensor Transformer::block_forward(int layer, const torch::Tensor& resid) const {
+  const int64_t B = resid.size(0), T = resid.size(1), H = cfg_.n_heads, E = cfg_.d_head;
+  auto q = resid.matmul(flat_in(layer, "W_Q")).view({B, T, H, E});
+  auto k = resid.matmul(flat_in(layer, "W_K")).view({B, T, H, E});
+  auto v = resid.matmul(flat_in(layer, "W_V")).view({B, T, H, E});
+  auto out = resid + causal_attention(q, k, v).z.reshape({B, T, H * E}).matmul(flat_out(layer));
+  if (cfg_.has_mlp(layer)) out = out + mlp_activation(out.matmul(W_in(layer))).matmul(W_out(layer));
+  return out;  // [B, T, D]
+}
+
+torch::Tensor Transformer::forward(const torch::Tensor& tokens) const {
+  auto resid = embed_tokens(tokens);
+  for (int layer = 0; layer < cfg_.n_layers; ++layer) resid = block_forward(layer, resid);
+  return resid.matmul(W_U());  // [B, T, d_vocab_out]
+}
+
 // Any other shape: the blocks before the last at every position, as run_with_cache computes them;
 // the last block's query, its MLP and the unembedding at the last position only.
 torch::Tensor Transformer::forward_last_general(const torch::Tensor& tokens) const {
-  const int64_t B = tokens.size(0), T = tokens.size(1), D = cfg_.d_model, H = cfg_.n_heads, E = cfg_.d_head;
-  if (T > cfg_.n_ctx) throw Error("sequence length " + std::to_string(T) + " exceeds n_ctx");
-  auto ids = tokens.to(device(), torch::kLong);
-  auto resid = W_E().index_select(0, ids.reshape({-1})).view({B, T, D}) + W_pos().slice(0, 0, T).unsqueeze(0);
+  const int64_t B = tokens.size(0), T = tokens.size(1), H = cfg_.n_heads, E = cfg_.d_head;
+  auto resid = embed_tokens(tokens);
   const int last = cfg_.n_layers - 1;
-  for (int layer = 0; layer < last; ++layer) {  // [B, T, D] throughout
-    auto q = resid.matmul(flat_in(layer, "W_Q")).view({B, T, H, E});
-    auto k = resid.matmul(flat_in(layer, "W_K")).view({B, T, H, E});
-    auto v = resid.matmul(flat_in(layer, "W_V")).view({B, T, H, E});
-    resid = resid + causal_attention(q, k, v).z.reshape({B, T, H * E}).matmul(flat_out(layer));
-    if (cfg_.has_mlp(layer)) resid = resid + mlp_activation(resid.matmul(W_in(layer))).matmul(W_out(layer));
-  }
+  for (int layer = 0; layer < last; ++layer) resid = block_forward(layer, resid);  // [B, T, D]
   auto k = resid.matmul(flat_in(last, "W_K")).view({B, T, H, E});
   auto v = resid.matmul(flat_in(last, "W_V")).view({B, T, H, E});
   auto x = resid.select(1, T - 1);                          // [B, D]

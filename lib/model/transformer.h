@@ -53,6 +53,10 @@ class Transformer {
   // position (for the paper's shape, computed from small tables: see transformer.cpp).
   torch::Tensor forward_last(const torch::Tensor& tokens) const;
 
+  // Every position, nothing recorded: the training path of a task whose loss is at every position
+  // (train/task_data.h). tokens [B, T] int64 -> logits [B, T, d_vocab_out], as run_with_cache gives.
+  torch::Tensor forward(const torch::Tensor& tokens) const;
+
   // Analysis path: every position, every activation recorded. -> logits [B, T, d_vocab_out].
   torch::Tensor run_with_cache(const torch::Tensor& tokens, ActivationCache& cache) const;
 
@@ -84,10 +88,12 @@ class Transformer {
  private:
   torch::Tensor block(int layer, const std::string& name) const;
   int mlp_layer(int layer) const;  // `layer`, or the last block with an MLP for -1; cc::Error if it has none
-  torch::Tensor forward_last_two_layer(const torch::Tensor& tokens) const;  // the paper's shape
-  torch::Tensor forward_last_general(const torch::Tensor& tokens) const;    // any other
-  torch::Tensor flat_in(int layer, const char* w) const;                    // W_Q/W_K/W_V as [d_model, n_heads*d_head]
-  torch::Tensor flat_out(int layer) const;                                  // W_O as [n_heads*d_head, d_model]
+  torch::Tensor forward_last_two_layer(const torch::Tensor& tokens) const;   // the paper's shape
+  torch::Tensor forward_last_general(const torch::Tensor& tokens) const;     // any other
+  torch::Tensor embed_tokens(const torch::Tensor& tokens) const;             // [B, T, d_model] residual stream
+  torch::Tensor block_forward(int layer, const torch::Tensor& resid) const;  // one block at every position
+  torch::Tensor flat_in(int layer, const char* w) const;                     // W_Q/W_K/W_V as [d_model, n_heads*d_head]
+  torch::Tensor flat_out(int layer) const;                                   // W_O as [n_heads*d_head, d_model]
 
   ModelConfig cfg_;
   std::vector<std::pair<std::string, torch::Tensor>> params_;

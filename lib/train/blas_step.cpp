@@ -11,6 +11,7 @@
 #include "model/blas_transformer.h"
 #include "train/checkpoint.h"
 #include "train/step_engine.h"
+#include "util/error.h"
 
 namespace cc::train {
 namespace {
@@ -36,6 +37,10 @@ class BlasStep final : public StepEngine {
   }
 
   torch::Tensor step(int64_t step, const Batch& batch) override {
+    if (batch.every_position())
+      throw Error(
+          "train.engine: blas trains the loss at the last position only; this task's loss is at every "
+          "position (use engine libtorch)");
     auto tokens = batch.tokens.contiguous(), targets = batch.targets.contiguous();  // [B, T], [B] on the CPU
     const int64_t B = tokens.size(0), T = tokens.size(1);
     logits_.resize(static_cast<size_t>(B * model_.config().d_vocab_out));

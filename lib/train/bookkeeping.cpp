@@ -29,7 +29,7 @@ nlohmann::json metrics_record(int64_t step, double wall_s, double train_loss, co
 
 nlohmann::json family_metrics(const RunConfig& cfg, const model::Transformer& model) {
   const TaskFamily& family = family_of(cfg);
-  return family.extra_metrics ? family.extra_metrics(model) : nlohmann::json::object();
+  return family.extra_metrics ? family.extra_metrics(cfg, model) : nlohmann::json::object();
 }
 
 nlohmann::json sidecar_extra(const TrainOptions& opts, const nlohmann::json& runtime, double wall_s) {

@@ -184,7 +184,7 @@ std::map<std::string, AdamMoment> read_optimizer(const std::string& weights_path
     const StTensor* m = file.find(name + ".exp_avg");
     const StTensor* v = file.find(name + ".exp_avg_sq");
     if (!m || !v) {
-      if (step == 0) continue;
+      if (step == 0 || !p.requires_grad()) continue;  // no step yet, or a frozen parameter
       throw Error(path + ": optimizer state lacks the moments of '" + name + "'");
     }
     AdamMoment am{weights_tensor(path, name + ".exp_avg", *m), weights_tensor(path, name + ".exp_avg_sq", *v), step};
@@ -195,8 +195,43 @@ std::map<std::string, AdamMoment> read_optimizer(const std::string& weights_path
   return out;
 }
 
+namespace {
+
+// SGD's state: a momentum buffer per trained parameter (none before the first step or without momentum).
+void save_sgd_state(const std::string& weights_path, const torch::optim::Optimizer& opt,
+                    const model::Transformer& model) {
+  StFile file;
+  const auto& state = opt.state();
+  for (const auto& [name, p] : model.named_parameters()) {
+    auto it = state.find(state_key(state, p));
+    if (it == state.end()) continue;
+    const auto& s = static_cast<const torch::optim::SGDParamState&>(*it->second);
+    file.tensors.emplace_back(name + ".momentum_buffer", safetensors_tensor(s.momentum_buffer()));
+  }
+  file.metadata = {{"optimizer", "SGD"}};
+  write_safetensors(optimizer_path(weights_path), file);
+}
+
+void load_sgd_state(const std::string& path, const StFile& file, torch::optim::Optimizer& opt,
+                    const model::Transformer& model) {
+  auto& state = opt.state();
+  for (const auto& [name, p] : model.named_parameters()) {
+    const StTensor* b = file.find(name + ".momentum_buffer");
+    if (!b) continue;  // frozen, or no step taken yet
+    auto buf = weights_tensor(path, name + ".momentum_buffer", *b);
+    if (buf.sizes() != p.sizes())
+      throw Error(path + ": momentum buffer shape of '" + name + "' does not match the model");
+    auto s = std::make_unique<torch::optim::SGDParamState>();
+    s->momentum_buffer(buf.to(p.device()));
+    state[state_key(state, p)] = std::move(s);
+  }
+}
+
+}  // namespace
+
 void save_optimizer(const std::string& weights_path, const torch::optim::Optimizer& opt,
                     const model::Transformer& model) {
+  if (dynamic_cast<const torch::optim::SGD*>(&opt)) return save_sgd_state(weights_path, opt, model);
   std::vector<std::pair<std::string, AdamMoment>> moments;
   for (const auto& [name, p] : model.named_parameters()) {
     AdamMoment m;
@@ -206,6 +241,15 @@ void save_optimizer(const std::string& weights_path, const torch::optim::Optimiz
 }
 
 void load_optimizer(const std::string& weights_path, torch::optim::Optimizer& opt, const model::Transformer& model) {
+  const std::string path = optimizer_path(weights_path);
+  const bool sgd_opt = dynamic_cast<const torch::optim::SGD*>(&opt) != nullptr;
+  const StFile file = read_safetensors(path);
+  const auto kind = file.metadata.find("optimizer");
+  const bool sgd_file = kind != file.metadata.end() && kind->second == "SGD";
+  if (sgd_opt != sgd_file)
+    throw Error(path + ": holds the state of " + (sgd_file ? "SGD" : "AdamW") + ", the run trains with " +
+                (sgd_opt ? "SGD" : "AdamW"));
+  if (sgd_opt) return load_sgd_state(path, file, opt, model);
   const auto moments = read_optimizer(weights_path, model);
   for (const auto& [name, p] : model.named_parameters()) {
     auto it = moments.find(name);

@@ -44,6 +44,9 @@ EnsembleTrainer::EnsembleTrainer(std::vector<RunConfig> members, std::vector<std
   if (dirs_.empty()) dirs_.assign(cfgs_.size(), "");
   if (dirs_.size() != cfgs_.size()) throw Error("an ensemble needs one output directory per member");
   const TrainConfig& tc = cfgs_[0].train;
+  if (tc.optimizer != "adamw" || !tc.frozen.empty())
+    throw Error("an ensemble trains every parameter with AdamW (train.optimizer " + tc.optimizer +
+                (tc.frozen.empty() ? "" : ", train.frozen set") + "): train its members separately");
 
   // Member k starts exactly where a separate run of cfgs_[k] starts, or at its resume point.
   ensemble_ = std::make_unique<model::Ensemble>(cfgs_[0].model, K);
@@ -102,6 +105,8 @@ torch::Tensor EnsembleTrainer::train_step(int64_t step) {
   std::vector<torch::Tensor> tokens, targets;
   for (const auto& data : data_) {
     Batch batch = data->train_batch(step);
+    if (batch.every_position())
+      throw Error("an ensemble trains the loss at the last position only; this task's loss is at every position");
     tokens.push_back(batch.tokens);    // [B, T]
     targets.push_back(batch.targets);  // [B]
   }

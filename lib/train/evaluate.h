@@ -13,9 +13,9 @@ namespace cc::train {
 
 struct SetResult {
   std::string name;
-  int64_t n = 0;
+  int64_t n = 0;  // sequences; for a set with targets at every position, the targets (task_data.h)
   int64_t correct = 0;
-  double loss = 0.0;  // mean cross-entropy at the last position
+  double loss = 0.0;  // mean cross-entropy over them
   double accuracy() const { return n > 0 ? static_cast<double>(correct) / static_cast<double>(n) : 0.0; }
 };
 

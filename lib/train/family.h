@@ -52,9 +52,9 @@ struct TaskFamily {
   // The run's batches and evaluation sets as tensors (task_data.h), for the engine's trainers,
   // `claimcheck eval` and the `accuracy` kind. Empty: none of these serve its runs.
   std::function<std::unique_ptr<TaskData>(const RunConfig& cfg)> data;
-  // Metrics of the model at an evaluation beyond the engine's (accuracy and loss per evaluation set),
-  // merged into each metrics-log record (e.g. {"sum_squared_weights": ...}). Empty: none.
-  std::function<nlohmann::json(const model::Transformer& model)> extra_metrics;
+  // Metrics of the run's model at an evaluation beyond the engine's (accuracy and loss per evaluation
+  // set), merged into each metrics-log record (e.g. {"sum_squared_weights": ...}). Empty: none.
+  std::function<nlohmann::json(const RunConfig& cfg, const model::Transformer& model)> extra_metrics;
   // The names of the evaluation sets `data` gives (what a claim's `set:` may name; task_data.h).
   std::vector<std::string> eval_set_names;
   // The operand grid of the run's task (OperandGrid above). Empty: none.

@@ -20,11 +20,23 @@ void read_adamw(ObjectReader& r, TrainConfig& c) {
   if (!(c.eps > 0)) r.fail("eps", "must be > 0");
 }
 
+void read_optimizer_fields(ObjectReader& r, TrainConfig& c) {
+  c.optimizer = r.one_of("optimizer", {"adamw", "sgd"}, c.optimizer);
+  if (c.optimizer == "adamw") return read_adamw(r, c);
+  c.lr = r.number("lr");
+  c.weight_decay = r.number("weight_decay");
+  c.momentum = r.number("momentum");
+  if (!(c.lr > 0)) r.fail("lr", "must be > 0");
+  if (!(c.weight_decay >= 0)) r.fail("weight_decay", "must be >= 0");
+  if (!(c.momentum >= 0 && c.momentum < 1)) r.fail("momentum", "must be in [0, 1)");
+}
+
 TrainConfig TrainConfig::from_yaml(ObjectReader r) {
   TrainConfig c;
   c.steps = r.integer_in("steps", 1, 1000000000);
   c.batch_size = static_cast<int>(r.integer_in("batch_size", 1, 1 << 20));
-  read_adamw(r, c);
+  read_optimizer_fields(r, c);
+  c.frozen = r.strings("frozen", c.frozen);
   c.warmup_steps = r.integer_in("warmup_steps", c.warmup_steps, 0, 1000000000);
   c.max_grad_norm = r.number("max_grad_norm", c.max_grad_norm);
   c.eval_every = r.integer_in("eval_every", c.eval_every, 1, 1000000000);
@@ -43,6 +55,10 @@ TrainConfig TrainConfig::from_yaml(ObjectReader r) {
   if (c.eval_size < 1) r.fail("eval_size", "must be >= 1");
   if (c.checkpoint_every < 0) r.fail("checkpoint_every", "must be >= 0");
   if (c.resume_every < 1) r.fail("resume_every", "must be >= 1");
+  for (size_t i = 0; i < c.frozen.size(); ++i)
+    if (std::find(c.frozen.begin(), c.frozen.begin() + static_cast<long>(i), c.frozen[i]) !=
+        c.frozen.begin() + static_cast<long>(i))
+      r.fail("frozen", "'" + c.frozen[i] + "' is listed twice");
   for (int64_t s : c.checkpoint_steps)
     if (s < 0 || s > c.steps) r.fail("checkpoint_steps", "step " + std::to_string(s) + " is outside [0, steps]");
   r.finish();
@@ -66,19 +82,22 @@ bool TrainConfig::keeps_checkpoint(int64_t step) const {
 double TrainConfig::lr_at(int64_t step) const { return warmup_lr(lr, warmup_steps, step); }
 
 nlohmann::json TrainConfig::to_json(bool every_field) const {
-  nlohmann::json j = {{"steps", steps},
-                      {"batch_size", batch_size},
-                      {"lr", lr},
-                      {"weight_decay", weight_decay},
-                      {"beta1", beta1},
-                      {"beta2", beta2},
-                      {"eps", eps},
-                      {"eval_every", eval_every},
-                      {"eval_size", eval_size},
-                      {"eval_seed", eval_seed},
-                      {"checkpoint_steps", checkpoint_steps},
-                      {"checkpoint_every", checkpoint_every},
-                      {"resume_every", resume_every}};
+  nlohmann::json j = {{"steps", steps}, {"batch_size", batch_size}, {"lr", lr}, {"weight_decay", weight_decay}};
+  if (every_field || optimizer != "adamw") j["optimizer"] = optimizer;
+  // Each optimizer's own fields only (the config is read back from this JSON: sweeps, sidecars).
+  if (optimizer == "adamw") {
+    j["beta1"] = beta1;
+    j["beta2"] = beta2;
+    j["eps"] = eps;
+  }
+  if (optimizer == "sgd") j["momentum"] = momentum;
+  if (every_field || !frozen.empty()) j["frozen"] = frozen;
+  j.update(nlohmann::json{{"eval_every", eval_every},
+                          {"eval_size", eval_size},
+                          {"eval_seed", eval_seed},
+                          {"checkpoint_steps", checkpoint_steps},
+                          {"checkpoint_every", checkpoint_every},
+                          {"resume_every", resume_every}});
   // Only when not the default: every run trained before the field existed keeps its hash.
   if (every_field || engine != "libtorch") j["engine"] = engine;
   if (every_field || warmup_steps != 0) j["warmup_steps"] = warmup_steps;

@@ -19,10 +19,19 @@ namespace cc::train {
 struct TrainConfig {
   int64_t steps = 0;
   int batch_size = 0;  // sequences per step (0: the batch is whatever the family's data gives, e.g. full batch)
+  // The optimizer: "adamw" (torch::optim::AdamW: lr, weight_decay, beta1, beta2, eps) or "sgd"
+  // (torch::optim::SGD with heavy-ball momentum and L2 weight decay: lr, weight_decay, momentum).
+  // In the hash only when not adamw, so every AdamW run keeps its hash.
+  std::string optimizer = "adamw";
   double lr = 0;
   double weight_decay = 0;
   double beta1 = 0, beta2 = 0;  // AdamW's
   double eps = 0;
+  double momentum = 0;  // SGD's
+  // Parameters the optimizer leaves at their initial values (TransformerLens names, e.g. embed.W_E):
+  // a model whose embeddings are frozen at random, as a paper's simplified model can be. Each must
+  // name a parameter of the run's model; in the hash only when set.
+  std::vector<std::string> frozen;
   // Two knobs of TransformerLens's own trainer (HookedTransformerTrainConfig), neither stated by the
   // paper: a linear learning-rate warmup, lr × min(1, s / warmup_steps) at the s-th step (0-based,
   // so the first step has lr 0, as TransformerLens's LambdaLR gives), and clipping of the global
@@ -54,6 +63,9 @@ struct TrainConfig {
   double lr_at(int64_t step) const;  // the learning rate of the step that starts at `step` (0-based)
 };
 
+// The optimizer's fields of a `train:` section: `optimizer` (adamw when absent) and its own, each
+// required and checked. TrainConfig::from_yaml's.
+void read_optimizer_fields(ObjectReader& r, TrainConfig& c);
 // AdamW's fields of a `train:` section (lr, weight_decay, beta1, beta2, eps), each required and
 // checked (errors name FILE:LINE:COL through `r`): TrainConfig::from_yaml's, and a paper's own
 // `train:` format's (papers/nanda_grokking/module/run_config.cpp).

@@ -17,7 +17,8 @@
 
 namespace torch::optim {
 class AdamW;
-}
+class Optimizer;
+}  // namespace torch::optim
 
 namespace cc::train {
 
@@ -35,12 +36,19 @@ class StepEngine {
 
 // The engine train.engine names, training `model` with `opt` (both already initialised or restored
 // from a resume point; the engine takes them over as they are). Both must outlive the engine.
-// cc::Error for the blas engine off the CPU or where it is not built.
-std::unique_ptr<StepEngine> make_step_engine(const TrainConfig& tc, model::Transformer& model, torch::optim::AdamW& opt,
-                                             torch::Device device);
+// cc::Error for the blas engine off the CPU, where it is not built, or for what only the libtorch
+// engine trains (an optimizer other than AdamW, frozen parameters, a loss at every position).
+std::unique_ptr<StepEngine> make_step_engine(const TrainConfig& tc, model::Transformer& model,
+                                             torch::optim::Optimizer& opt, torch::Device device);
 
-// The optimizer every engine starts from (its options; the blas engine then applies the same update
-// on its own buffers).
+// The optimizer train.optimizer names, over `params` (the model's parameters less the frozen ones:
+// trainable_parameters). The blas engine applies AdamW's update on its own buffers.
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainConfig& tc,
+                                                        const std::vector<torch::Tensor>& params);
 std::unique_ptr<torch::optim::AdamW> make_adamw(const TrainConfig& tc, const std::vector<torch::Tensor>& params);
+
+// The parameters of `model` that train.frozen does not name, in the model's order; the frozen ones
+// stop requiring gradients. cc::Error naming a train.frozen entry the model has no parameter of.
+std::vector<torch::Tensor> trainable_parameters(const TrainConfig& tc, model::Transformer& model);
 
 }  // namespace cc::train

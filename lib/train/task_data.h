@@ -14,11 +14,17 @@ namespace cc::train {
 
 struct RunConfig;
 
-// Sequences and the answer each should give at its last position.
+// A target position with no loss (every-position targets below): a task that trains on some tokens only.
+constexpr int64_t kNoTarget = -1;
+
+// Sequences and what each should predict: either the answer at its last position (targets [B]), or
+// the next token at every position (targets [B, T], kNoTarget where a position has no loss), as a
+// language model is trained. The loss and accuracy average over the targets there are.
 struct Batch {
   torch::Tensor tokens;   // [B, T] int64, contiguous, on the CPU
-  torch::Tensor targets;  // [B] int64
+  torch::Tensor targets;  // [B] or [B, T] int64
   int64_t size() const { return tokens.defined() ? tokens.size(0) : 0; }
+  bool every_position() const { return targets.defined() && targets.dim() == 2; }
 };
 
 struct NamedBatch {

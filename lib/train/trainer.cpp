@@ -17,7 +17,7 @@ Trainer::Trainer(RunConfig cfg, TrainOptions opts)
   model_ = std::make_unique<model::Transformer>(cfg_.model);
   model_->init(cfg_.seed);
   model_->to(opts_.device);
-  opt_ = make_adamw(cfg_.train, model_->parameters());
+  opt_ = make_optimizer(cfg_.train, trainable_parameters(cfg_.train, *model_));
   if (!opts_.out_dir.empty()) resume_from(opts_.out_dir);
   engine_ = make_step_engine(cfg_.train, *model_, *opt_, opts_.device);  // takes over the restored state
 }

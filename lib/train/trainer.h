@@ -1,9 +1,10 @@
 #pragma once
-// The training loop (§3): AdamW on cross-entropy at the last position, on the batch the task's data
+// The training loop: the run's optimizer (AdamW or SGD, over the parameters train.frozen does not
+// name) on cross-entropy at the last position or at every position, on the batch the task's data
 // (task_data.h) gives for each step.
 // Deterministic on CPU: the same config, seed, build and thread setup give bitwise-identical
 // weights, and a resumed run equals an uninterrupted one (the data for step s depends only on
-// (seed, s); weights and AdamW moments are restored from the resume point).
+// (seed, s); weights and optimizer state are restored from the resume point).
 //
 // The schedule (schedule.h) says when to step, evaluate and save; the step engine (step_engine.h)
 // takes the steps; the trainer keeps the books: resume, checkpoints, the metrics log.
@@ -22,7 +23,7 @@
 #include "train/task_data.h"
 
 namespace torch::optim {
-class AdamW;
+class Optimizer;
 }
 
 namespace cc::train {
@@ -54,7 +55,7 @@ class Trainer {
   std::unique_ptr<TaskData> data_;  // the run's batches and evaluation sets
   nlohmann::json runtime_;          // versions and git commit of the code that trains, taken once at start
   std::unique_ptr<model::Transformer> model_;
-  std::unique_ptr<torch::optim::AdamW> opt_;
+  std::unique_ptr<torch::optim::Optimizer> opt_;
   std::unique_ptr<StepEngine> engine_;
   int64_t start_step_ = 0;
   TrainClock clock_;

@@ -17,7 +17,7 @@ namespace cc::nanda_grokking {
 namespace {
 
 // Σ w² over every parameter, in double: the weight norm whose fall marks cleanup (§5.2).
-nlohmann::json sum_of_squared_weights(const model::Transformer& m) {
+nlohmann::json sum_of_squared_weights(const train::RunConfig& /*cfg*/, const model::Transformer& m) {
   double s = 0;
   for (const auto& kv : m.named_parameters()) s += kv.second.detach().to(torch::kDouble).pow(2).sum().item<double>();
   return {{"sum_squared_weights", s}};

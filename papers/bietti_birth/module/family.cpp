@@ -1,0 +1,126 @@
+// The task family `trigger_bigrams`: how runs.yaml entries of this paper are read and hashed, the
+// batches its runs train on (fresh sequences every step: the paper's "each batch consists of 512 fresh
+// sequences") and the evaluation sets that split the next-token predictions by class of token.
+#include <torch/torch.h>
+
+#include "papers/bietti_birth/module/char_stats.h"
+#include "papers/bietti_birth/module/kinds.h"
+#include "papers/bietti_birth/module/memory_recall.h"
+#include "papers/bietti_birth/module/trigger_task.h"
+#include "plugin/paper_module.h"
+#include "util/error.h"
+#include "util/rng.h"
+
+namespace cc::bietti_birth {
+namespace {
+
+constexpr const char* kFamily = "trigger_bigrams";
+
+TaskConfig task_of(const train::RunConfig& c) {
+  if (c.family != kFamily) throw Error("run '" + c.name + "' is not of the task family " + kFamily);
+  YamlDoc doc;
+  doc.file = "<run '" + c.name + "' task>";
+  doc.value = c.task;
+  return TaskConfig::from_yaml(ObjectReader(doc, ""));
+}
+
+void read_run(ObjectReader r, train::RunConfig& c) {
+  const TaskConfig task = TaskConfig::from_yaml(r.object("task"));
+  c.task = task.to_json();
+  // Every character in and out; one position per token of the sequence.
+  c.model = model::ModelConfig::from_yaml(r.object("model"), {task.vocab_size(), task.vocab_size(), task.seq_len});
+  if (c.model.output_vocab != "full") r.fail("model", "output_vocab must be 'full' (the next character)");
+  c.train = train::TrainConfig::from_yaml(r.object("train"));
+  r.finish();
+}
+
+// The evaluation sets: one draw of sequences (a function of the eval seed only), its next-token
+// predictions split by the class of the token predicted.
+struct SetSpec {
+  const char* name;
+  const char* description;
+};
+const SetSpec kSets[] = {
+    {"in_context", "outputs of the sequence's triggers from their second occurrence on (the in-context bigrams)"},
+    {"in_context_first", "outputs of the triggers at their first occurrence (not knowable from the context)"},
+    {"global", "every token that follows a non-trigger (the global bigrams pi_b)"},
+};
+
+torch::Tensor keep_of(const std::string& set, const Sequences& s) {
+  if (set == "in_context") return s.occurrence >= 2;
+  if (set == "in_context_first") return s.occurrence == 1;
+  return s.occurrence == 0;  // global
+}
+
+class TriggerData : public train::TaskData {
+ public:
+  TriggerData(TaskConfig task, uint64_t seed, int batch_size)
+      : task_(std::move(task)), seed_(seed), batch_(batch_size) {}
+
+  train::Batch train_batch(int64_t step) const override {
+    const Sequences s = draw_sequences(task_, seed_, stream_id("train"), static_cast<uint64_t>(step), batch_);
+    const auto keep = task_.loss_on == "every_token" ? torch::ones_like(s.occurrence, torch::kBool) : s.occurrence >= 2;
+    return {s.tokens, targets_where(s, keep)};
+  }
+  std::vector<train::NamedBatch> eval_sets(int size, uint64_t eval_seed) const override {
+    const Sequences s = draw_sequences(task_, eval_seed, stream_id("eval"), 0, size);
+    std::vector<train::NamedBatch> out;
+    for (const auto& spec : kSets) out.push_back(named(spec, s));
+    return out;
+  }
+  train::NamedBatch eval_set(const std::string& name, int size, uint64_t eval_seed) const override {
+    for (const auto& spec : kSets)
+      if (name == spec.name) return named(spec, draw_sequences(task_, eval_seed, stream_id("eval"), 0, size));
+    throw Error(std::string("the ") + kFamily + " task has no evaluation set '" + name +
+                "' (it has: in_context, in_context_first, global)");
+  }
+
+ private:
+  static train::NamedBatch named(const SetSpec& spec, const Sequences& s) {
+    return {spec.name, spec.description, false, {s.tokens, targets_where(s, keep_of(spec.name, s))}};
+  }
+  TaskConfig task_;
+  uint64_t seed_;
+  int batch_;
+};
+
+std::vector<train::UnstatedChoice> unstated(const train::RunConfig& c) {
+  const TaskConfig task = task_of(c);
+  (void)task;
+  return {
+      {"model.init", "N(0, 1) embeddings, N(0, 1/(3 d)) matrices",
+       "the paper states random initialisation; scales as the authors' code (nn.Embedding, torch.randn, nn.Linear)"},
+      {"data.rng", "claimcheck's counter-based Rng and inverse-CDF draws",
+       "the distribution is stated; no two implementations draw the same sequences"},
+  };
+}
+
+}  // namespace
+
+std::vector<int> probe_triggers(const TaskConfig& task) {
+  const auto& order = char_stats().by_frequency;
+  if (task.trigger_choice == "most_frequent") return {order.begin(), order.begin() + task.triggers};
+  std::vector<int> all(order.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  return all;
+}
+
+TaskConfig task_of(const train::Checkpoint& ck) { return task_of(ck.config); }
+
+void register_module(const plugin::ModuleRegistrar& r) {
+  train::TaskFamily f;
+  f.name = kFamily;
+  f.read = read_run;
+  f.unstated = unstated;
+  f.data = [](const train::RunConfig& c) -> std::unique_ptr<train::TaskData> {
+    return std::make_unique<TriggerData>(task_of(c), c.seed, c.train.batch_size);
+  };
+  for (const auto& spec : kSets) f.eval_set_names.push_back(spec.name);
+  f.extra_metrics = [](const train::RunConfig& c, const model::Transformer& m) {
+    return memory_recall_metrics(m, probe_triggers(task_of(c)));
+  };
+  r.add_family(std::move(f));
+  r.add_kinds(register_kinds);
+}
+
+}  // namespace cc::bietti_birth

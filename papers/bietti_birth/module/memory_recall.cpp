@@ -1,0 +1,43 @@
+#include "papers/bietti_birth/module/memory_recall.h"
+
+#include <torch/torch.h>
+
+#include "util/error.h"
+
+namespace cc::bietti_birth {
+namespace {
+
+// The share of rows i of `scores` [n, m] whose argmax is `expected[i]`.
+double recall(const torch::Tensor& scores, const torch::Tensor& expected) {
+  return (scores.argmax(-1) == expected).to(torch::kDouble).mean().item<double>();
+}
+
+}  // namespace
+
+MemoryRecall memory_recall(const model::Transformer& m, const std::vector<int>& triggers) {
+  const auto& c = m.config();
+  if (c.n_layers < 2 || c.n_heads != 1) throw Error("memory recall: needs two blocks of one head each");
+  torch::NoGradGuard no_grad;
+  const auto E = m.W_E().to(torch::kCPU), P = m.W_pos().to(torch::kCPU),
+             U = m.W_U().to(torch::kCPU);  // [N, d] [T, d] [d, N]
+  auto W = [&](torch::Tensor w) { return w.to(torch::kCPU); };
+  MemoryRecall r;
+  const int64_t N = E.size(0), T = P.size(0);
+  r.W_O2 = recall(E.matmul(W(m.W_V(1))).matmul(W(m.W_O(1))).matmul(U), torch::arange(N));  // [N, N]
+  const auto q_ids = torch::tensor(std::vector<int64_t>(triggers.begin(), triggers.end()));
+  const auto Eq = E.index_select(0, q_ids);                                                 // [K, d]
+  const auto keys2 = Eq.matmul(W(m.W_V(0))).matmul(W(m.W_O(0))).matmul(W(m.W_K(1)));        // [K, d_head]
+  r.W_K2 = recall(Eq.matmul(W(m.W_Q(1))).matmul(keys2.t()), torch::arange(q_ids.size(0)));  // [K, K]
+  const auto queries1 = P.slice(0, 1, T).matmul(W(m.W_Q(0)));                               // [T-1, d_head]
+  const auto keys1 = P.slice(0, 0, T - 1).matmul(W(m.W_K(0)));                              // [T-1, d_head]
+  r.W_K1 = recall(queries1.matmul(keys1.t()), torch::arange(T - 1));                        // row t-1 is t's query
+  return r;
+}
+
+nlohmann::json memory_recall_metrics(const model::Transformer& m, const std::vector<int>& triggers) {
+  if (m.config().n_layers < 2 || m.config().n_heads != 1) return nlohmann::json::object();
+  const MemoryRecall r = memory_recall(m, triggers);
+  return {{"memory_recall", {{"W_O2", r.W_O2}, {"W_K2", r.W_K2}, {"W_K1", r.W_K1}}}};
+}
+
+}  // namespace cc::bietti_birth

@@ -1,0 +1,131 @@
+// The bietti_birth module: the character statistics, the task's sequences, and its runs trained by
+// the engine's trainer (fresh batches every step, the loss at every position or on the in-context
+// tokens only, SGD over the unfrozen matrices) resume exactly.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <map>
+
+#include "catalogue/runs.h"
+#include "papers/bietti_birth/module/char_stats.h"
+#include "papers/bietti_birth/module/trigger_task.h"
+#include "train/checkpoint.h"
+#include "train/task_data.h"
+#include "train/trainer.h"
+#include "tests/test_helpers.h"
+
+using namespace cc;
+using namespace cc::bietti_birth;
+
+namespace {
+
+TaskConfig task(const std::string& triggers = "most_frequent", const std::string& loss_on = "in_context_repeats") {
+  TaskConfig t;
+  t.seq_len = 64;
+  t.triggers = 5;
+  t.trigger_choice = triggers;
+  t.output_choice = "uniform";
+  t.loss_on = loss_on;
+  t.statistics = char_stats().sha256;
+  return t;
+}
+
+train::RunConfig committed_run(const std::string& name) {
+  const auto runs = catalogue::Runs::load(std::string(CLAIMCHECK_SOURCE_DIR) + "/papers/bietti_birth/runs.yaml");
+  return runs.find(name)->for_seed(0);
+}
+
+}  // namespace
+
+TEST(CharStats, AreTheSixtyFiveCharactersOfTinyShakespeare) {
+  const CharStats& s = char_stats();
+  ASSERT_EQ(s.size(), 65);
+  std::string top;
+  for (int i = 0; i < 5; ++i) top += s.vocab[static_cast<size_t>(s.by_frequency[static_cast<size_t>(i)])];
+  EXPECT_EQ(top, " etoa");
+  EXPECT_NEAR(s.unigram.p(s.by_frequency[0]), 169892.0 / 1115394.0, 1e-12);  // ' '
+  double total = 0;
+  for (int j = 0; j < 65; ++j) total += s.next[0].p(j);
+  EXPECT_NEAR(total, 1.0, 1e-12);
+}
+
+TEST(TriggerTask, ATriggerIsAlwaysFollowedByTheSequencesOwnOutput) {
+  const Sequences s = draw_sequences(task("unigram"), 3, 1, 0, 32);
+  for (int64_t b = 0; b < 32; ++b) {
+    std::map<int64_t, int64_t> output, seen;
+    for (int64_t t = 0; t < 64; ++t) {
+      const int64_t occ = s.occurrence[b][t].item<int64_t>();
+      if (t + 1 < 64) EXPECT_EQ(s.tokens[b][t + 1].item<int64_t>(), s.next[b][t].item<int64_t>());
+      if (occ == 0) continue;
+      const int64_t z = s.tokens[b][t].item<int64_t>(), y = s.next[b][t].item<int64_t>();
+      if (output.count(z)) EXPECT_EQ(output[z], y) << "sequence " << b << " position " << t;
+      output[z] = y;
+      EXPECT_EQ(occ, ++seen[z]);
+    }
+  }
+}
+
+TEST(TriggerTask, BatchesAreAFunctionOfSeedAndStepOnly) {
+  const auto a = draw_sequences(task(), 0, 7, 11, 8), b = draw_sequences(task(), 0, 7, 11, 8);
+  EXPECT_TRUE(torch::equal(a.tokens, b.tokens));
+  EXPECT_FALSE(torch::equal(a.tokens, draw_sequences(task(), 0, 7, 12, 8).tokens));
+  EXPECT_FALSE(torch::equal(a.tokens, draw_sequences(task(), 1, 7, 11, 8).tokens));
+}
+
+TEST(TriggerTask, FixedTriggersAreTheMostFrequentCharacters) {
+  const Sequences s = draw_sequences(task(), 0, 1, 0, 16);
+  const auto& top = char_stats().by_frequency;
+  const auto after_trigger = s.occurrence > 0;
+  auto triggers = s.tokens.masked_select(after_trigger);
+  for (int64_t i = 0; i < triggers.size(0); ++i)
+    EXPECT_NE(std::find(top.begin(), top.begin() + 5, triggers[i].item<int64_t>()), top.begin() + 5);
+}
+
+TEST(TriggerFamily, ReadsTheCommittedRunsAndRefusesOtherStatistics) {
+  const auto cfg = committed_run("simplified");
+  EXPECT_EQ(cfg.family, "trigger_bigrams");
+  EXPECT_EQ(cfg.train.optimizer, "sgd");
+  auto j = cfg.to_json();
+  j["task"]["statistics"] = std::string(64, '0');
+  EXPECT_THROW(train::RunConfig::from_json(j), Error);
+}
+
+TEST(TriggerFamily, TrainBatchesHaveTargetsOnTheInContextTokensOnly) {
+  auto cfg = committed_run("simplified");
+  const auto data = train::make_task_data(cfg);
+  const auto batch = data->train_batch(0);
+  ASSERT_TRUE(batch.every_position());
+  const auto sets = data->eval_sets(16, 1);
+  ASSERT_EQ(sets.size(), 3u);
+  // The three sets split the same sequences' targets: every position is in exactly one.
+  auto covered = torch::zeros_like(sets[0].batch.targets);
+  for (const auto& s : sets) covered += (s.batch.targets != train::kNoTarget).to(torch::kLong);
+  EXPECT_TRUE(torch::equal(covered, torch::ones_like(covered)));
+}
+
+TEST(TriggerFamily, AResumedRunEqualsAnUninterruptedOne) {
+  auto cfg = committed_run("simplified");
+  cfg.train.steps = 12;
+  cfg.train.batch_size = 8;
+  cfg.train.eval_every = 4;
+  cfg.train.eval_size = 8;
+  cfg.train.resume_every = 4;
+  cfg.train.checkpoint_every = 0;
+  cfg.train.checkpoint_steps = {};
+  train::TrainOptions o = train::TrainOptions::silent();
+  o.out_dir = test::fresh_dir("bietti_whole");
+  train::Trainer whole(cfg, o);
+  whole.run();
+  o.out_dir = test::fresh_dir("bietti_resumed");
+  o.stop_after = 8;
+  train::Trainer(cfg, o).run();
+  o.stop_after = -1;
+  train::Trainer resumed(cfg, o);
+  EXPECT_EQ(resumed.start_step(), 8);
+  resumed.run();
+  EXPECT_EQ(model::max_abs_diff(resumed.model(), whole.model()), 0.0);
+  model::Transformer init(cfg.model);
+  init.init(cfg.seed);
+  EXPECT_TRUE(torch::equal(whole.model().W_E(), init.W_E()));  // frozen
+  EXPECT_FALSE(torch::equal(whole.model().W_K(0), init.W_K(0)));
+}

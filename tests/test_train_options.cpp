@@ -1,0 +1,214 @@
+// The engine's training options a paper can ask for beyond AdamW at the last position: a loss at
+// every position (kNoTarget where a position has none), SGD with momentum, frozen parameters and
+// per-parameter initialisation. Each is checked against its definition, on no paper's task.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "model/transformer.h"
+#include "train/checkpoint.h"
+#include "train/loss.h"
+#include "train/step_engine.h"
+#include "train/trainer.h"
+#include "test_helpers.h"
+#include "train_helpers.h"
+
+using namespace cc;
+using cc::test::fresh_dir;
+using cc::test::tiny_run;
+
+namespace {
+
+// Two attention-only blocks of one 8-wide head over 5 tokens and 6 positions.
+model::ModelConfig attention_only(std::map<std::string, std::string> init = {}) {
+  model::ModelConfig m;
+  m.d_model = 8;
+  m.d_head = 8;
+  m.n_heads = 1;
+  m.d_mlp = 1;
+  m.activation = "relu";
+  m.output_vocab = "full";
+  m.init_std = 0.3;
+  m.n_layers = 2;
+  m.init = std::move(init);
+  m.derive({5, 5, 6});
+  return m;
+}
+
+train::Batch every_position_batch() {
+  constexpr int64_t none = train::kNoTarget;
+  auto tokens = torch::tensor(std::vector<int64_t>{0, 1, 2, 3, 4, 0, 4, 3, 2, 1, 0, 4}).view({2, 6});
+  auto targets = torch::tensor(std::vector<int64_t>{1, 2, 3, 4, 0, none, none, 2, 1, 0, 4, 3}).view({2, 6});
+  return {tokens, targets};
+}
+
+}  // namespace
+
+TEST(EveryPositionLoss, IsTheMeanOverThePositionsThatHaveATarget) {
+  auto logits = torch::randn({2, 6, 5}, torch::TensorOptions().dtype(torch::kFloat64));
+  const auto batch = every_position_batch();
+  double sum = 0;
+  int n = 0;
+  for (int b = 0; b < 2; ++b)
+    for (int t = 0; t < 6; ++t) {
+      const int64_t y = batch.targets[b][t].item<int64_t>();
+      if (y == train::kNoTarget) continue;
+      sum -= torch::log_softmax(logits[b][t], -1)[y].item<double>();
+      ++n;
+    }
+  EXPECT_NEAR(train::cross_entropy(logits, batch.targets, "float64").item<double>(), sum / n, 1e-12);
+  EXPECT_NEAR(train::cross_entropy(logits, batch.targets, "float64", train::LossReduction::Sum).item<double>(), sum,
+              1e-12);
+  EXPECT_TRUE(batch.every_position());
+}
+
+TEST(EveryPositionLoss, ForwardIsTheAnalysisPathWithoutTheCache) {
+  model::Transformer m(attention_only());
+  m.init(3);
+  const auto tokens = every_position_batch().tokens;
+  model::ActivationCache cache;
+  torch::NoGradGuard no_grad;
+  const auto all = m.forward(tokens);
+  EXPECT_TRUE(torch::allclose(all, m.run_with_cache(tokens, cache), 1e-6, 1e-6));
+  EXPECT_TRUE(torch::allclose(all.select(1, 5), m.forward_last(tokens), 1e-5, 1e-6));
+}
+
+TEST(Sgd, OneStepIsMomentumSgdWithL2DecayAndLeavesFrozenParametersAlone) {
+  train::TrainConfig tc;
+  tc.optimizer = "sgd";
+  tc.lr = 0.1;
+  tc.momentum = 0.9;
+  tc.weight_decay = 0.01;
+  tc.frozen = {"embed.W_E", "blocks.0.attn.W_V"};
+  model::Transformer m(attention_only());
+  m.init(5);
+  model::Transformer before(attention_only());
+  before.init(5);
+  auto opt = train::make_optimizer(tc, train::trainable_parameters(tc, m));
+  auto engine = train::make_step_engine(tc, m, *opt, torch::kCPU);
+  const auto batch = every_position_batch();
+  // The gradient at the initial weights, by autograd on a copy.
+  model::Transformer probe(attention_only());
+  probe.init(5);
+  auto loss = train::cross_entropy(probe.forward(batch.tokens), batch.targets, "float32");
+  loss.backward();
+  engine->step(0, batch);
+  engine->publish();
+  for (const auto& [name, w] : m.named_parameters()) {
+    const bool frozen = name == "embed.W_E" || name == "blocks.0.attn.W_V";
+    EXPECT_EQ(w.requires_grad(), !frozen) << name;
+    if (frozen) {
+      EXPECT_TRUE(torch::equal(w, before.param(name))) << name;
+      continue;
+    }
+    // The first step: buffer = g + wd w, w -= lr buffer.
+    const auto g = probe.param(name).grad() + tc.weight_decay * before.param(name);
+    EXPECT_TRUE(torch::allclose(w, before.param(name) - tc.lr * g, 1e-5, 1e-6)) << name;
+  }
+}
+
+TEST(Sgd, ResumesExactlyWithFrozenParameters) {
+  auto cfg = tiny_run(30);
+  cfg.train.optimizer = "sgd";
+  cfg.train.momentum = 0.9;
+  cfg.train.lr = 0.05;
+  cfg.train.frozen = {"embed.W_E"};
+  train::TrainOptions o = train::TrainOptions::silent();
+  o.out_dir = fresh_dir("sgd_whole");
+  train::Trainer whole(cfg, o);
+  whole.run();
+  o.out_dir = fresh_dir("sgd_resumed");
+  o.stop_after = 20;
+  train::Trainer(cfg, o).run();
+  o.stop_after = -1;
+  train::Trainer resumed(cfg, o);
+  EXPECT_EQ(resumed.start_step(), 20);
+  resumed.run();
+  EXPECT_EQ(model::max_abs_diff(resumed.model(), whole.model()), 0.0);
+  model::Transformer init(cfg.model);
+  init.init(cfg.seed);
+  EXPECT_TRUE(torch::equal(whole.model().W_E(), init.W_E()));
+  EXPECT_FALSE(torch::equal(whole.model().W_U(), init.W_U()));
+}
+
+TEST(Sgd, IsPartOfTheHashAndAnAdamWConfigKeepsItsOwn) {
+  auto adamw = tiny_run(30);
+  const auto keys = adamw.train.to_json();
+  for (const char* k : {"optimizer", "momentum", "frozen"}) EXPECT_FALSE(keys.contains(k)) << k;
+  auto sgd = adamw;
+  sgd.train.optimizer = "sgd";
+  sgd.train.momentum = 0.9;
+  EXPECT_NE(sgd.weights_hash(), adamw.weights_hash());
+  auto frozen = adamw;
+  frozen.train.frozen = {"embed.W_E"};
+  EXPECT_NE(frozen.weights_hash(), adamw.weights_hash());
+}
+
+TEST(Sgd, TheBlasEngineAndUnknownParametersAreRefused) {
+  train::TrainConfig tc;
+  tc.optimizer = "sgd";
+  tc.lr = 0.1;
+  tc.engine = "blas";
+  model::Transformer m(attention_only());
+  auto opt = train::make_optimizer(tc, m.parameters());
+  EXPECT_THROW(train::make_step_engine(tc, m, *opt, torch::kCPU), Error);
+  tc.engine = "libtorch";
+  tc.frozen = {"embed.W_X"};
+  try {
+    train::trainable_parameters(tc, m);
+    FAIL() << "an unknown frozen parameter was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("embed.W_X"), std::string::npos);
+  }
+}
+
+TEST(ParameterInit, AnOverrideChangesThatParameterOnly) {
+  model::Transformer plain(attention_only());
+  plain.init(7);
+  model::Transformer over(attention_only({{"embed.W_E", "1.5"}, {"blocks.1.attn.W_Q", "identity"}}));
+  over.init(7);
+  for (const auto& [name, w] : plain.named_parameters()) {
+    if (name == "embed.W_E") {
+      EXPECT_TRUE(torch::allclose(over.param(name), w * (1.5 / 0.3), 1e-6, 1e-7));
+    } else if (name == "blocks.1.attn.W_Q") {
+      EXPECT_TRUE(torch::equal(over.param(name)[0], torch::eye(8)));
+    } else {
+      EXPECT_TRUE(torch::equal(over.param(name), w)) << name;
+    }
+  }
+  model::Transformer unknown(attention_only({{"blocks.2.attn.W_Q", "identity"}}));
+  EXPECT_THROW(unknown.init(7), Error);
+}
+
+TEST(ParameterInit, IsReadFromYamlAndWrittenOnlyWhenSet) {
+  auto doc = load_yaml_string(
+      "{d_model: 8, d_head: 8, n_heads: 1, d_mlp: 1, activation: relu, output_vocab: full, init_std: 0.3,"
+      " n_layers: 2, mlp_layers: [], init: {embed.W_E: 1.0, blocks.0.attn.W_Q: identity}}",
+      "model.yaml");
+  const auto m = model::ModelConfig::from_yaml(ObjectReader(doc, ""), {5, 5, 6});
+  EXPECT_EQ(m.init.at("blocks.0.attn.W_Q"), "identity");
+  EXPECT_EQ(model::ModelConfig::from_json(m.to_json(), {5, 5, 6}).to_json(), m.to_json());
+  EXPECT_FALSE(attention_only().to_json().contains("init"));
+  auto bad = load_yaml_string(
+      "{d_model: 8, d_head: 8, n_heads: 1, d_mlp: 1, activation: relu, output_vocab: full, init_std: 0.3,"
+      " n_layers: 2, mlp_layers: [], init: {embed.W_E: -1}}",
+      "bad.yaml");
+  EXPECT_THROW(model::ModelConfig::from_yaml(ObjectReader(bad, ""), {5, 5, 6}), Error);
+}
+
+TEST(TrainConfigYaml, SgdNeedsItsMomentumAndTakesNoAdamField) {
+  auto read = [](const std::string& text) {
+    auto doc = load_yaml_string(text, "train.yaml");
+    return train::TrainConfig::from_yaml(ObjectReader(doc, ""));
+  };
+  const auto ok = read(
+      "{steps: 10, batch_size: 4, optimizer: sgd, lr: 0.1, weight_decay: 0, momentum: 0.9,"
+      " frozen: [embed.W_E]}");
+  EXPECT_EQ(ok.optimizer, "sgd");
+  EXPECT_EQ(ok.frozen, std::vector<std::string>{"embed.W_E"});
+  EXPECT_THROW(read("{steps: 10, batch_size: 4, optimizer: sgd, lr: 0.1, weight_decay: 0}"), Error);
+  EXPECT_THROW(read("{steps: 10, batch_size: 4, optimizer: sgd, lr: 0.1, weight_decay: 0, momentum: 0.9, beta1: 0.9}"),
+               Error);
+  EXPECT_THROW(read("{steps: 10, batch_size: 4, optimizer: sgd, lr: 0.1, weight_decay: 0, momentum: 0.9,"
+                    " frozen: [embed.W_E, embed.W_E]}"),
+               Error);
+}
