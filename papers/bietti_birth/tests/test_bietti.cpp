@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <map>
 
+#include "analysis/registry.h"
 #include "catalogue/runs.h"
 #include "papers/bietti_birth/module/char_stats.h"
 #include "papers/bietti_birth/module/trigger_task.h"
@@ -128,4 +130,57 @@ TEST(TriggerFamily, AResumedRunEqualsAnUninterruptedOne) {
   init.init(cfg.seed);
   EXPECT_TRUE(torch::equal(whole.model().W_E(), init.W_E()));  // frozen
   EXPECT_FALSE(torch::equal(whole.model().W_K(0), init.W_K(0)));
+}
+
+namespace {
+
+// The simplified model's shape with chosen weights: one-hot tokens (rows 0..64; zero without `tokens`,
+// so that only positions move attention) and positions, block 1 attending from t to t - 1 with a large
+// score, identity value/output maps, W_U = W_E^T.
+train::Checkpoint constructed(bool previous_token_head, bool tokens = true) {
+  train::Checkpoint ck;
+  ck.config = committed_run("simplified");
+  ck.path = "constructed";
+  ck.model = std::make_shared<model::Transformer>(ck.config.model);
+  const int64_t D = ck.config.model.d_model, N = 65, T = ck.config.model.n_ctx;
+  std::map<std::string, torch::Tensor> w;
+  for (const auto& [name, t] : ck.model->named_parameters()) w[name] = torch::zeros_like(t);
+  if (tokens) w["embed.W_E"] = torch::eye(D).slice(0, 0, N);
+  w["pos_embed.W_pos"] = torch::eye(D).slice(0, 0, T);
+  w["unembed.W_U"] = torch::eye(D).slice(1, 0, N);
+  const auto I = torch::eye(D).unsqueeze(0);
+  for (const char* m : {"blocks.0.attn.W_V", "blocks.0.attn.W_O", "blocks.1.attn.W_V", "blocks.1.attn.W_O",
+                        "blocks.1.attn.W_Q", "blocks.1.attn.W_K"})
+    w[m] = I;
+  w["blocks.0.attn.W_Q"] = I * 40.0 * std::sqrt(static_cast<double>(D));
+  auto shift = torch::zeros({D, D});  // row e_{t-1} -> column t: k_{t-1} . q_t is large
+  if (previous_token_head)
+    for (int64_t t = 1; t < T; ++t) shift[t - 1][t] = 1.0;
+  w["blocks.0.attn.W_K"] = shift.unsqueeze(0);
+  ck.model->load(w);
+  return ck;
+}
+
+analysis::Measurement measure(const std::string& kind, const train::Checkpoint& ck, const std::string& yaml) {
+  const auto* k = analysis::builtin_registry().find(kind);
+  EXPECT_NE(k, nullptr) << kind;
+  auto doc = load_yaml_string(yaml, "params.yaml");
+  return k->measure(analysis::MeasureInput{ck, k->parse_params(ObjectReader(doc, ""))});
+}
+
+}  // namespace
+
+TEST(BiettiKinds, AnExactPreviousTokenHeadAndItsMemoriesScoreOne) {
+  EXPECT_DOUBLE_EQ(
+      measure("previous_token_attention", constructed(true, false), "{layer: 1, size: 8, eval_seed: 1}").value, 1.0);
+  const auto ck = constructed(true);
+  for (const char* m : {"W_O2", "W_K2", "W_K1"})
+    EXPECT_DOUBLE_EQ(measure("memory_recall", ck, std::string("{matrix: ") + m + "}").value, 1.0) << m;
+}
+
+TEST(BiettiKinds, WithoutThePositionalMemoryBlockOneAttendsElsewhere) {
+  const auto ck = constructed(false, false);  // W_K^1 = 0: uniform attention, its argmax the first position
+  EXPECT_LT(measure("previous_token_attention", ck, "{layer: 1, size: 8, eval_seed: 1}").value, 0.05);
+  EXPECT_LT(measure("memory_recall", ck, "{matrix: W_K1}").value, 0.05);
+  EXPECT_THROW(measure("induction_attention", ck, "{layer: 3, size: 8}"), analysis::NotComputable);
 }
