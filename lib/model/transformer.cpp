@@ -34,8 +34,8 @@ Transformer::Transformer(const ModelConfig& cfg) : cfg_(cfg) {
 
 void Transformer::init(uint64_t seed) {
   torch::NoGradGuard no_grad;
-  for (const auto& [name, how] : cfg_.init) {
-    (void)how;
+  for (const auto& override_entry : cfg_.init) {
+    const std::string& name = override_entry.first;
     if (std::none_of(params_.begin(), params_.end(), [&](const auto& kv) { return kv.first == name; }))
       throw Error("model.init: the model has no parameter '" + name + "'");
   }
