@@ -212,3 +212,18 @@ TEST(TrainConfigYaml, SgdNeedsItsMomentumAndTakesNoAdamField) {
                     " frozen: [embed.W_E, embed.W_E]}"),
                Error);
 }
+
+TEST(Divergence, ANonFiniteLossStopsTrainingWithAnErrorBeforeAnythingIsSaved) {
+  auto cfg = tiny_run(30);
+  cfg.train.lr = 1e30;  // AdamW's first steps move every weight by about lr: the logits overflow
+  train::TrainOptions o = train::TrainOptions::silent();
+  o.out_dir = fresh_dir("diverged");
+  try {
+    train::Trainer(cfg, o).run();
+    FAIL() << "a diverged run trained to the end";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("training diverged"), std::string::npos) << e.what();
+  }
+  // Step 0 (the initialisation) is the only checkpoint: no non-finite weights were written.
+  EXPECT_EQ(train::list_checkpoints(o.out_dir), std::vector<int64_t>{0});
+}
