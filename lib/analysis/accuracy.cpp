@@ -1,4 +1,5 @@
-// kind `accuracy`: argmax accuracy at '=' on one named evaluation set.
+// kind `accuracy`: argmax accuracy on one named evaluation set (at the last position, or at every position
+// that has a target: train/task_data.h).
 #include <torch/torch.h>
 
 #include "analysis/common.h"
@@ -63,8 +64,10 @@ Measurement measure(const MeasureInput& in) {
 }  // namespace
 
 void register_accuracy(Registry& r) {
-  MeasurementKind k("accuracy", Statistic::Proportion, measure,
-                    "fraction of sequences of an evaluation set whose argmax at '=' is (x + y) mod N");
+  MeasurementKind k(
+      "accuracy", Statistic::Proportion, measure,
+      "argmax accuracy on an evaluation set's targets: the answer at the last position, or every position "
+      "that has a target (tasks with a loss at every position)");
   k.parse_params = parse;
   k.params_doc =
       "set: an evaluation set of the run's task (required)\n"
