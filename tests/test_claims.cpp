@@ -588,3 +588,14 @@ TEST(Kinds, EveryModuleKindRefusesTheRunsOfAnotherTaskFamily) {
   }
   EXPECT_GE(refused, 20);  // both modules' checkpoint kinds (25 when written), each refused above
 }
+
+TEST(ClaimFile, AFileNamedTwiceIsReadOnce) {
+  const std::string dir = kData + "/claims/sec";
+  const auto once = find_claim_files({dir});
+  ASSERT_EQ(once.size(), 2u);
+  // The folder and one of its files, that file again, and the same file by another spelling.
+  const auto twice =
+      find_claim_files({dir, once[0], once[0], dir + "/../sec/" + fs::path(once[0]).filename().string()});
+  ASSERT_EQ(twice.size(), once.size());
+  for (size_t i = 0; i < once.size(); ++i) EXPECT_EQ(fs::weakly_canonical(twice[i]), fs::weakly_canonical(once[i]));
+}

@@ -1,6 +1,7 @@
 #include "claims/claim.h"
 
 #include <algorithm>
+#include <set>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -353,7 +354,16 @@ std::vector<std::string> find_claim_files(const std::vector<std::string>& paths)
     }
   }
   std::sort(out.begin(), out.end());
-  return out;
+  // One file named twice (or by two spellings, or as a file and within its folder) is one claim file,
+  // not two claims with one id.
+  std::set<std::string> seen;
+  std::vector<std::string> unique;
+  for (const auto& f : out) {
+    std::error_code ec;
+    const fs::path canonical = fs::weakly_canonical(f, ec);
+    if (seen.insert(ec ? f : canonical.string()).second) unique.push_back(f);
+  }
+  return unique;
 }
 
 }  // namespace cc::claims

@@ -78,7 +78,8 @@ Claim load_claim_string(const std::string& text, const std::string& path, const 
                         const catalogue::Runs& runs);
 Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, const catalogue::Runs& runs);
 
-// Every *.yaml under the given files/directories except runs.yaml, sorted.
+// Every *.yaml under the given files/directories except runs.yaml, sorted, each file once (however
+// often and however spelt it is named).
 std::vector<std::string> find_claim_files(const std::vector<std::string>& paths);
 
 }  // namespace cc::claims
