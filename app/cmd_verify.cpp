@@ -534,6 +534,27 @@ int cmd_list(const std::vector<std::string>& args) {
   return bad ? kExitFailure : kExitOk;
 }
 
+// An id that claims of several papers use names none of them: a usage error naming each file, so the
+// user says which paper (--paths papers/NAME) instead of getting the first one found.
+void refuse_ambiguous_id(const std::vector<std::vector<std::string>>& papers, const std::string& id) {
+  std::vector<std::string> files;
+  for (const auto& paths : papers) {
+    for (const auto& f : claims::find_claim_files(paths)) {
+      try {
+        const YamlDoc doc = load_yaml_file(f);
+        if (doc.value.is_object() && doc.value.value("id", nlohmann::json()) == id) files.push_back(f);
+      } catch (const Error&) {
+        // a broken file is `list`'s to report
+      }
+    }
+  }
+  if (files.size() < 2) return;
+  std::string list;
+  for (const auto& f : files) list += (list.empty() ? "" : ", ") + f;
+  throw po::error("claim id '" + id + "' is used by " + std::to_string(files.size()) + " claim files (" + list +
+                  "): give the paper, --paths papers/NAME");
+}
+
 int cmd_explain(const std::vector<std::string>& args) {
   po::options_description desc("explain options");
   Common common;
@@ -548,7 +569,9 @@ int cmd_explain(const std::vector<std::string>& args) {
   if (!parse("explain", "ID [options]\n  no --paths: the claim of that id in any paper here", desc, pos, args, vm))
     return kExitOk;
   std::vector<std::string> ids;  // every id seen, for "did you mean"
-  for (const auto& paths : claim_paths_by_paper(common)) {
+  const auto papers = claim_paths_by_paper(common);
+  if (papers.size() > 1) refuse_ambiguous_id(papers, id);
+  for (const auto& paths : papers) {
     common.paths = paths;
     if (explain_claim(common, id, json, ids)) return kExitOk;
   }
