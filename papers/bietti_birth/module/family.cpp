@@ -86,8 +86,13 @@ class TriggerData : public train::TaskData {
 
 std::vector<train::UnstatedChoice> unstated(const train::RunConfig& c) {
   const TaskConfig task = task_of(c);
-  (void)task;
+  const std::string scale = "d = " + std::to_string(c.model.d_model) + ", T = " + std::to_string(task.seq_len) +
+                            ", batch " + std::to_string(c.train.batch_size) + ", " + std::to_string(c.train.steps) +
+                            " steps";
   return {
+      {"scale", scale, "reduced from the stated d = 256, T = 256, batches of 512 (assumptions.md, \"Scale\")"},
+      {"task.triggers", std::to_string(task.triggers) + ", " + task.trigger_choice,
+       "the paper varies K; the authors' README command for the simplified model: k=5, fixed triggers"},
       {"model.init", "N(0, 1) embeddings, N(0, 1/(3 d)) matrices",
        "the paper states random initialisation; scales as the authors' code (nn.Embedding, torch.randn, nn.Linear)"},
       {"data.rng", "claimcheck's counter-based Rng and inverse-CDF draws",
