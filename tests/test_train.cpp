@@ -11,6 +11,7 @@
 #include "train/trainer.h"
 #include "test_helpers.h"
 #include "train_helpers.h"
+#include "resume_helpers.h"
 #include "papers/assign_and_add/module/task_family.h"
 
 using namespace cc;
@@ -18,31 +19,13 @@ namespace task = cc::assign_and_add::task;  // the paper module whose runs these
 namespace fs = std::filesystem;
 
 using cc::test::fresh_dir;
+using cc::test::resume_difference;
 using cc::test::tiny_run;
 
 namespace {
 
 void expect_same_weights(const model::Transformer& a, const model::Transformer& b) {
   for (const auto& [name, t] : a.named_parameters()) EXPECT_TRUE(torch::equal(t, b.param(name))) << name;
-}
-
-// Trains `cfg` whole into dir_a, and into dir_b stopped at `stop` then resumed; returns the largest
-// weight difference between the two (0: the resume is exact).
-double resume_difference(const train::RunConfig& cfg, const std::string& dir_a, const std::string& dir_b,
-                         int64_t stop) {
-  train::TrainOptions o;
-  o.progress = false;
-  o.out_dir = dir_a;
-  train::Trainer whole(cfg, o);
-  whole.run();
-  o.out_dir = dir_b;
-  o.stop_after = stop;
-  train::Trainer(cfg, o).run();
-  o.stop_after = -1;
-  train::Trainer resumed(cfg, o);
-  EXPECT_EQ(resumed.start_step(), stop);
-  resumed.run();
-  return model::max_abs_diff(resumed.model(), whole.model());
 }
 
 struct Threads : ::testing::Environment {

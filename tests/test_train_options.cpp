@@ -11,6 +11,7 @@
 #include "train/trainer.h"
 #include "test_helpers.h"
 #include "train_helpers.h"
+#include "resume_helpers.h"
 
 using namespace cc;
 using cc::test::fresh_dir;
@@ -19,7 +20,7 @@ using cc::test::tiny_run;
 namespace {
 
 // Two attention-only blocks of one 8-wide head over 5 tokens and 6 positions.
-model::ModelConfig attention_only(std::map<std::string, std::string> init = {}) {
+model::ModelConfig attention_only(std::map<std::string, nlohmann::json> init = {}) {
   model::ModelConfig m;
   m.d_model = 8;
   m.d_head = 8;
@@ -112,22 +113,13 @@ TEST(Sgd, ResumesExactlyWithFrozenParameters) {
   cfg.train.momentum = 0.9;
   cfg.train.lr = 0.05;
   cfg.train.frozen = {"embed.W_E"};
-  train::TrainOptions o = train::TrainOptions::silent();
-  o.out_dir = fresh_dir("sgd_whole");
-  train::Trainer whole(cfg, o);
-  whole.run();
-  o.out_dir = fresh_dir("sgd_resumed");
-  o.stop_after = 20;
-  train::Trainer(cfg, o).run();
-  o.stop_after = -1;
-  train::Trainer resumed(cfg, o);
-  EXPECT_EQ(resumed.start_step(), 20);
-  resumed.run();
-  EXPECT_EQ(model::max_abs_diff(resumed.model(), whole.model()), 0.0);
+  const std::string whole_dir = fresh_dir("sgd_whole");
+  EXPECT_EQ(test::resume_difference(cfg, whole_dir, fresh_dir("sgd_resumed"), 20), 0.0);
+  const auto whole = test::final_weights(whole_dir);
   model::Transformer init(cfg.model);
   init.init(cfg.seed);
-  EXPECT_TRUE(torch::equal(whole.model().W_E(), init.W_E()));
-  EXPECT_FALSE(torch::equal(whole.model().W_U(), init.W_U()));
+  EXPECT_TRUE(torch::equal(whole->W_E(), init.W_E()));
+  EXPECT_FALSE(torch::equal(whole->W_U(), init.W_U()));
 }
 
 TEST(Sgd, IsPartOfTheHashAndAnAdamWConfigKeepsItsOwn) {
@@ -164,7 +156,7 @@ TEST(Sgd, TheBlasEngineAndUnknownParametersAreRefused) {
 TEST(ParameterInit, AnOverrideChangesThatParameterOnly) {
   model::Transformer plain(attention_only());
   plain.init(7);
-  model::Transformer over(attention_only({{"embed.W_E", "1.5"}, {"blocks.1.attn.W_Q", "identity"}}));
+  model::Transformer over(attention_only({{"embed.W_E", 1.5}, {"blocks.1.attn.W_Q", "identity"}}));
   over.init(7);
   for (const auto& [name, w] : plain.named_parameters()) {
     if (name == "embed.W_E") {

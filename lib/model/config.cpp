@@ -25,13 +25,6 @@ double ModelConfig::effective_init_std() const {
   return init_std > 0 ? init_std : 0.8 / std::sqrt(static_cast<double>(d_model));
 }
 
-namespace {
-
-// A standard deviation as the config holds it: the shortest text that reads back to the same double.
-std::string init_std_text(double v) { return nlohmann::json(v).dump(); }
-
-}  // namespace
-
 ModelConfig ModelConfig::from_yaml(ObjectReader r, const TokenSpace& tokens) {
   ModelConfig c;
   c.d_model = static_cast<int>(r.integer_in("d_model", 1, 65536));
@@ -43,14 +36,11 @@ ModelConfig ModelConfig::from_yaml(ObjectReader r, const TokenSpace& tokens) {
   c.init_std = r.number("init_std");
   ObjectReader init = r.object_or_empty("init");
   for (const auto& [name, value] : init.json().items()) {
-    if (value.is_string() && value.get<std::string>() == "identity") {
-      c.init[name] = "identity";
-    } else if (value.is_number() && value.get<double>() > 0 && std::isfinite(value.get<double>())) {
-      c.init[name] = init_std_text(value.get<double>());
-    } else {
-      init.fail(name, "must be a standard deviation > 0 or 'identity'");
-    }
+    const bool identity = value.is_string() && value.get<std::string>() == "identity";
+    const bool std_dev = value.is_number() && value.get<double>() > 0 && std::isfinite(value.get<double>());
+    if (!identity && !std_dev) init.fail(name, "must be a standard deviation > 0 or 'identity'");
     init.raw(name);
+    c.init[name] = identity ? value : nlohmann::json(value.get<double>());  // 1 and 1.0: one config, one hash
   }
   // Neither n_layers nor mlp_layers: the key-less form of the 2-block shape (config.h).
   const bool keyless = !r.has("n_layers") && !r.has("mlp_layers");
@@ -85,11 +75,7 @@ nlohmann::json ModelConfig::to_json(bool every_field) const {
   nlohmann::json j = {{"d_model", d_model},  {"d_head", d_head},         {"n_heads", n_heads},
                       {"d_mlp", d_mlp},      {"activation", activation}, {"output_vocab", output_vocab},
                       {"init_std", init_std}};
-  if (!init.empty()) {  // not even for every_field: the runs that predate it keep their sidecars and hashes
-    nlohmann::json overrides = nlohmann::json::object();
-    for (const auto& [name, v] : init) overrides[name] = v == "identity" ? nlohmann::json(v) : nlohmann::json::parse(v);
-    j["init"] = overrides;
-  }
+  if (!init.empty()) j["init"] = init;  // not even for every_field: the runs that predate it keep their hashes
   if (every_field || !is_two_layer_mlp_last()) {  // else left out: the hashes of earlier runs stay
     j["n_layers"] = n_layers;
     j["mlp_layers"] = mlp_layers;

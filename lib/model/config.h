@@ -34,7 +34,7 @@ struct ModelConfig {
   // Parameters initialised otherwise (`init: {embed.W_E: 1.0, blocks.0.attn.W_Q: identity}`): N(0, s²)
   // for a number s, or the identity in each head for "identity" (d_head = d_model). Empty for most
   // runs, and then not written (their hashes stay).
-  std::map<std::string, std::string> init;
+  std::map<std::string, nlohmann::json> init;
   // Blocks and which of them have an MLP (0-based, ascending). A config that gives neither is the
   // 2-block shape with an MLP in block 1, as sidecars written before these keys existed spell it; and
   // that shape is written without them, so those runs keep their hashes (to_json).

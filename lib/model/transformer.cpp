@@ -47,12 +47,12 @@ void Transformer::init(uint64_t seed) {
     const auto over = cfg_.init.find(name);
     if (over == cfg_.init.end()) {
       w = w * cfg_.effective_init_std();
-    } else if (over->second == "identity") {
+    } else if (over->second.is_string()) {  // "identity" (config.cpp accepts no other string)
       if (p.dim() != 3 || p.size(1) != p.size(2))
         throw Error("model.init: '" + name + "' is not square in each head (identity needs d_head = d_model)");
       w = torch::eye(p.size(1)).unsqueeze(0).expand(p.sizes()).contiguous();
     } else {
-      w = w * std::stod(over->second);
+      w = w * over->second.get<double>();
     }
     p.copy_(w.to(p.device()));
   }

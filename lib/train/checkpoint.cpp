@@ -173,9 +173,11 @@ void write_optimizer(const std::string& weights_path, const std::vector<std::pai
   write_safetensors(optimizer_path(weights_path), file);
 }
 
-std::map<std::string, AdamMoment> read_optimizer(const std::string& weights_path, const model::Transformer& model) {
-  const std::string path = optimizer_path(weights_path);
-  const StFile file = read_safetensors(path);
+namespace {
+
+// The AdamW moments in `file` (read from `path`) of every parameter of `model`.
+std::map<std::string, AdamMoment> adam_moments(const std::string& path, const StFile& file,
+                                               const model::Transformer& model) {
   auto it = file.metadata.find("adam_step");
   if (it == file.metadata.end()) throw Error(path + ": optimizer state lacks its 'adam_step' metadata");
   const int64_t step = std::stoll(it->second);
@@ -194,8 +196,6 @@ std::map<std::string, AdamMoment> read_optimizer(const std::string& weights_path
   }
   return out;
 }
-
-namespace {
 
 // SGD's state: a momentum buffer per trained parameter (none before the first step or without momentum).
 void save_sgd_state(const std::string& weights_path, const torch::optim::Optimizer& opt,
@@ -229,6 +229,11 @@ void load_sgd_state(const std::string& path, const StFile& file, torch::optim::O
 
 }  // namespace
 
+std::map<std::string, AdamMoment> read_optimizer(const std::string& weights_path, const model::Transformer& model) {
+  const std::string path = optimizer_path(weights_path);
+  return adam_moments(path, read_safetensors(path), model);
+}
+
 void save_optimizer(const std::string& weights_path, const torch::optim::Optimizer& opt,
                     const model::Transformer& model) {
   if (dynamic_cast<const torch::optim::SGD*>(&opt)) return save_sgd_state(weights_path, opt, model);
@@ -250,7 +255,7 @@ void load_optimizer(const std::string& weights_path, torch::optim::Optimizer& op
     throw Error(path + ": holds the state of " + (sgd_file ? "SGD" : "AdamW") + ", the run trains with " +
                 (sgd_opt ? "SGD" : "AdamW"));
   if (sgd_opt) return load_sgd_state(path, file, opt, model);
-  const auto moments = read_optimizer(weights_path, model);
+  const auto moments = adam_moments(path, file, model);
   for (const auto& [name, p] : model.named_parameters()) {
     auto it = moments.find(name);
     if (it != moments.end()) set_adam_state(opt, p, it->second);

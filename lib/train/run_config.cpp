@@ -1,20 +1,30 @@
 #include "train/run_config.h"
 
 #include <algorithm>
+#include <set>
 
 #include "train/family.h"
 #include "util/sha256.h"
 
 namespace cc::train {
 
-void read_adamw(ObjectReader& r, TrainConfig& c) {
+namespace {
+
+// The fields every optimizer has.
+void read_lr_and_decay(ObjectReader& r, TrainConfig& c) {
   c.lr = r.number("lr");
   c.weight_decay = r.number("weight_decay");
+  if (!(c.lr > 0)) r.fail("lr", "must be > 0");
+  if (!(c.weight_decay >= 0)) r.fail("weight_decay", "must be >= 0");  // NaN too
+}
+
+}  // namespace
+
+void read_adamw(ObjectReader& r, TrainConfig& c) {
+  read_lr_and_decay(r, c);
   c.beta1 = r.number("beta1");
   c.beta2 = r.number("beta2");
   c.eps = r.number("eps");
-  if (!(c.lr > 0)) r.fail("lr", "must be > 0");
-  if (!(c.weight_decay >= 0)) r.fail("weight_decay", "must be >= 0");  // NaN too
   if (!(c.beta1 >= 0 && c.beta1 < 1)) r.fail("beta1", "must be in [0, 1)");
   if (!(c.beta2 >= 0 && c.beta2 < 1)) r.fail("beta2", "must be in [0, 1)");
   if (!(c.eps > 0)) r.fail("eps", "must be > 0");
@@ -23,11 +33,8 @@ void read_adamw(ObjectReader& r, TrainConfig& c) {
 void read_optimizer_fields(ObjectReader& r, TrainConfig& c) {
   c.optimizer = r.one_of("optimizer", {"adamw", "sgd"}, c.optimizer);
   if (c.optimizer == "adamw") return read_adamw(r, c);
-  c.lr = r.number("lr");
-  c.weight_decay = r.number("weight_decay");
+  read_lr_and_decay(r, c);
   c.momentum = r.number("momentum");
-  if (!(c.lr > 0)) r.fail("lr", "must be > 0");
-  if (!(c.weight_decay >= 0)) r.fail("weight_decay", "must be >= 0");
   if (!(c.momentum >= 0 && c.momentum < 1)) r.fail("momentum", "must be in [0, 1)");
 }
 
@@ -55,10 +62,9 @@ TrainConfig TrainConfig::from_yaml(ObjectReader r) {
   if (c.eval_size < 1) r.fail("eval_size", "must be >= 1");
   if (c.checkpoint_every < 0) r.fail("checkpoint_every", "must be >= 0");
   if (c.resume_every < 1) r.fail("resume_every", "must be >= 1");
-  for (size_t i = 0; i < c.frozen.size(); ++i)
-    if (std::find(c.frozen.begin(), c.frozen.begin() + static_cast<long>(i), c.frozen[i]) !=
-        c.frozen.begin() + static_cast<long>(i))
-      r.fail("frozen", "'" + c.frozen[i] + "' is listed twice");
+  std::set<std::string> frozen;
+  for (const auto& name : c.frozen)
+    if (!frozen.insert(name).second) r.fail("frozen", "'" + name + "' is listed twice");
   for (int64_t s : c.checkpoint_steps)
     if (s < 0 || s > c.steps) r.fail("checkpoint_steps", "step " + std::to_string(s) + " is outside [0, steps]");
   r.finish();
