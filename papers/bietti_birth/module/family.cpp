@@ -63,14 +63,14 @@ class TriggerData : public train::TaskData {
     return {s.tokens, targets_where(s, keep)};
   }
   std::vector<train::NamedBatch> eval_sets(int size, uint64_t eval_seed) const override {
-    const Sequences s = draw_sequences(task_, eval_seed, stream_id("eval"), 0, size);
+    const Sequences s = eval_sequences(task_, size, eval_seed);
     std::vector<train::NamedBatch> out;
     for (const auto& spec : kSets) out.push_back(named(spec, s));
     return out;
   }
   train::NamedBatch eval_set(const std::string& name, int size, uint64_t eval_seed) const override {
     for (const auto& spec : kSets)
-      if (name == spec.name) return named(spec, draw_sequences(task_, eval_seed, stream_id("eval"), 0, size));
+      if (name == spec.name) return named(spec, eval_sequences(task_, size, eval_seed));
     throw Error(std::string("the ") + kFamily + " task has no evaluation set '" + name +
                 "' (it has: in_context, in_context_first, global)");
   }

@@ -11,12 +11,11 @@
 #include "analysis/common.h"
 #include "papers/bietti_birth/module/kinds.h"
 #include "util/error.h"
-#include "util/rng.h"
 
 namespace cc::bietti_birth {
 namespace {
 
-constexpr int64_t kChunk = 64;  // sequences per forward pass: [64, 1, T, T] attention
+constexpr int kChunk = 64;  // sequences per forward pass: [64, 1, T, T] attention
 
 nlohmann::json parse(ObjectReader r) {
   nlohmann::json p;
@@ -28,21 +27,10 @@ nlohmann::json parse(ObjectReader r) {
   } else {
     r.fail("layer", "a block, counted from 1 as the paper does, or 'last'");
   }
-  p["size"] = r.integer_in("size", 256, 1, 100000);
+  p["size"] = analysis::read_size(r, 256);
   p["eval_seed"] = analysis::read_eval_seed(r);
   r.finish();
   return p;
-}
-
-nlohmann::json pattern_json(const torch::Tensor& pattern) {  // [T, T]
-  const int64_t n = std::min<int64_t>(32, pattern.size(0));
-  nlohmann::json rows = nlohmann::json::array();
-  for (int64_t i = 0; i < n; ++i) {
-    nlohmann::json row = nlohmann::json::array();
-    for (int64_t j = 0; j < n; ++j) row.push_back(pattern[i][j].item<double>());
-    rows.push_back(row);
-  }
-  return rows;
 }
 
 int block_of(const nlohmann::json& params, const train::Checkpoint& ck) {
@@ -58,19 +46,16 @@ analysis::Measurement measure(const analysis::MeasureInput& in, bool induction) 
   torch::NoGradGuard no_grad;
   const auto& ck = in.checkpoint;
   const int block = block_of(in.params, ck);
-  const Sequences s =
-      draw_sequences(task_of(ck), in.params["eval_seed"].get<uint64_t>(), stream_id("eval"), 0, in.params["size"]);
+  const Sequences s = eval_sequences(task_of(ck), in.params["size"], in.params["eval_seed"].get<uint64_t>());
   const std::string hook = "blocks." + std::to_string(block) + ".attn.hook_pattern";
   int64_t hits = 0, n = 0;
   int64_t after_hits = 0, after_n = 0;  // previous-token: at the positions right after a trigger only
   nlohmann::json pattern;               // the first sequence's first 32 positions, for the report's figure
-  for (int64_t start = 0; start < s.tokens.size(0); start += kChunk) {
-    const int64_t end = std::min(s.tokens.size(0), start + kChunk);
+  auto count = [&](const model::ActivationCache& cache, size_t first, size_t last) {
+    const auto start = static_cast<int64_t>(first), end = static_cast<int64_t>(last);
     const auto tokens = s.tokens.slice(0, start, end);
-    model::ActivationCache cache;
-    ck.model->run_with_cache(tokens, cache);
     const auto top = cache[hook].select(1, 0).argmax(-1).to(torch::kCPU);  // [b, T]: the attended position
-    if (start == 0) pattern = pattern_json(cache[hook][0][0].to(torch::kCPU));
+    if (start == 0) pattern = analysis::matrix_json(cache[hook][0][0].slice(0, 0, 32).slice(1, 0, 32));
     const int64_t T = tokens.size(1);
     const auto positions = torch::arange(T).unsqueeze(0).expand_as(top);
     if (!induction) {
@@ -82,13 +67,14 @@ analysis::Measurement measure(const analysis::MeasureInput& in, bool induction) 
       after.slice(1, 1, T).copy_(s.occurrence.slice(0, start, end).slice(1, 0, T - 1) >= 1);
       after_hits += ((top == positions - 1) & after).sum().item<int64_t>();
       after_n += after.sum().item<int64_t>();
-      continue;
+      return;
     }
     const auto at = s.occurrence.slice(0, start, end) >= 2;        // [b, T]
     const auto before = tokens.gather(1, (top - 1).clamp_min(0));  // z_{j-1}
     hits += ((before == tokens) & (top >= 1) & at).sum().item<int64_t>();
     n += at.sum().item<int64_t>();
-  }
+  };
+  analysis::for_each_cached(*ck.model, s.tokens, count, kChunk);
   analysis::Measurement m;
   m.n = n;
   m.successes = hits;

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "analysis/common.h"
 #include "util/error.h"
 
 namespace cc::bietti_birth {
@@ -23,10 +24,10 @@ MemoryRecall memory_recall(const model::Transformer& m, const std::vector<int>& 
   auto W = [&](torch::Tensor w) { return w.to(torch::kCPU); };
   MemoryRecall r;
   const int64_t N = E.size(0), T = P.size(0);
-  r.W_O2 = recall(E.matmul(W(m.W_V(1))).matmul(W(m.W_O(1))).matmul(U), torch::arange(N));  // [N, N]
+  r.W_O2 = recall(analysis::ov_apply(m, 1, E).matmul(U), torch::arange(N));  // [N, N]
   const auto q_ids = torch::tensor(std::vector<int64_t>(triggers.begin(), triggers.end()));
   const auto Eq = E.index_select(0, q_ids);                                                 // [K, d]
-  const auto keys2 = Eq.matmul(W(m.W_V(0))).matmul(W(m.W_O(0))).matmul(W(m.W_K(1)));        // [K, d_head]
+  const auto keys2 = analysis::ov_apply(m, 0, Eq).matmul(W(m.W_K(1)));                      // [K, d_head]
   r.W_K2 = recall(Eq.matmul(W(m.W_Q(1))).matmul(keys2.t()), torch::arange(q_ids.size(0)));  // [K, K]
   const auto queries1 = P.slice(0, 1, T).matmul(W(m.W_Q(0)));                               // [T-1, d_head]
   const auto keys1 = P.slice(0, 0, T - 1).matmul(W(m.W_K(0)));                              // [T-1, d_head]

@@ -87,6 +87,10 @@ Sequences draw_sequences(const TaskConfig& task, uint64_t seed, uint64_t stream,
   return out;
 }
 
+Sequences eval_sequences(const TaskConfig& task, int64_t size, uint64_t eval_seed) {
+  return draw_sequences(task, eval_seed, stream_id("eval"), 0, size);
+}
+
 torch::Tensor targets_where(const Sequences& s, const torch::Tensor& keep) {
   return torch::where(keep, s.next, torch::full_like(s.next, train::kNoTarget));
 }

@@ -35,6 +35,9 @@ struct Sequences {
   torch::Tensor occurrence;  // [count, T] int64: k >= 1 where next is a trigger's output for the k-th time, else 0
 };
 Sequences draw_sequences(const TaskConfig& task, uint64_t seed, uint64_t stream, uint64_t index, int64_t count);
+// The evaluation draw: `size` sequences that are a function of `eval_seed` only (the family's
+// evaluation sets and the kinds read the same sequences).
+Sequences eval_sequences(const TaskConfig& task, int64_t size, uint64_t eval_seed);
 
 // `next` where `keep` holds, kNoTarget elsewhere: the targets of one class of tokens.
 torch::Tensor targets_where(const Sequences& s, const torch::Tensor& keep);

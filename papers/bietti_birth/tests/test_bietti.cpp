@@ -14,6 +14,7 @@
 #include "train/checkpoint.h"
 #include "train/task_data.h"
 #include "train/trainer.h"
+#include "tests/resume_helpers.h"
 #include "tests/test_helpers.h"
 
 using namespace cc;
@@ -114,22 +115,13 @@ TEST(TriggerFamily, AResumedRunEqualsAnUninterruptedOne) {
   cfg.train.resume_every = 4;
   cfg.train.checkpoint_every = 0;
   cfg.train.checkpoint_steps = {};
-  train::TrainOptions o = train::TrainOptions::silent();
-  o.out_dir = test::fresh_dir("bietti_whole");
-  train::Trainer whole(cfg, o);
-  whole.run();
-  o.out_dir = test::fresh_dir("bietti_resumed");
-  o.stop_after = 8;
-  train::Trainer(cfg, o).run();
-  o.stop_after = -1;
-  train::Trainer resumed(cfg, o);
-  EXPECT_EQ(resumed.start_step(), 8);
-  resumed.run();
-  EXPECT_EQ(model::max_abs_diff(resumed.model(), whole.model()), 0.0);
+  const std::string whole_dir = test::fresh_dir("bietti_whole");
+  EXPECT_EQ(test::resume_difference(cfg, whole_dir, test::fresh_dir("bietti_resumed"), 8), 0.0);
+  const auto whole = test::final_weights(whole_dir);
   model::Transformer init(cfg.model);
   init.init(cfg.seed);
-  EXPECT_TRUE(torch::equal(whole.model().W_E(), init.W_E()));  // frozen
-  EXPECT_FALSE(torch::equal(whole.model().W_K(0), init.W_K(0)));
+  EXPECT_TRUE(torch::equal(whole->W_E(), init.W_E()));  // frozen
+  EXPECT_FALSE(torch::equal(whole->W_K(0), init.W_K(0)));
 }
 
 namespace {
