@@ -17,7 +17,7 @@ TaskConfig TaskConfig::from_yaml(ObjectReader r) {
   r.string("family");  // read by the engine (train/family.h)
   t.seq_len = static_cast<int>(r.integer_in("seq_len", 2, 4096));
   t.triggers = static_cast<int>(r.integer_in("triggers", 1, 32));
-  t.trigger_choice = r.one_of("trigger_choice", {"most_frequent", "unigram"});
+  t.trigger_choice = r.one_of("trigger_choice", {"most_frequent", "unigram", "unigram_not_most_frequent"});
   t.output_choice = r.one_of("output_choice", {"uniform", "bigram"});
   t.loss_on = r.one_of("loss_on", {"in_context_repeats", "every_token"});
   t.statistics = r.string("statistics");
@@ -39,14 +39,19 @@ int TaskConfig::vocab_size() const { return char_stats().size(); }
 
 namespace {
 
-// The sequence's K triggers: the most frequent characters, or K distinct draws from pi_u.
+// The sequence's K triggers: the most frequent characters, or K distinct draws from pi_u (a repeat,
+// or under unigram_not_most_frequent one of the K most frequent, is drawn again).
 std::vector<int> draw_triggers(const TaskConfig& task, Rng& rng) {
   const CharStats& s = char_stats();
-  if (task.trigger_choice == "most_frequent") return {s.by_frequency.begin(), s.by_frequency.begin() + task.triggers};
+  const auto most_frequent_end = s.by_frequency.begin() + task.triggers;
+  if (task.trigger_choice == "most_frequent") return {s.by_frequency.begin(), most_frequent_end};
+  const bool avoid_most_frequent = task.trigger_choice == "unigram_not_most_frequent";
   std::vector<int> q;
-  while (static_cast<int>(q.size()) < task.triggers) {  // without replacement: a repeat is drawn again
+  while (static_cast<int>(q.size()) < task.triggers) {
     const int t = s.unigram.draw(rng);
-    if (std::find(q.begin(), q.end(), t) == q.end()) q.push_back(t);
+    if (std::find(q.begin(), q.end(), t) != q.end()) continue;
+    if (avoid_most_frequent && std::find(s.by_frequency.begin(), most_frequent_end, t) != most_frequent_end) continue;
+    q.push_back(t);
   }
   return q;
 }

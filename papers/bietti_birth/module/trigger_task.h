@@ -1,7 +1,8 @@
 #pragma once
 // The paper's synthetic task (§3): sequences of characters drawn from the global bigram model pi_b,
 // except after each of K trigger tokens q_k, which is always followed by the sequence's own output
-// token o_k. Triggers are the K most frequent characters or drawn per sequence from pi_u; outputs are
+// token o_k. Triggers are the K most frequent characters or drawn per sequence from pi_u (over every
+// character, or over those that are not the K most frequent: triggers a fixed-trigger run never has); outputs are
 // drawn per sequence from pi_o (uniform, or pi_b(. | q_k)). The next token after a trigger can only be
 // known from the context (from its second occurrence on: the in-context bigrams); every other next
 // token follows the global bigrams.
@@ -18,7 +19,7 @@ namespace cc::bietti_birth {
 struct TaskConfig {
   int seq_len = 0;             // T
   int triggers = 0;            // K
-  std::string trigger_choice;  // most_frequent | unigram
+  std::string trigger_choice;  // most_frequent | unigram | unigram_not_most_frequent
   std::string output_choice;   // uniform | bigram
   std::string loss_on;         // in_context_repeats (the outputs from their 2nd occurrence) | every_token
   std::string statistics;      // the sha256 of the character statistics; must be the compiled-in ones

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "analysis/registry.h"
 #include "catalogue/runs.h"
@@ -82,6 +83,30 @@ TEST(TriggerTask, FixedTriggersAreTheMostFrequentCharacters) {
   auto triggers = s.tokens.masked_select(after_trigger);
   for (int64_t i = 0; i < triggers.size(0); ++i)
     EXPECT_NE(std::find(top.begin(), top.begin() + 5, triggers[i].item<int64_t>()), top.begin() + 5);
+}
+
+TEST(TriggerTask, OtherTriggersAreNeverTheMostFrequentCharacters) {
+  const Sequences s = draw_sequences(task("unigram_not_most_frequent"), 0, 1, 0, 64);
+  const auto& top = char_stats().by_frequency;
+  const auto triggers = s.tokens.masked_select(s.occurrence > 0);
+  ASSERT_GT(triggers.size(0), 0);
+  std::set<int64_t> distinct;
+  for (int64_t i = 0; i < triggers.size(0); ++i) {
+    const int64_t q = triggers[i].item<int64_t>();
+    EXPECT_EQ(std::find(top.begin(), top.begin() + 5, q), top.begin() + 5) << "trigger " << q;
+    distinct.insert(q);
+  }
+  EXPECT_GT(distinct.size(), 5u);  // drawn per sequence, not fixed
+}
+
+TEST(TriggerFamily, TheOtherTriggersSetIsItsOwnDrawAndNotInTheMetricsLog) {
+  const auto data = train::make_task_data(committed_run("simplified"));
+  for (const auto& s : data->eval_sets(8, 1)) EXPECT_NE(s.name, "in_context_other_triggers");
+  const auto other = data->eval_set("in_context_other_triggers", 8, 1);
+  const auto same = data->eval_set("in_context", 8, 1);
+  EXPECT_FALSE(torch::equal(other.batch.tokens, same.batch.tokens));
+  EXPECT_GT((other.batch.targets != train::kNoTarget).sum().item<int64_t>(), 0);
+  EXPECT_TRUE(torch::equal(other.batch.tokens, data->eval_set("in_context_other_triggers", 8, 1).batch.tokens));
 }
 
 TEST(TriggerFamily, ReadsTheCommittedRunsAndRefusesOtherStatistics) {
