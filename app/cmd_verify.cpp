@@ -273,7 +273,8 @@ bool explain_claim(const Common& common, const std::string& id, bool json, std::
           {"negative_control", control},
           {"tier", catalogue::tier_name(c.tier)},
           {"notes", c.notes}};
-      std::cout << j.dump(2) << "\n";
+      std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                << "\n";  // a file name need not be UTF-8
       return true;
     }
     std::cout << c.id << ": " << c.title << "\n  file: " << f << "\n  paper: arXiv " << c.paper.arxiv << " §"
@@ -325,7 +326,9 @@ void print_and_write(verify::Result& result, int jobs, const std::string& report
 void write_baseline_file(const report::Report& rep, const std::string& path, const std::string& command) {
   nlohmann::json fresh = report::baseline_from_report(report::to_json(rep), report::default_tolerance(), command);
   if (fs::exists(path)) fresh = report::merge_baseline(report::read_outcomes(path), fresh);
-  write_file_atomic(path, report::with_files_relative_to(fresh, path).dump(2) + "\n");
+  write_file_atomic(
+      path,
+      report::with_files_relative_to(fresh, path).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   std::cout << "baseline: " << path << " (review its diff before committing)\n";
 }
 
@@ -530,7 +533,7 @@ int cmd_list(const std::vector<std::string>& args) {
     if (!json && !vm.count("paths")) std::printf("== %s\n", paths.front().c_str());
     bad += list_claims(common, json, rows);
   }
-  if (json) std::cout << rows.dump(2) << "\n";
+  if (json) std::cout << rows.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // nor a file name
   return bad ? kExitFailure : kExitOk;
 }
 

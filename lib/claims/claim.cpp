@@ -9,6 +9,7 @@
 
 #include "claims/folder_defaults.h"
 #include "util/error.h"
+#include "util/file_io.h"
 
 namespace cc::claims {
 namespace fs = std::filesystem;
@@ -74,7 +75,27 @@ std::string Control::text() const {
   return run.empty() ? stage.text() : "run " + run + ", " + stage.text();
 }
 
+namespace {
+
+// A claim file that is a symbolic link is read only where it leads into the folder of the runs file it
+// is read with (the paper's folder): a link out of the tree (to /etc/passwd, say) is not read, so no
+// fragment of another file reaches a report.
+void refuse_link_out_of_paper(const std::string& path, const catalogue::Runs& runs) {
+  std::error_code ec;
+  if (!fs::is_symlink(path, ec) || runs.path().empty()) return;
+  const fs::path target = fs::weakly_canonical(path, ec);
+  if (ec) return;  // a loop or an unreadable link: opening it names the problem
+  const fs::path paper = fs::weakly_canonical(fs::absolute(runs.path()).parent_path(), ec);
+  const auto [end, rest] = std::mismatch(paper.begin(), paper.end(), target.begin(), target.end());
+  if (end != paper.end())
+    throw Error(path + ": a symbolic link to " + target.string() + ", outside the paper's folder " + paper.string() +
+                ": not read (link to a file inside the paper's folder, or copy it there)");
+}
+
+}  // namespace
+
 Claim load_claim(const std::string& path, const analysis::Registry& registry, const catalogue::Runs& runs) {
+  refuse_link_out_of_paper(path, runs);
   YamlDoc doc = load_yaml_file(path);
   apply_folder_defaults(doc);
   return load_claim_doc(doc, registry, runs);
@@ -344,10 +365,18 @@ std::vector<std::string> find_claim_files(const std::vector<std::string>& paths)
            p.filename() != "paper.yaml" && p.filename() != kDefaultsFile;
   };
   for (const auto& p : paths) {
-    if (fs::is_directory(p)) {
-      for (const auto& e : fs::recursive_directory_iterator(p))
-        if (e.is_regular_file() && is_claim(e.path())) out.push_back(e.path().string());
-    } else if (fs::exists(p)) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      // Every entry named like a claim that is not a folder is listed, whatever it is (a FIFO, a device,
+      // a dangling link, a link loop): reading it is an ERROR naming it, never a silent skip. Folder
+      // links are not followed (a loop cannot trap the walk); an unreadable folder is an error.
+      fs::recursive_directory_iterator it(p, ec), end;
+      for (; !ec && it != end; it.increment(ec)) {
+        std::error_code type_ec;
+        if (!it->is_directory(type_ec) && is_claim(it->path())) out.push_back(it->path().string());
+      }
+      if (ec) throw Error(p + ": cannot list the claim folder (" + ec.message() + ")");
+    } else if (path_present(p)) {
       out.push_back(p);
     } else {
       throw Error(p + ": no such claim file or directory");
