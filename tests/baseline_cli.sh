@@ -41,7 +41,8 @@ if [ "$rc" -eq 3 ] && grep -q "| G1new | \*\*added\*\*" <<<"$out"; then echo "ok
 out=$("$CC" diff papers/assign_and_add/expected.json papers/assign_and_add/expected.json 2>&1); rc=$?
 if [ "$rc" -eq 0 ] && grep -qx "none" <<<"$out"; then echo "ok   diff with itself: none"; else echo "FAIL diff with itself: exit $rc"; echo "$out"; fail=1; fi
 # A baseline that would hide a change is refused before anything is measured, naming the entry:
-# a huge or negative tolerance, an unknown format, a claim listed twice.
+# a huge or negative tolerance, an unknown or missing format, no tolerance, a claim listed twice, a seed's
+# row given twice.
 badb() {  # NAME REGEX PYTHON-EDIT (of the dict b)
   python3 - "$W/$1.json" "$3" <<'PY'
 import json, sys
@@ -58,6 +59,9 @@ PY
 badb huge_tolerance "tolerance.cpu.scalar_rel = 1000000000.0: must be a number in \[0, 0.01\]" 'b["tolerance"]["cpu"]["scalar_rel"] = 1e9'
 badb negative_tolerance "tolerance.cpu.scalar_abs = -0.1: must be a number" 'b["tolerance"]["cpu"]["scalar_abs"] = -0.1'
 badb unknown_format 'unknown "format" "claimcheck-baseline/9"' 'b["format"] = "claimcheck-baseline/9"'
+badb missing_format 'no "format"' 'del b["format"]'
+badb missing_tolerance 'a baseline without "tolerance"' 'del b["tolerance"]'
+badb duplicate_seed_row 'seed [0-9]+ has two rows' 'c = next(c for c in b["claims"] if c.get("seeds")); c["seeds"].append(dict(c["seeds"][0], verdict="PASS"))'
 badb duplicate_id 'claim "G1" is listed twice' 'b["claims"].append(next(c for c in b["claims"] if c["id"] == "G1"))'
 # A full disk at report time (files limited to 1 KB; SIGXFSZ ignored, so writes fail with EFBIG): the
 # verdict line is still printed, the exit is non-zero, and no partial figure is left behind.

@@ -318,6 +318,23 @@ nlohmann::json default_tolerance() {
           {"cuda", {{"scalar_rel", 1e-4}, {"scalar_abs", 1e-7}}}};
 }
 
+namespace {
+
+// One row per seed: a second row for a seed would decide the comparison in the first one's place.
+void check_seed_rows(const std::string& path, const std::string& what, const nlohmann::json& entry) {
+  if (!entry.is_object() || !entry.contains("seeds")) return;
+  if (!entry["seeds"].is_array()) throw Error(path + ": claim \"" + what + "\": \"seeds\" must be a list");
+  std::set<int64_t> seen;
+  for (const auto& row : entry["seeds"]) {
+    if (!row.is_object() || !row.contains("seed") || !row["seed"].is_number_integer())
+      throw Error(path + ": claim \"" + what + "\": a per-seed row without an integer \"seed\"");
+    if (!seen.insert(row["seed"].get<int64_t>()).second)
+      throw Error(path + ": claim \"" + what + "\": seed " + row["seed"].dump() + " has two rows");
+  }
+}
+
+}  // namespace
+
 nlohmann::json read_outcomes(const std::string& path) {
   nlohmann::json j = parse_json(read_regular_file(path, kMaxJsonBytes, "report or baseline"), path, false);
   if (j.is_discarded()) throw Error(path + ": not valid JSON");
@@ -326,12 +343,17 @@ nlohmann::json read_outcomes(const std::string& path) {
   // A baseline decides whether CI is green: every field it is read for is checked, so that a typo
   // cannot hide a moved value (a huge or negative tolerance, a claim listed twice, a verdict
   // nobody writes).
-  if (j.contains("format")) {
-    const auto& f = j["format"];
-    if (!f.is_string() || (f != kBaselineFormat && f != kReportFormat))
-      throw Error(path + ": unknown \"format\" " + f.dump() + " (this claimcheck reads " + kBaselineFormat + " and " +
-                  kReportFormat + ")");
-  }
+  if (!j.contains("format"))
+    throw Error(path + ": no \"format\" (a report.json says \"" + std::string(kReportFormat) + "\", a baseline \"" +
+                kBaselineFormat + "\"; claimcheck verify --write-baseline writes one)");
+  const auto& f = j["format"];
+  if (!f.is_string() || (f != kBaselineFormat && f != kReportFormat))
+    throw Error(path + ": unknown \"format\" " + f.dump() + " (this claimcheck reads " + kBaselineFormat + " and " +
+                kReportFormat + ")");
+  if (f == kBaselineFormat && !j.contains("tolerance"))
+    throw Error(path +
+                ": a baseline without \"tolerance\" (how far a scalar may move on each device; "
+                "claimcheck verify --write-baseline writes it)");
   static const std::set<std::string> kVerdicts = {"PASS", "FAIL", "INCONCLUSIVE", "SKIPPED", "INVALID", "ERROR"};
   std::set<std::string> ids;
   for (const auto& c : j["claims"]) {
@@ -343,6 +365,9 @@ nlohmann::json read_outcomes(const std::string& path) {
     if (!kVerdicts.count(c["verdict"].get<std::string>()))
       throw Error(path + ": claim \"" + c["id"].get<std::string>() + "\" has an unknown verdict \"" +
                   c["verdict"].get<std::string>() + "\"");
+    check_seed_rows(path, c["id"].get<std::string>(), c);
+    if (c.contains("controls") && c["controls"].is_array())
+      for (const auto& ctl : c["controls"]) check_seed_rows(path, c["id"].get<std::string>() + " (a control)", ctl);
   }
   if (j.contains("tolerance")) {
     const auto& all = j["tolerance"];
