@@ -271,6 +271,43 @@ TEST(Verifier, BrokenFileIsAnErrorAndTheOthersStillRun) {
   EXPECT_EQ(report::exit_status(report::make_report({results[1]}, ctx)), kExitSkipped);
 }
 
+// An ERROR carries no number in any rendering: a claim measured and then found to share its id, and a
+// kind whose value is NaN (judged, it would be INCONCLUSIVE, "the interval straddles the threshold").
+TEST(Verifier, AnErrorCarriesNoNumberAndNaNIsAnError) {
+  train::apply_threads(train::default_threads());
+  const auto dir = fresh_dir("error-numbers"), nan_dir = fresh_dir("error-nan");
+  std::ifstream in(kData + "/claims/sec/learns.yaml");
+  const std::string learns((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream(dir + "/a.yaml") << learns;
+  std::ofstream(dir + "/b.yaml") << learns;  // the same id, measured too
+  std::ofstream(nan_dir + "/c.yaml") << replace(learns, "{kind: accuracy, set: test_0, size: 3000}",
+                                                "{kind: nan_value}");
+  analysis::Registry nan_registry;
+  nan_registry.add(analysis::MeasurementKind(
+      "nan_value", analysis::Statistic::Scalar, [](const analysis::MeasureInput&) { return analysis::Measurement{}; },
+      "always NaN"));
+  const StoreOptions so{fresh_dir("nofixtures"), fresh_dir("cache"), Tier::Cpu};
+  RunStore store(test_runs(), so), nan_store(test_runs(), so);
+  auto results = run_claims(find_claim_files({dir}), analysis::builtin_registry(), test_runs(), store, {});
+  const auto nan = run_claims(find_claim_files({nan_dir}), nan_registry, test_runs(), nan_store, {});
+  ASSERT_EQ(results.size(), 2u);
+  ASSERT_EQ(nan.size(), 1u);
+  results.push_back(nan[0]);
+  EXPECT_EQ(results[0].verdict, Verdict::Pass) << results[0].reason;
+  for (size_t i : {1u, 2u}) {
+    EXPECT_EQ(results[i].verdict, Verdict::Error) << results[i].reason;
+    EXPECT_TRUE(results[i].seeds.empty());
+    EXPECT_TRUE(results[i].controls.empty());
+  }
+  EXPECT_NE(results[1].reason.find("duplicate claim id"), std::string::npos);
+  EXPECT_NE(results[2].reason.find("is NaN (undefined)"), std::string::npos) << results[2].reason;
+  const auto j = report::to_json(report::make_report(results, {}));
+  for (size_t i : {1u, 2u}) {
+    EXPECT_FALSE(j["claims"][i].contains("measured")) << j["claims"][i].dump();
+    EXPECT_FALSE(j["claims"][i].contains("seeds"));
+  }
+}
+
 TEST(Verifier, TrainsOnceThenServesFromCacheAndTheControlCatchesAWeakRule) {
   train::apply_threads(train::default_threads());
   const auto cache = fresh_dir("cache");

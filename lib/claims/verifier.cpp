@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <mutex>
@@ -84,6 +85,16 @@ using SeedMeasure = std::function<std::optional<analysis::Measurement>(uint64_t 
 
 // Measures the claim on each seed whose data is available; the others are listed in `missing`.
 // `not_computable` (when given) is set when a seed was missing because the kind cannot compute on it.
+// An ERROR carries its reason and no number: whatever was measured before the error is not a result.
+void mark_error(ClaimResult& r, const std::string& reason) {
+  r.verdict = Verdict::Error;
+  r.reason = reason;
+  r.seeds.clear();
+  r.controls.clear();
+  r.measured = std::numeric_limits<double>::quiet_NaN();
+  r.measured_ci = {};
+}
+
 void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector<uint64_t>& seeds, const Stage& stage,
                    std::vector<SeedResult>& out, std::vector<uint64_t>& missing, std::string& why,
                    bool* not_computable = nullptr) {
@@ -95,6 +106,10 @@ void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector
       if (not_computable && kind_of_missing == Missing::NotComputable) *not_computable = true;
       continue;
     }
+    // NaN is no value: judged, it would read as an interval that straddles every threshold.
+    if (std::isnan(m->value))
+      throw Error(c.file + ": seed " + std::to_string(seed) + " at " + stage.text() + ": the measurement '" + c.kind +
+                  "' is NaN (undefined), so nothing can be judged");
     SeedResult s;
     s.seed = seed;
     s.m = std::move(*m);
@@ -461,8 +476,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
       }
     }
   } catch (const std::exception& e) {  // cc::Error for bad input; anything else is reported, never a crash
-    r.verdict = Verdict::Error;
-    r.reason = e.what();
+    mark_error(r, e.what());
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
@@ -499,10 +513,7 @@ std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const
     const std::string& f = files[i];
     if (r.loaded) {
       auto [it, fresh] = seen.emplace(r.id, f);
-      if (!fresh) {
-        r.verdict = Verdict::Error;
-        r.reason = f + ": duplicate claim id '" + r.id + "' (first defined in " + it->second + ")";
-      }
+      if (!fresh) mark_error(r, f + ": duplicate claim id '" + r.id + "' (first defined in " + it->second + ")");
     }
   }
   return results;
