@@ -306,6 +306,14 @@ TEST(Verifier, AnErrorCarriesNoNumberAndNaNIsAnError) {
     EXPECT_FALSE(j["claims"][i].contains("measured")) << j["claims"][i].dump();
     EXPECT_FALSE(j["claims"][i].contains("seeds"));
   }
+  // Markup in a title reaches REPORT.md as text: every '<' that would open a tag is escaped.
+  results[0].claim.title = "<script>alert(1)</script> <img src=x> <!-- c --> a < 0.5";
+  const std::string md = report::to_markdown(report::make_report(results, {}));
+  for (const std::string tag : {"<script", "</script", "<img", "<!--"})
+    for (size_t at = md.find(tag); at != std::string::npos; at = md.find(tag, at + 1))
+      EXPECT_TRUE(at > 0 && md[at - 1] == '\\') << md.substr(at, 20);
+  EXPECT_NE(md.find("\\<script>alert(1)\\</script>"), std::string::npos);
+  EXPECT_NE(md.find("a < 0.5"), std::string::npos);
 }
 
 TEST(Verifier, TrainsOnceThenServesFromCacheAndTheControlCatchesAWeakRule) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -67,13 +68,19 @@ std::string fmt_value(const nlohmann::json& measured, bool proportion) {
 
 namespace {
 
-std::string md_escape(std::string s) {
+// Text from claim files and paper.yaml as markdown shows it, on one line and in a table cell: '|'
+// escaped, and a '<' that would open an HTML tag or comment escaped too, so a title cannot put markup
+// (a <script>, an <img>) into REPORT.md. "< 0.5" stays as it reads.
+std::string md_escape(const std::string& s) {
   std::string out;
-  for (char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i], next = i + 1 < s.size() ? s[i + 1] : '\0';
     if (c == '|')
       out += "\\|";
     else if (c == '\n')
       out += ' ';
+    else if (c == '<' && (std::isalpha(static_cast<unsigned char>(next)) || next == '/' || next == '!' || next == '?'))
+      out += "\\<";
     else
       out += c;
   }
@@ -271,10 +278,10 @@ namespace {
 
 void md_header(std::ostream& md, const Report& rep) {
   const ReportContext& ctx = rep.context;
-  md << "# " << ctx.title << "\n\n";
+  md << "# " << md_escape(ctx.title) << "\n\n";
   if (ctx.paper.is_object())
-    md << "Paper: *" << ctx.paper.value("title", "") << "*" << (ctx.paper.contains("authors") ? ", " : "")
-       << ctx.paper.value("authors", "") << " (arXiv " << ctx.paper.value("arxiv", "") << "). ";
+    md << "Paper: *" << md_escape(ctx.paper.value("title", "")) << "*" << (ctx.paper.contains("authors") ? ", " : "")
+       << md_escape(ctx.paper.value("authors", "")) << " (arXiv " << md_escape(ctx.paper.value("arxiv", "")) << "). ";
   md << "Generated " << rep.generated << " by `" << ctx.command << "` (budget `" << ctx.budget << "`, "
      << fmt(ctx.wall_s, 3) << " s).\n\n";
 }
@@ -428,11 +435,11 @@ void md_claim_detail(std::ostream& md, const Report& rep, size_t i) {
   const claims::ClaimResult& r = rep.claims[i];
   md << "\n### " << r.id << " — " << claims::verdict_name(r.verdict) << "\n\n";
   if (!r.loaded) {
-    md << "`" << r.file << "`: " << r.reason << "\n";
+    md << "`" << r.file << "`: " << md_escape(r.reason) << "\n";
     return;
   }
   const claims::Claim& c = r.claim;
-  md << "**" << c.title << "** (`" << r.file << "`)\n\n";
+  md << "**" << md_escape(c.title) << "** (`" << r.file << "`)\n\n";
   md << "> " << md_escape(c.paper.quote) << " — §" << c.paper.section;
   if (!c.paper.figure.empty()) md << ", " << c.paper.figure;
   md << "\n\n";
