@@ -61,4 +61,31 @@ yaml_next_line	yaml_next_line.yaml:[0-9]+:[0-9]+: this value (is not valid UTF-8
 theory_batch	theory_batch.yaml:[0-9]+:[0-9]+: field 'measure.samples': one batch is [0-9.e+]+ token slots
 theory_seeds	theory_seeds.yaml:[0-9]+:[0-9]+: field 'subject.seeds': at most 8 Monte Carlo seeds
 CASES
+
+# JSON inside the 16 MiB size cap but wide: a list of 5.6 million empty objects, and one of short-string
+# objects, as the baseline of `verify` and both sides of `diff`. Each is refused at once, in bounded
+# memory (the parser with a callback took minutes, a DOM of them 164-500 MB); a real report still reads.
+python3 - "$W" <<'PY'
+import sys
+w = sys.argv[1]
+n = (16 * 1024 * 1024 - 100) // 3
+open(f"{w}/wide.json", "w").write('{"format":"claimcheck-report/1","claims":[' + ",".join(["{}"] * n) + "]}")
+rows = ",".join('{"id":"a%d","verdict":"PASS","x":"%s"}' % (i, "y" * 16) for i in range(250000))
+open(f"{w}/strings.json", "w").write('{"format":"claimcheck-report/1","claims":[' + rows + "]}")
+PY
+json_case() {  # NAME REGEX CMD...
+  local name=$1 regex=$2 out rc secs rss
+  shift 2
+  out=$(/usr/bin/time -f "%e %M" "$@" 2>&1)
+  rc=$?
+  read -r secs rss <<<"$(tail -1 <<<"$out")"
+  if [ "$rc" -eq 0 ] || ! grep -Eq "$regex" <<<"$out"; then echo "FAIL $name: exit $rc, looking for: $regex"; echo "$out" | tail -3; fail=1; return; fi
+  if [ "$rss" -ge 262144 ]; then echo "FAIL $name: max RSS $rss KB >= 256 MB"; fail=1; return; fi
+  echo "ok   $name: exit $rc, ${secs} s, max RSS $((rss / 1024)) MB: $(grep -Eo "$regex.*" <<<"$out" | head -1 | cut -c1-100)"
+}
+for f in wide strings; do
+  json_case "$f.diff" "$f.json: JSON whose parsed form would take more than" "$CC" diff "$W/$f.json" "$W/$f.json"
+  json_case "$f.baseline" "$f.json: JSON whose parsed form would take more than" \
+    "$CC" verify "$TEMPLATE" --runs "$RUNS" --baseline "$W/$f.json" --report "$W/report"
+done
 exit $fail
