@@ -7,6 +7,7 @@
 #include "model/transformer.h"
 #include "train/checkpoint.h"
 #include "train/loss.h"
+#include "train/memory_estimate.h"
 #include "train/step_engine.h"
 #include "train/trainer.h"
 #include "test_helpers.h"
@@ -218,4 +219,37 @@ TEST(Divergence, ANonFiniteLossStopsTrainingWithAnErrorBeforeAnythingIsSaved) {
   }
   // Step 0 (the initialisation) is the only checkpoint: no non-finite weights were written.
   EXPECT_EQ(train::list_checkpoints(o.out_dir), std::vector<int64_t>{0});
+}
+
+// A run past the memory budget is refused before the model, the optimizer or a batch is allocated, with
+// the estimate in the message (`train --batch 1000000` tried 41 GB and ended in "internal error").
+TEST(MemoryBudget, ARunPastTheBudgetIsRefusedBeforeAnythingIsAllocated) {
+  ::unsetenv("CLAIMCHECK_TRAIN_MEMORY_MB");  // the default budget
+  auto cfg = tiny_run(30);
+  const train::BatchShape batch{cfg.train.batch_size, cfg.model.n_ctx, false};
+  const auto small = train::estimate_training_memory(cfg, batch);
+  EXPECT_GT(small.activations, 0);
+  EXPECT_LT(small.total(), train::training_memory_budget());
+  EXPECT_GT(train::estimate_training_memory(cfg, {1000000, cfg.model.n_ctx, false}).total(), 100 * small.total());
+  EXPECT_GT(train::estimate_training_memory(cfg, {batch.rows, batch.seq_len, true}).total(), small.total());
+  EXPECT_EQ(train::estimate_training_memory(cfg, batch, 32).total(), 32 * small.total());
+
+  cfg.train.batch_size = 100000000;
+  train::TrainOptions o = train::TrainOptions::silent();
+  o.out_dir = fresh_dir("over-budget");
+  try {
+    train::Trainer(cfg, o);
+    FAIL() << "a run estimated past the budget was started";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("training would take about"), std::string::npos) << m;
+    EXPECT_NE(m.find("past the budget of 8192 MB"), std::string::npos) << m;
+  }
+  EXPECT_TRUE(train::list_checkpoints(o.out_dir).empty());
+
+  ::setenv("CLAIMCHECK_TRAIN_MEMORY_MB", "lots", 1);
+  EXPECT_THROW(train::training_memory_budget(), Error);
+  ::setenv("CLAIMCHECK_TRAIN_MEMORY_MB", "100", 1);
+  EXPECT_EQ(train::training_memory_budget(), int64_t{100} << 20);
+  ::unsetenv("CLAIMCHECK_TRAIN_MEMORY_MB");
 }

@@ -6,6 +6,7 @@
 
 #include "train/checkpoint.h"
 #include "train/loss.h"
+#include "train/memory_estimate.h"
 #include "train/metrics_log.h"
 #include "train/runtime.h"
 #include "train/schedule.h"
@@ -47,6 +48,8 @@ EnsembleTrainer::EnsembleTrainer(std::vector<RunConfig> members, std::vector<std
   if (tc.optimizer != "adamw" || !tc.frozen.empty())
     throw Error("an ensemble trains every parameter with AdamW (train.optimizer " + tc.optimizer +
                 (tc.frozen.empty() ? "" : ", train.frozen set") + "): train its members separately");
+
+  check_training_memory(cfgs_[0], training_batch_shape(cfgs_[0]), K);
 
   // Member k starts exactly where a separate run of cfgs_[k] starts, or at its resume point.
   ensemble_ = std::make_unique<model::Ensemble>(cfgs_[0].model, K);

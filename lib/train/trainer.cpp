@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "train/checkpoint.h"
+#include "train/memory_estimate.h"
 #include "train/runtime.h"
 #include "train/schedule.h"
 #include "train/step_engine.h"
@@ -14,6 +15,7 @@ namespace fs = std::filesystem;
 
 Trainer::Trainer(RunConfig cfg, TrainOptions opts)
     : cfg_(std::move(cfg)), opts_(std::move(opts)), data_(make_task_data(cfg_)), runtime_(runtime_info()) {
+  check_training_memory(cfg_, training_batch_shape(cfg_));  // before the model and optimizer allocate
   model_ = std::make_unique<model::Transformer>(cfg_.model);
   model_->init(cfg_.seed);
   model_->to(opts_.device);
