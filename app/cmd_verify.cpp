@@ -23,6 +23,7 @@
 #include "report/report.h"
 #include "verify/verification.h"
 #include "train/runtime.h"
+#include "util/folder_lock.h"
 #include "util/error.h"
 #include "util/atomic_file.h"
 #include "util/platform.h"
@@ -483,6 +484,7 @@ int cmd_verify(const std::vector<std::string>& args) {
     if (const int rc = every_paper_or_one(f, vm, args); rc >= 0) return rc;
   f.common.paths = claim_paths(f.common.paths);
   check_flags(f, vm);
+  const FolderLock report_lock(f.report_dir, "report folder");  // a second verify into it waits: one report, whole
   // Measured with one libtorch and one BLAS thread whatever the machine: OpenBLAS splits a product
   // differently for another thread count, and the last bits of a value follow (M4a moved by 1e-9 with
   // 2 threads against 1). So every value is the same bits on any machine, as the baseline's exact

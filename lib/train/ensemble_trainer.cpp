@@ -60,7 +60,7 @@ EnsembleTrainer::EnsembleTrainer(std::vector<RunConfig> members, std::vector<std
     m.init(cfgs_[k].seed);
     ensemble_->set_member(k, m);
     if (!dirs_[k].empty()) {
-      fs::create_directories(dirs_[k]);
+      locks_.push_back(std::make_unique<FolderLock>(dirs_[k], "run folder"));
       resume[k] = find_resume_point(dirs_[k], cfgs_[k], opts_.resume);
     }
   }

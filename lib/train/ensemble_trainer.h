@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/ensemble.h"
+#include "util/folder_lock.h"
 #include "train/bookkeeping.h"
 #include "train/evaluate.h"
 #include "train/options.h"
@@ -49,6 +50,7 @@ class EnsembleTrainer {
 
   std::vector<RunConfig> cfgs_;
   std::vector<std::string> dirs_;
+  std::vector<std::unique_ptr<FolderLock>> locks_;  // one per member folder, taken in member order
   TrainOptions opts_;
   std::vector<std::unique_ptr<TaskData>> data_;  // member k's batches and evaluation sets
   std::vector<std::vector<NamedBatch>> eval_sets_;

@@ -21,6 +21,7 @@
 #include "train/options.h"
 #include "train/run_config.h"
 #include "train/task_data.h"
+#include "util/folder_lock.h"
 
 namespace torch::optim {
 class Optimizer;
@@ -52,8 +53,9 @@ class Trainer {
 
   RunConfig cfg_;
   TrainOptions opts_;
-  std::unique_ptr<TaskData> data_;  // the run's batches and evaluation sets
-  nlohmann::json runtime_;          // versions and git commit of the code that trains, taken once at start
+  std::unique_ptr<FolderLock> out_lock_;  // one trainer per run folder: a second one waits, then resumes
+  std::unique_ptr<TaskData> data_;        // the run's batches and evaluation sets
+  nlohmann::json runtime_;                // versions and git commit of the code that trains, taken once at start
   std::unique_ptr<model::Transformer> model_;
   std::unique_ptr<torch::optim::Optimizer> opt_;
   std::unique_ptr<StepEngine> engine_;

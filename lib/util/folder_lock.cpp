@@ -1,0 +1,42 @@
+#include "util/folder_lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "util/error.h"
+
+namespace cc {
+
+FolderLock::FolderLock(const std::string& dir, const std::string& what) {
+  std::filesystem::create_directories(dir);
+  fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) throw Error(dir + ": cannot open the " + what + " folder to lock it (" + std::strerror(errno) + ")");
+  if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+  if (errno != EWOULDBLOCK) {
+    const std::string why = std::strerror(errno);
+    ::close(fd_);
+    throw Error(dir + ": cannot lock the " + what + " folder (" + why + ")");
+  }
+  waited_ = true;
+  std::fprintf(stderr, "claimcheck: waiting: another claimcheck is writing %s (the %s)\n", dir.c_str(), what.c_str());
+  int rc;
+  while ((rc = ::flock(fd_, LOCK_EX)) != 0 && errno == EINTR) {
+  }
+  if (rc != 0) {
+    const std::string why = std::strerror(errno);
+    ::close(fd_);
+    throw Error(dir + ": cannot lock the " + what + " folder (" + why + ")");
+  }
+}
+
+FolderLock::~FolderLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+}
+
+}  // namespace cc
