@@ -154,7 +154,17 @@ int verify_every_paper(const std::vector<std::string>& args, const std::vector<f
     std::vector<std::string> one = {claims_dir.string(), "--report", report_dir + "/" + name};
     one.insert(one.end(), rest.begin(), rest.end());
     std::cout << "== " << claims_dir.string() << " -> " << report_dir << "/" << name << "\n" << std::flush;
-    const int rc = cmd_verify(one);
+    // A paper that cannot be verified (its runs file broken, say) is reported and the next one is
+    // verified: one broken paper must not hide the others' results.
+    int rc = kExitFailure;
+    try {
+      rc = cmd_verify(one);
+    } catch (const po::error& e) {
+      std::cerr << "claimcheck verify: error: " << claims_dir.string() << ": " << e.what() << "\n";
+      rc = kExitUsage;
+    } catch (const std::exception& e) {
+      std::cerr << "claimcheck verify: error: " << claims_dir.string() << ": " << e.what() << "\n";
+    }
     all_skipped = all_skipped && rc == kExitSkip;
     if (rc != kExitSkip && rank(rc) > rank(worst)) worst = rc;
   }

@@ -42,4 +42,12 @@ grep -E -q "^G1 .* [1-9][0-9]*/[0-9]+ checkpoints" "$w/list" || { cat "$w/list";
 # explain finds an id in any paper.
 "$cc" explain N1 | grep -q "^N1: " || { echo "FAIL: explain N1"; exit 1; }
 "$cc" explain G1 | grep -q "^G1: " || { echo "FAIL: explain G1"; exit 1; }
-echo "PASS: both papers verified, each into its own report; list and explain read both"
+# A broken paper (its runs file cut short) is an error naming it, and the next paper is still verified.
+printf 'runs: [\n' > "$w/$a/runs.yaml"
+rc=0
+"$cc" verify --report "$w/broken" > "$w/log" 2>&1 || rc=$?
+cat "$w/log"
+[ "$rc" -eq 1 ] || { echo "FAIL: a broken paper: exit $rc, not 1"; exit 1; }
+grep -q "error: .*$a/claims" "$w/log" || { echo "FAIL: the broken paper is not named"; exit 1; }
+grep -q "^PASS  *N1 " "$w/log" || { echo "FAIL: the paper after the broken one was not verified"; exit 1; }
+echo "PASS: both papers verified, each into its own report; list and explain read both; a broken paper stops no other"
