@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -83,10 +84,56 @@ std::vector<std::string> split_command(const std::string& cmd) {
   return words;
 }
 
+// The fixture folder is what was committed before anything in it is trusted: its files against the
+// tree's MANIFEST.sha256 (where the tree has one) and against its own run.json.
+void check_committed(const std::string& dir, const std::string& fixture) {
+  if (fs::exists(fs::path(dir) / kManifestName)) {
+    FixtureGuard guard(dir);
+    guard.require_dir(fixture);
+  }
+  const ManifestCheck own = check_fixture_run(fixture);
+  if (!own.problems.empty()) throw Error(own.problems.front());
+}
+
+// The arguments of the recorded `claimcheck train` command, which may only name the run: --config,
+// --run (this run), --seed (this seed), --device and --out, each as "--flag VALUE" or "--flag=VALUE" (the latter
+// split here, so that --config and --out are rewritten whichever way they were written). Anything else
+// (--steps, --batch, --stop-after, ...) would recreate another run than the committed one.
+std::vector<std::string> recorded_train_args(const std::string& manifest, const std::vector<std::string>& words,
+                                             const std::string& run, uint64_t seed) {
+  std::vector<std::string> args;
+  for (size_t i = 2; i < words.size(); ++i) {
+    const auto eq = words[i].find('=');
+    if (words[i].rfind("--", 0) == 0 && eq != std::string::npos) {
+      args.push_back(words[i].substr(0, eq));
+      args.push_back(words[i].substr(eq + 1));
+    } else {
+      args.push_back(words[i]);
+    }
+  }
+  std::map<std::string, std::string> named;
+  for (size_t i = 0; i < args.size(); i += 2) {
+    const std::string& flag = args[i];
+    if (flag != "--config" && flag != "--run" && flag != "--seed" && flag != "--out" && flag != "--device")
+      throw Error(manifest + ": the recreate command has '" + flag +
+                  "'; it may name only --config, --run, --seed, --device and --out (anything else trains another run)");
+    if (i + 1 >= args.size()) throw Error(manifest + ": the recreate command's " + flag + " has no value");
+    if (!named.emplace(flag, args[i + 1]).second)
+      throw Error(manifest + ": the recreate command gives " + flag + " twice");
+  }
+  if (named["--run"] != run || named["--seed"] != std::to_string(seed))
+    throw Error(manifest + ": the recreate command trains run '" + named["--run"] + "' seed " + named["--seed"] +
+                ", not the folder's run '" + run + "' seed " + std::to_string(seed));
+  if (named["--config"].empty() || named["--out"].empty())
+    throw Error(manifest + ": the recreate command lacks --config or --out");
+  return args;
+}
+
 int recreate(const std::string& dir, const std::string& runs_file, const std::string& run, uint64_t seed, int64_t until,
              std::string out, double tolerance, bool resume) {
   const fs::path fixture = fs::path(dir) / run / ("seed" + std::to_string(seed));
   const fs::path manifest = fixture / "run.json";
+  check_committed(dir, fixture.string());
   const nlohmann::json meta =
       fs::exists(manifest)
           ? parse_json(read_regular_file(manifest.string(), kMaxJsonBytes, "run.json"), manifest.string(), false)
@@ -97,7 +144,7 @@ int recreate(const std::string& dir, const std::string& runs_file, const std::st
   if (words.size() < 2 || words[0] != "claimcheck" || words[1] != "train")
     throw Error(manifest.string() +
                 ": the recreate command is not 'claimcheck train ...': " + meta["recreate"].get<std::string>());
-  std::vector<std::string> args(words.begin() + 2, words.end());
+  std::vector<std::string> args = recorded_train_args(manifest.string(), words, run, seed);
   // Never the recorded --out (that may hold the original run, or an earlier recreate): a fresh
   // directory, or the one given, which must be empty unless --resume continues it.
   if (out.empty()) {
@@ -162,7 +209,12 @@ int recreate(const std::string& dir, const std::string& runs_file, const std::st
   int compared = 0, differ = 0;
   for (int64_t step : train::list_checkpoints(fixture.string())) {
     const std::string mine = train::checkpoint_path(out, step);
-    if (!fs::exists(mine)) continue;  // past --until, or a step this run does not keep
+    if (!fs::exists(mine)) {
+      if (until >= 0 && step > until) continue;  // past --until
+      std::cout << "  step " << step << ": committed, and the recreated run has no checkpoint there (DIFFERS)\n";
+      ++differ;
+      continue;
+    }
     const auto a = train::load_checkpoint(train::checkpoint_path(fixture.string(), step));
     const auto b = train::load_checkpoint(mine);
     const double d = model::max_abs_diff(*a.model, *b.model);

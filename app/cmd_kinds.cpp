@@ -1,5 +1,6 @@
 // claimcheck kinds [--json]: every measurement kind a claim's `measure.kind` may name, what it
-// measures, what it reads (a run's checkpoint, a sweep's summary, a theory model) and its parameters.
+// measures, what it reads (a run's checkpoint, a sweep's summary, a theory model) and its parameters: as
+// the kind's prose (`params`) and, in JSON, as typed fields read from the kind's own parser (`parameters`).
 #include <iostream>
 #include <sstream>
 
@@ -35,11 +36,14 @@ int cmd_kinds(const std::vector<std::string>& args) {
     const auto& k = *registry.find(name);
     const std::string statistic = k.statistic == analysis::Statistic::Proportion ? "proportion" : "scalar";
     if (json) {
+      const analysis::ParameterFields fields = analysis::parameter_fields(k);
       out.push_back({{"kind", k.name},
                      {"subject", subject_name(k)},
                      {"statistic", statistic},
                      {"description", k.description},
                      {"params", k.params_doc},
+                     {"parameters", fields.fields},
+                     {"parameters_complete", fields.complete},
                      {"origin", registry.origin(name)}});
       continue;
     }

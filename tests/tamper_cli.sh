@@ -149,4 +149,15 @@ s = json.load(open(side)); s["sha256"] = hashlib.sha256(b).hexdigest(); json.dum
 PY
 rehash "$D/seed0/step030000.safetensors" "$D/seed0/step030000.json"
 check nan_weights.verify_G1 "step030000.safetensors: tensor '[a-z_.A-Z0-9]+' holds 1 non-finite value" verify "$SRC/papers/assign_and_add/claims/s4_generalization/G1.yaml" --seeds 0
+
+# fixtures recreate trusts nothing it has not checked: a run.json edited without the manifest, and a
+# recorded command that would train another run (--steps 1 "compared 1 checkpoint, 0 differ", exit 0),
+# its manifest line rewritten to match. Both are refused before anything is trained.
+recreate() { "$CC" fixtures recreate default --seed 0 --until 500 --runs "$RUNS" --dir "$W/f" --out "$W/recreated-$1"; }
+fresh
+own "$W/f/default/seed0/run.json"
+sed -i 's/--seed 0 --out/--seed 0 --steps 1 --out/' "$W/f/default/seed0/run.json"
+check recreate.run_json_edited "seed0/run.json: sha256 differs from .*MANIFEST.sha256" recreate edited
+rehash "$W/f/default/seed0/run.json"   # the manifest line rewritten to match (rehash unlinks it first)
+check recreate.other_run "the recreate command has '--steps'; it may name only" recreate steps
 exit $fail

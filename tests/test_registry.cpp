@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "analysis/registry.h"
@@ -95,4 +97,38 @@ TEST(Registry, TheLinkedModulesAreThePapersWithAModule) {
   EXPECT_NE(std::find(papers.begin(), papers.end(), "nanda_grokking"), papers.end());
   EXPECT_EQ(analysis::builtin_registry().origin("accuracy"), "the engine (lib/analysis)");
   EXPECT_EQ(analysis::builtin_registry().origin("attention_targets"), "papers/assign_and_add/module");
+}
+
+// Each kind's parameters as typed data, read from its own parser in recording mode: every field a parser
+// reads is named in the kind's prose (`claimcheck kinds`, docs/claim-files.md), so the prose cannot leave
+// one out. (The reverse is not checked: several kinds' prose is one sentence, not a line per field; and
+// ten parsers refuse the placeholders of their required fields before reading the rest, reported as
+// `parameters_complete: false`.)
+TEST(Registry, EveryKindsParametersAreTypedDataItsDocNames) {
+  const auto& registry = analysis::builtin_registry();
+  int described = 0;
+  for (const auto& name : registry.names()) {
+    const auto& kind = *registry.find(name);
+    const auto p = analysis::parameter_fields(kind);
+    described += p.complete;
+    if (kind.params_doc != "(none)") EXPECT_FALSE(p.fields.empty()) << name << " documents parameters it never reads";
+    for (const auto& f : p.fields) {
+      const std::string field = f["name"];
+      EXPECT_NE(kind.params_doc.find(field.substr(0, field.find('.'))), std::string::npos)
+          << name << " reads '" << field << "', which its parameters doc does not name:\n"
+          << kind.params_doc;
+      EXPECT_TRUE(f.contains("type") && f.contains("required")) << f.dump();
+    }
+  }
+  EXPECT_GE(described, 33);  // of 43: the others' own checks refuse a placeholder
+  const auto accuracy = analysis::parameter_fields(*registry.find("accuracy")).fields;
+  ASSERT_EQ(accuracy.size(), 3u);
+  EXPECT_EQ(accuracy[0]["name"], "set");
+  EXPECT_EQ(accuracy[0]["type"], "one_of");
+  EXPECT_EQ(accuracy[0]["required"], true);
+  const auto& sets = accuracy[0]["allowed"];
+  EXPECT_NE(std::find(sets.begin(), sets.end(), "in_context"), sets.end()) << sets.dump();
+  EXPECT_EQ(accuracy[1]["name"], "size");
+  EXPECT_EQ(accuracy[1]["type"], "integer");
+  EXPECT_EQ(accuracy[1]["default"], 10000);
 }

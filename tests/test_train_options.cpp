@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <fstream>
+
 #include "model/transformer.h"
 #include "train/checkpoint.h"
 #include "train/loss.h"
@@ -252,4 +254,36 @@ TEST(MemoryBudget, ARunPastTheBudgetIsRefusedBeforeAnythingIsAllocated) {
   ::setenv("CLAIMCHECK_TRAIN_MEMORY_MB", "100", 1);
   EXPECT_EQ(train::training_memory_budget(), int64_t{100} << 20);
   ::unsetenv("CLAIMCHECK_TRAIN_MEMORY_MB");
+}
+
+// A resume point's optimizer state carries its own sha256: one flipped byte is an error naming the file,
+// not a run that trains on into a different model (the weights were checked; the moments were not).
+TEST(ResumePoint, AFlippedByteInTheOptimizerStateIsAnError) {
+  for (const std::string optimizer : {"adamw", "sgd"}) {
+    auto cfg = tiny_run(20);
+    if (optimizer == "sgd") {
+      cfg.train.optimizer = "sgd";
+      cfg.train.momentum = 0.9;
+    }
+    train::TrainOptions o = train::TrainOptions::silent();
+    o.out_dir = fresh_dir("flipped-" + optimizer);
+    o.stop_after = 10;
+    train::Trainer(cfg, o).run();
+    const std::string state = train::optimizer_path(train::checkpoint_path(o.out_dir, 10));
+    std::fstream f(state, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(-3, std::ios::end);
+    char c = 0;
+    f.read(&c, 1);
+    c ^= 0x10;
+    f.seekp(-3, std::ios::end);
+    f.write(&c, 1);
+    f.close();
+    o.stop_after = -1;
+    try {
+      train::Trainer(cfg, o).run();
+      FAIL() << optimizer << ": resumed from a changed optimizer state";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("optimizer state's sha256 differs"), std::string::npos) << e.what();
+    }
+  }
 }

@@ -55,6 +55,18 @@ void Registry::add(MeasurementKind kind) {
   kinds_.add(name, std::move(kind), origin_);
 }
 
+ParameterFields parameter_fields(const MeasurementKind& kind) {
+  FieldRecord record;
+  ParameterFields out;
+  try {
+    kind.parse_params(ObjectReader::recording(record));
+  } catch (const std::exception&) {
+    out.complete = false;
+  }
+  for (const auto& f : record) out.fields.push_back(f.to_json());
+  return out;
+}
+
 std::vector<HookRead> Registry::activation_reads() const {
   std::set<HookRead> all;
   for (const MeasurementKind* k : kinds_.values()) all.insert(k->reads.begin(), k->reads.end());

@@ -148,6 +148,15 @@ class Registry {
   std::vector<std::string> families_;
 };
 
+// A kind's parameters as data, read from its own parse_params in recording mode (ObjectReader::recording):
+// name, type, required, default, allowed values or range. `complete` is false where the kind's own checks
+// refused the placeholders of its required fields before it had read every field.
+struct ParameterFields {
+  nlohmann::json fields = nlohmann::json::array();
+  bool complete = true;
+};
+ParameterFields parameter_fields(const MeasurementKind& kind);
+
 // The registry with the engine's kinds and every paper module's (add_module_kinds), built and frozen
 // at its first use: a module that registers later is an error, never a kind silently missing.
 const Registry& builtin_registry();

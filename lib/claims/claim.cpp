@@ -84,7 +84,7 @@ void refuse_link_out_of_paper(const std::string& path, const catalogue::Runs& ru
   std::error_code ec;
   if (!fs::is_symlink(path, ec) || runs.path().empty()) return;
   const fs::path target = fs::weakly_canonical(path, ec);
-  if (ec) return;  // a loop or an unreadable link: opening it names the problem
+  if (ec || !fs::is_regular_file(target, ec)) return;  // a loop, a device, a FIFO: opening it names the problem
   const fs::path paper = fs::weakly_canonical(fs::absolute(runs.path()).parent_path(), ec);
   const auto [end, rest] = std::mismatch(paper.begin(), paper.end(), target.begin(), target.end());
   if (end != paper.end())

@@ -161,6 +161,35 @@ void set_adam_state(torch::optim::Optimizer& opt, const torch::Tensor& p, const 
   state[state_key(state, p)] = std::move(s);
 }
 
+namespace {
+
+// The optimizer file's own checksum, kept in its metadata: sha256 over every tensor's name, dtype, shape
+// and bytes in file order. The weights are checked against their sidecar; without this, one flipped byte
+// of a resume point's optimizer state trained on into a different model, silently.
+std::string state_digest(const StFile& file) {
+  std::string all;
+  for (const auto& [name, t] : file.tensors) {
+    all += name + '\0' + t.dtype + '\0';
+    for (const int64_t d : t.shape) all += std::to_string(d) + ",";
+    all += '\0';
+    all += t.bytes;
+  }
+  return sha256_hex(all);
+}
+
+void seal(StFile& file) { file.metadata["state_sha256"] = state_digest(file); }
+
+void check_seal(const std::string& path, const StFile& file) {
+  const auto it = file.metadata.find("state_sha256");
+  if (it == file.metadata.end()) return;  // written before the checksum existed
+  if (it->second != state_digest(file))
+    throw Error(path +
+                ": the optimizer state's sha256 differs from the one written into it (the file changed "
+                "after it was written); delete it to resume from the resume point before, or retrain");
+}
+
+}  // namespace
+
 void write_optimizer(const std::string& weights_path, const std::vector<std::pair<std::string, AdamMoment>>& moments) {
   StFile file;
   int64_t step = 0;
@@ -170,6 +199,7 @@ void write_optimizer(const std::string& weights_path, const std::vector<std::pai
     step = m.step;
   }
   file.metadata = {{"optimizer", "AdamW"}, {"adam_step", std::to_string(step)}};
+  seal(file);
   write_safetensors(optimizer_path(weights_path), file);
 }
 
@@ -178,6 +208,7 @@ namespace {
 // The AdamW moments in `file` (read from `path`) of every parameter of `model`.
 std::map<std::string, AdamMoment> adam_moments(const std::string& path, const StFile& file,
                                                const model::Transformer& model) {
+  check_seal(path, file);
   auto it = file.metadata.find("adam_step");
   if (it == file.metadata.end()) throw Error(path + ": optimizer state lacks its 'adam_step' metadata");
   const int64_t step = std::stoll(it->second);
@@ -209,11 +240,13 @@ void save_sgd_state(const std::string& weights_path, const torch::optim::Optimiz
     file.tensors.emplace_back(name + ".momentum_buffer", safetensors_tensor(s.momentum_buffer()));
   }
   file.metadata = {{"optimizer", "SGD"}};
+  seal(file);
   write_safetensors(optimizer_path(weights_path), file);
 }
 
 void load_sgd_state(const std::string& path, const StFile& file, torch::optim::Optimizer& opt,
                     const model::Transformer& model) {
+  check_seal(path, file);
   auto& state = opt.state();
   for (const auto& [name, p] : model.named_parameters()) {
     const StTensor* b = file.find(name + ".momentum_buffer");

@@ -289,6 +289,79 @@ void ObjectReader::fail(const std::string& key, const std::string& message) cons
 
 bool ObjectReader::has(const std::string& key) const { return obj_->contains(key) && !(*obj_)[key].is_null(); }
 
+namespace {
+
+FieldSpec field(std::string type, bool required, nlohmann::json fallback = nullptr,
+                std::vector<std::string> allowed = {}, nlohmann::json range = nullptr,
+                nlohmann::json placeholder = nullptr) {
+  FieldSpec f;
+  f.type = std::move(type);
+  f.required = required;
+  f.fallback = std::move(fallback);
+  f.allowed = std::move(allowed);
+  f.range = std::move(range);
+  f.placeholder = std::move(placeholder);
+  return f;
+}
+
+}  // namespace
+
+nlohmann::json FieldSpec::to_json() const {
+  nlohmann::json j = {{"name", name}, {"type", type}, {"required", required}};
+  if (!required) j["default"] = fallback;
+  if (!allowed.empty()) j["allowed"] = allowed;
+  if (!range.is_null()) j["range"] = range;
+  return j;
+}
+
+ObjectReader ObjectReader::recording(FieldRecord& record) {
+  static const YamlDoc empty_doc = [] {
+    YamlDoc d;
+    d.file = "<parameters>";
+    d.value = nlohmann::json::object();
+    return d;
+  }();
+  ObjectReader r(empty_doc, "");
+  r.record_ = &record;
+  return r;
+}
+
+bool ObjectReader::note(const std::string& key, FieldSpec spec) {
+  if (!record_) return false;
+  spec.name = path(key);
+  FieldSpec* described = nullptr;
+  for (auto& f : *record_)
+    if (f.name == spec.name) described = &f;
+  if (described) {
+    // Read again more precisely (read_set: string("set") for the message, then one_of): keep the first
+    // reading's required flag, take the later one's allowed values or range.
+    if (described->allowed.empty() && !spec.allowed.empty()) {
+      described->type = spec.type;
+      described->allowed = spec.allowed;
+      described->placeholder = spec.allowed.front();
+    }
+    if (described->range.is_null() && !spec.range.is_null()) described->range = spec.range;
+  } else {
+    if (spec.placeholder.is_null()) {
+      if (spec.type == "number" || spec.type == "integer") spec.placeholder = 0;
+      if (spec.type == "string" || spec.type == "text") spec.placeholder = "x";
+      if (spec.type == "one_of") spec.placeholder = spec.allowed.empty() ? "x" : spec.allowed.front();
+      if (spec.type == "object" || spec.type == "any") spec.placeholder = nlohmann::json::object();
+    }
+    record_->push_back(std::move(spec));
+  }
+  const bool absent = !obj_->contains(key);
+  if (absent) used_.push_back(key);
+  return absent;
+}
+
+const nlohmann::json& ObjectReader::placeholder(const std::string& key) const {
+  const std::string name = path(key);
+  for (const auto& f : *record_)
+    if (f.name == name) return f.placeholder;
+  throw Error("internal: no recorded field '" + name + "'");
+}
+
 const nlohmann::json& ObjectReader::need(const std::string& key) {
   used_.push_back(key);
   if (!obj_->contains(key)) {
@@ -297,37 +370,47 @@ const nlohmann::json& ObjectReader::need(const std::string& key) {
   return (*obj_)[key];
 }
 
-const nlohmann::json& ObjectReader::raw(const std::string& key) { return need(key); }
+const nlohmann::json& ObjectReader::raw(const std::string& key) {
+  if (record_ && note(key, field("any", true))) return placeholder(key);
+  return need(key);
+}
 
 double ObjectReader::number(const std::string& key) {
+  if (record_ && note(key, field("number", true))) return 0;
   const auto& v = need(key);
   if (!v.is_number()) fail(key, std::string("expected a number, got ") + type_name(v));
   return v.get<double>();
 }
 double ObjectReader::number(const std::string& key, double fallback) {
+  if (record_) note(key, field("number", false, fallback));
   used_.push_back(key);
   return has(key) ? number(key) : fallback;
 }
 int64_t ObjectReader::integer(const std::string& key) {
+  if (record_ && note(key, field("integer", true))) return 0;
   const auto& v = need(key);
   if (!v.is_number_integer()) fail(key, std::string("expected an integer, got ") + type_name(v));
   return v.get<int64_t>();
 }
 int64_t ObjectReader::integer_in(const std::string& key, int64_t fallback, int64_t low, int64_t high) {
+  if (record_) note(key, field("integer", false, fallback, {}, {low, high}));
   const int64_t v = integer(key, fallback);
   if (v < low || v > high)
     fail(key, std::to_string(v) + " is outside [" + std::to_string(low) + ", " + std::to_string(high) + "]");
   return v;
 }
 int64_t ObjectReader::integer_in(const std::string& key, int64_t low, int64_t high) {
+  if (record_ && note(key, field("integer", true, nullptr, {}, {low, high}, low))) return low;
   need(key);
   return integer_in(key, 0, low, high);
 }
 int64_t ObjectReader::integer(const std::string& key, int64_t fallback) {
+  if (record_) note(key, field("integer", false, fallback));
   used_.push_back(key);
   return has(key) ? integer(key) : fallback;
 }
 bool ObjectReader::boolean(const std::string& key, bool fallback) {
+  if (record_) note(key, field("boolean", false, fallback));
   used_.push_back(key);
   if (!has(key)) return fallback;
   const auto& v = (*obj_)[key];
@@ -335,6 +418,7 @@ bool ObjectReader::boolean(const std::string& key, bool fallback) {
   return v.get<bool>();
 }
 std::string ObjectReader::prose(const std::string& key) {
+  if (record_ && note(key, field("text", true))) return "x";
   const auto& v = need(key);
   if (!v.is_string()) fail(key, std::string("expected a string, got ") + type_name(v));
   if (v.get_ref<const std::string&>().size() > kMaxStringChars)
@@ -342,10 +426,12 @@ std::string ObjectReader::prose(const std::string& key) {
   return v.get<std::string>();
 }
 std::string ObjectReader::prose(const std::string& key, const std::string& fallback) {
+  if (record_) note(key, field("text", false, fallback));
   used_.push_back(key);
   return has(key) ? prose(key) : fallback;
 }
 std::string ObjectReader::string(const std::string& key) {
+  if (record_ && note(key, field("string", true))) return "x";
   std::string s = prose(key);
   if (s.find_first_of("\n\t") != std::string::npos)
     fail(key,
@@ -354,15 +440,20 @@ std::string ObjectReader::string(const std::string& key) {
   return s;
 }
 std::string ObjectReader::string(const std::string& key, const std::string& fallback) {
+  if (record_) note(key, field("string", false, fallback));
   used_.push_back(key);
   return has(key) ? string(key) : fallback;
 }
 std::string ObjectReader::one_of(const std::string& key, const std::vector<std::string>& allowed) {
+  if (record_ && note(key, field("one_of", true, nullptr, allowed))) return allowed.empty() ? "x" : allowed.front();
   need(key);
   return one_of(key, allowed, "");
 }
 std::string ObjectReader::one_of(const std::string& key, const std::vector<std::string>& allowed,
                                  const std::string& fallback) {
+  if (record_ && note(key, field("one_of", false, fallback, allowed)) &&
+      std::find(allowed.begin(), allowed.end(), fallback) == allowed.end())
+    return allowed.empty() ? fallback : allowed.front();  // a fallback outside `allowed`: required in effect
   std::string v = string(key, fallback);
   if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
     std::string list;
@@ -372,6 +463,7 @@ std::string ObjectReader::one_of(const std::string& key, const std::vector<std::
   return v;
 }
 std::vector<int64_t> ObjectReader::integers(const std::string& key, std::vector<int64_t> fallback) {
+  if (record_) note(key, field("integers", false, fallback));
   used_.push_back(key);
   if (!has(key)) return fallback;
   const auto& v = (*obj_)[key];
@@ -384,6 +476,7 @@ std::vector<int64_t> ObjectReader::integers(const std::string& key, std::vector<
   return out;
 }
 std::vector<std::string> ObjectReader::strings(const std::string& key, std::vector<std::string> fallback) {
+  if (record_) note(key, field("strings", false, fallback));
   used_.push_back(key);
   if (!has(key)) return fallback;
   const auto& v = (*obj_)[key];
@@ -398,17 +491,25 @@ std::vector<std::string> ObjectReader::strings(const std::string& key, std::vect
   return out;
 }
 ObjectReader ObjectReader::object(const std::string& key) {
-  const auto& v = need(key);
-  return ObjectReader(*doc_, v, pointer_ + "/" + escape_pointer_token(key));
+  if (record_ && note(key, field("object", true))) return sub_reader(key, placeholder(key));
+  return sub_reader(key, need(key));
 }
 ObjectReader ObjectReader::object_or_empty(const std::string& key) {
   static const nlohmann::json empty = nlohmann::json::object();
+  if (record_) note(key, field("object", false, nlohmann::json::object()));
   used_.push_back(key);
-  if (!has(key)) return ObjectReader(*doc_, empty, pointer_ + "/" + escape_pointer_token(key));
+  if (!has(key)) return sub_reader(key, empty);
   return object(key);
 }
 
+ObjectReader ObjectReader::sub_reader(const std::string& key, const nlohmann::json& obj) const {
+  ObjectReader r(*doc_, obj, pointer_ + "/" + escape_pointer_token(key));
+  r.record_ = record_;
+  return r;
+}
+
 void ObjectReader::finish() const {
+  if (record_) return;  // recording: the object is empty, every read is described
   for (const auto& kv : obj_->items()) {
     if (std::find(used_.begin(), used_.end(), kv.key()) != used_.end()) continue;
     std::string list;

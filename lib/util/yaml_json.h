@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,11 +41,32 @@ std::string escape_pointer_token(const std::string& key);
 YamlDoc load_yaml_file(const std::string& path);
 YamlDoc load_yaml_string(const std::string& text, const std::string& name);
 
+// What a schema reads, as data (`claimcheck kinds --json`): filled by an ObjectReader in recording mode
+// (ObjectReader::recording), from the same accessor calls that read a real file, so the description
+// cannot disagree with the parser on the fields it reaches.
+struct FieldSpec {
+  std::string name;  // dotted path within the object read: "size", "reset"
+  std::string type;  // number | integer | boolean | string | text | one_of | integers | strings | object | any
+  bool required = false;
+  nlohmann::json fallback;           // the default (null when required)
+  std::vector<std::string> allowed;  // one_of's values
+  nlohmann::json range;              // [low, high] of an integer_in, else null
+  nlohmann::json placeholder;        // what a required field reads as while recording
+  nlohmann::json to_json() const;
+};
+using FieldRecord = std::deque<FieldSpec>;  // stable references: a placeholder is returned by reference
+
 // A JSON object being read against a schema. `pointer` is where it sits in the document.
 class ObjectReader {
  public:
   ObjectReader(const YamlDoc& doc, std::string pointer);
   ObjectReader(const YamlDoc& doc, const nlohmann::json& obj, std::string pointer);
+
+  // A reader of an empty object that records every field the schema reads into `record` (the first read
+  // of a name describes it) and reads a missing required field as a placeholder of its type; finish()
+  // accepts anything. A schema's own checks may still fail() on a placeholder: the fields read before are
+  // recorded (the caller catches).
+  static ObjectReader recording(FieldRecord& record);
 
   bool has(const std::string& key) const;
   const nlohmann::json& raw(const std::string& key);  // marks key as used; must exist
@@ -82,6 +104,12 @@ class ObjectReader {
 
  private:
   const nlohmann::json& need(const std::string& key);
+  // Recording mode: describes `key` (unless described already) and says whether it is absent, in which
+  // case a required accessor returns the spec's placeholder.
+  bool note(const std::string& key, FieldSpec spec);
+  const nlohmann::json& placeholder(const std::string& key) const;
+  ObjectReader sub_reader(const std::string& key, const nlohmann::json& obj) const;  // keeps the recording
+  FieldRecord* record_ = nullptr;
   const YamlDoc* doc_;
   const nlohmann::json* obj_;
   std::string pointer_;
