@@ -15,7 +15,7 @@ struct GridFit {
   torch::Tensor best_k;  // [M] int64, the best frequency in 1..(N-1)/2 (undefined for the additive form)
 };
 
-// Y: [N*N, M] float64.
+// Y: [N*N, M] float64, every pair of the grid (the single-frequency fits use the grid's orthogonality).
 GridFit additive_fit(const torch::Tensor& Y, int N);
 GridFit single_frequency_fit(const torch::Tensor& Y, int N, bool with_products);
 

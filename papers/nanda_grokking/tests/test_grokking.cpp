@@ -308,6 +308,36 @@ TEST(Grokking, ReadingsOfTheControlsIssueMeasureAndRefuseAStepZeroHistory) {
   fs::remove_all(dir);
 }
 
+// The projection fit (lib/analysis/fourier_fit.cpp) against the least squares it replaces: for each k,
+// the 5- or 9-term design solved by the normal equations, the best R^2 kept.
+TEST(FourierFit, TheProjectionsEqualTheLeastSquaresFitOfEveryFrequency) {
+  for (const int N : {13, 12, 23}) {
+    auto n = torch::arange(N, torch::kDouble).repeat_interleave(N), m = torch::arange(N, torch::kDouble).repeat(N);
+    const double w3 = 2 * M_PI * 3 / N;
+    torch::manual_seed(N);
+    auto Y = torch::randn({N * N, 6}, torch::kDouble);
+    Y.select(1, 0) += 4 * (w3 * n + 0.2).cos() + (w3 * (n + m)).sin();  // a clear winner, k = 3
+    for (const bool products : {false, true}) {
+      auto r2 = torch::full({Y.size(1)}, -1e30, torch::kDouble);
+      auto best_k = torch::zeros({Y.size(1)}, torch::kLong);
+      for (int k = 1; k <= (N - 1) / 2; ++k) {
+        const double w = 2 * M_PI * k / N;
+        auto cn = (w * n).cos(), sn = (w * n).sin(), cm = (w * m).cos(), sm = (w * m).sin();
+        std::vector<torch::Tensor> terms = {cn, sn, cm, sm, torch::ones_like(n)};
+        if (products) terms.insert(terms.end(), {cn * cm, cn * sm, sn * cm, sn * sm});
+        auto X = torch::stack(terms, 1);
+        auto rk = analysis::r_squared(Y, X.matmul(torch::linalg_solve(X.t().matmul(X), X.t().matmul(Y))));
+        best_k = torch::where(rk > r2, torch::full_like(best_k, k), best_k);
+        r2 = torch::max(rk, r2);
+      }
+      const auto fit = analysis::single_frequency_fit(Y, N, products);
+      EXPECT_LT((fit.r2 - r2).abs().max().item<double>(), 1e-12) << "N " << N << " products " << products;
+      EXPECT_TRUE(torch::equal(fit.best_k, best_k)) << fit.best_k << best_k;
+      EXPECT_EQ(fit.best_k[0].item<int64_t>(), 3);
+    }
+  }
+}
+
 // The fits M8b and the grokking claims share, on functions whose answer is known.
 TEST(FourierFit, SingleFrequencyFormsAreRecoveredExactly) {
   const int N = 23;
