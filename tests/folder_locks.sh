@@ -32,7 +32,7 @@ a=$!
 b=$!
 wait $a; ra=$?
 wait $b; rb=$?
-[ "$ra" -eq 1 ] && [ "$rb" -eq 1 ] || fail "verify exited $ra and $rb, not 1 and 1 (S2 fails as meant)"
+if [ "$ra" -ne 1 ] || [ "$rb" -ne 1 ]; then fail "verify exited $ra and $rb, not 1 and 1 (S2 fails as meant)"; fi
 grep -q "waiting: another claimcheck is writing" "$w/v1.log" "$w/v2.log" || fail "neither verify waited for the other"
 python3 - "$w/report" <<'PY' || fail "the report folder does not hold one whole report"
 import json, os, sys

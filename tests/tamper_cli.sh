@@ -153,6 +153,7 @@ check nan_weights.verify_G1 "step030000.safetensors: tensor '[a-z_.A-Z0-9]+' hol
 # fixtures recreate trusts nothing it has not checked: a run.json edited without the manifest, and a
 # recorded command that would train another run (--steps 1 "compared 1 checkpoint, 0 differ", exit 0),
 # its manifest line rewritten to match. Both are refused before anything is trained.
+# shellcheck disable=SC2317  # called through `check NAME REGEX recreate ...`
 recreate() { "$CC" fixtures recreate default --seed 0 --until 500 --runs "$RUNS" --dir "$W/f" --out "$W/recreated-$1"; }
 fresh
 own "$W/f/default/seed0/run.json"
