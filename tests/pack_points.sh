@@ -35,7 +35,20 @@ printf 'x' >>"$one/metrics.jsonl"
 if "$CC" fixtures restore tiny_sweep --cache "$W/tampered" 2>"$W/err"; then
   echo "FAIL: a changed packed file was restored"; exit 1
 fi
-grep -q "does not match run.json" "$W/err" || { echo "FAIL: unexpected error:"; cat "$W/err"; exit 1; }
+grep -Eq "does not match run.json|sha256 differs from .*MANIFEST.sha256" "$W/err" || { echo "FAIL: unexpected error:"; cat "$W/err"; exit 1; }
+# The same change with the point's run.json rewritten to match it: the tree's manifest still refuses it.
+python3 - "$one" <<'PY'
+import hashlib, json, os, sys
+d = sys.argv[1]
+run = json.load(open(f"{d}/run.json"))
+run["sha256"]["metrics.jsonl"] = hashlib.sha256(open(f"{d}/metrics.jsonl", "rb").read()).hexdigest()
+os.remove(f"{d}/run.json")
+json.dump(run, open(f"{d}/run.json", "w"), indent=2)
+PY
+if "$CC" fixtures restore tiny_sweep --cache "$W/tampered2" 2>"$W/err"; then
+  echo "FAIL: a point whose run.json was rewritten to match a changed file was restored"; exit 1
+fi
+grep -q "sha256 differs from .*MANIFEST.sha256" "$W/err" || { echo "FAIL: unexpected error:"; cat "$W/err"; exit 1; }
 
 # One run by itself: a recreate command with a double quote stays valid JSON.
 src=$(dirname "$(find "$W/cache" -name final_eval.json | sort | head -1)")
@@ -53,4 +66,4 @@ if "$CC" fixtures pack "$src" --out "$F/single/seed1" --steps 0,999999 2>"$W/err
 fi
 grep -q "step999999.safetensors: missing, nothing packed" "$W/err" || { echo "FAIL: unexpected error:"; cat "$W/err"; exit 1; }
 [ ! -e "$F/single/seed1" ] || { echo "FAIL: a refused pack left a folder"; exit 1; }
-echo "PASS: 4 points packed and restored byte for byte; a changed one is refused; a run packed alone has a valid run.json"
+echo "PASS: 4 points packed and restored byte for byte; a changed one is refused, with its run.json rewritten too; a run packed alone has a valid run.json"

@@ -1,6 +1,7 @@
 #include "sweep/fixture_pack.h"
 
 #include <filesystem>
+#include <optional>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include "catalogue/layout.h"
 #include "sweep/point_files.h"
 #include "train/checkpoint.h"
+#include "util/fixture_manifest.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/provenance.h"
@@ -102,12 +104,16 @@ size_t restore_sweep(const SweepOptions& o, const catalogue::SweepSpec& s, const
   if (!s.variants.empty())
     throw Error("sweep '" + s.name + "' has variants: its points are runs (" + s.name +
                 "/VARIANT), which the run store reads from the fixtures directly");
+  // A committed tree's manifest is checked first: a point's run.json could be rewritten with its files.
+  std::optional<FixtureGuard> guard;
+  if (fs::exists(fs::path(fixtures_dir) / kManifestName)) guard.emplace(fixtures_dir);
   size_t restored = 0;
   for (const auto& p : s.points) {
     const std::string src = packed_point_dir(fixtures_dir, s, p);
     if (!fs::exists(src + "/run.json")) continue;
     const std::string dst = point_dir(o, s, p);
     if (final_eval_done(dst, p.config.train.steps)) continue;
+    if (guard) guard->require_dir(src);
     // Each file as packed (run.json's sha256), before anything of the point is copied.
     const nlohmann::json run = read_json(src + "/run.json");
     if (!run.contains("sha256") || !run["sha256"].is_object() || run["sha256"].empty())
