@@ -337,9 +337,7 @@ void print_and_write(verify::Result& result, int jobs, const std::string& report
 void write_baseline_file(const report::Report& rep, const std::string& path, const std::string& command) {
   nlohmann::json fresh = report::baseline_from_report(report::to_json(rep), report::default_tolerance(), command);
   if (fs::exists(path)) fresh = report::merge_baseline(report::read_outcomes(path), fresh);
-  write_file_atomic(
-      path,
-      report::with_files_relative_to(fresh, path).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_file_atomic(path, report::with_files_relative_to(fresh, path).dump(2) + "\n");  // UTF-8: made from to_json
   std::cout << "baseline: " << path << " (review its diff before committing)\n";
 }
 

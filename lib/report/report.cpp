@@ -606,8 +606,7 @@ void write_reports(const std::string& dir, Report& rep) {
     rep.figures[i] = claim_figures(dir, claim, rep.context.phase_marks);
   }
   if (rep.attribution) rep.attribution_figures = attribution_figures(dir, *rep.attribution);
-  write_file_atomic(dir + "/report.json",
-                    to_json(rep).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_file_atomic(dir + "/report.json", to_json(rep).dump(2) + "\n");  // to_json's strings are UTF-8
   write_file_atomic(dir + "/REPORT.md", to_markdown(rep));
   write_file_atomic(dir + "/junit.xml", to_junit(rep));
 }

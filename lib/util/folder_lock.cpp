@@ -23,7 +23,6 @@ FolderLock::FolderLock(const std::string& dir, const std::string& what) {
     ::close(fd_);
     throw Error(dir + ": cannot lock the " + what + " folder (" + why + ")");
   }
-  waited_ = true;
   std::fprintf(stderr, "claimcheck: waiting: another claimcheck is writing %s (the %s)\n", dir.c_str(), what.c_str());
   int rc;
   while ((rc = ::flock(fd_, LOCK_EX)) != 0 && errno == EINTR) {

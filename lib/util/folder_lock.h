@@ -15,11 +15,9 @@ class FolderLock {
   ~FolderLock();
   FolderLock(const FolderLock&) = delete;
   FolderLock& operator=(const FolderLock&) = delete;
-  bool waited() const { return waited_; }  // another process held it first
 
  private:
   int fd_ = -1;
-  bool waited_ = false;
 };
 
 }  // namespace cc
