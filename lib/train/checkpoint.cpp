@@ -179,13 +179,16 @@ std::string state_digest(const StFile& file) {
 
 void seal(StFile& file) { file.metadata["state_sha256"] = state_digest(file); }
 
-void check_seal(const std::string& path, const StFile& file) {
+// An optimizer file as read for its state: checked against its own checksum (files written before the
+// checksum existed have none and are read as they are).
+StFile read_sealed(const std::string& path) {
+  StFile file = read_safetensors(path);
   const auto it = file.metadata.find("state_sha256");
-  if (it == file.metadata.end()) return;  // written before the checksum existed
-  if (it->second != state_digest(file))
+  if (it != file.metadata.end() && it->second != state_digest(file))
     throw Error(path +
                 ": the optimizer state's sha256 differs from the one written into it (the file changed "
                 "after it was written); delete it to resume from the resume point before, or retrain");
+  return file;
 }
 
 }  // namespace
@@ -208,7 +211,6 @@ namespace {
 // The AdamW moments in `file` (read from `path`) of every parameter of `model`.
 std::map<std::string, AdamMoment> adam_moments(const std::string& path, const StFile& file,
                                                const model::Transformer& model) {
-  check_seal(path, file);
   auto it = file.metadata.find("adam_step");
   if (it == file.metadata.end()) throw Error(path + ": optimizer state lacks its 'adam_step' metadata");
   const int64_t step = std::stoll(it->second);
@@ -246,7 +248,6 @@ void save_sgd_state(const std::string& weights_path, const torch::optim::Optimiz
 
 void load_sgd_state(const std::string& path, const StFile& file, torch::optim::Optimizer& opt,
                     const model::Transformer& model) {
-  check_seal(path, file);
   auto& state = opt.state();
   for (const auto& [name, p] : model.named_parameters()) {
     const StTensor* b = file.find(name + ".momentum_buffer");
@@ -264,7 +265,7 @@ void load_sgd_state(const std::string& path, const StFile& file, torch::optim::O
 
 std::map<std::string, AdamMoment> read_optimizer(const std::string& weights_path, const model::Transformer& model) {
   const std::string path = optimizer_path(weights_path);
-  return adam_moments(path, read_safetensors(path), model);
+  return adam_moments(path, read_sealed(path), model);
 }
 
 void save_optimizer(const std::string& weights_path, const torch::optim::Optimizer& opt,
@@ -281,7 +282,7 @@ void save_optimizer(const std::string& weights_path, const torch::optim::Optimiz
 void load_optimizer(const std::string& weights_path, torch::optim::Optimizer& opt, const model::Transformer& model) {
   const std::string path = optimizer_path(weights_path);
   const bool sgd_opt = dynamic_cast<const torch::optim::SGD*>(&opt) != nullptr;
-  const StFile file = read_safetensors(path);
+  const StFile file = read_sealed(path);
   const auto kind = file.metadata.find("optimizer");
   const bool sgd_file = kind != file.metadata.end() && kind->second == "SGD";
   if (sgd_opt != sgd_file)
