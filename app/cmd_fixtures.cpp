@@ -87,10 +87,7 @@ std::vector<std::string> split_command(const std::string& cmd) {
 // The fixture folder is what was committed before anything in it is trusted: its files against the
 // tree's MANIFEST.sha256 (where the tree has one) and against its own run.json.
 void check_committed(const std::string& dir, const std::string& fixture) {
-  if (fs::exists(fs::path(dir) / kManifestName)) {
-    FixtureGuard guard(dir);
-    guard.require_dir(fixture);
-  }
+  if (auto guard = FixtureGuard::if_committed(dir)) guard->require_dir(fixture);
   const ManifestCheck own = check_fixture_run(fixture);
   if (!own.problems.empty()) throw Error(own.problems.front());
 }

@@ -1,7 +1,6 @@
 #include "sweep/fixture_pack.h"
 
 #include <filesystem>
-#include <optional>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -105,8 +104,7 @@ size_t restore_sweep(const SweepOptions& o, const catalogue::SweepSpec& s, const
     throw Error("sweep '" + s.name + "' has variants: its points are runs (" + s.name +
                 "/VARIANT), which the run store reads from the fixtures directly");
   // A committed tree's manifest is checked first: a point's run.json could be rewritten with its files.
-  std::optional<FixtureGuard> guard;
-  if (fs::exists(fs::path(fixtures_dir) / kManifestName)) guard.emplace(fixtures_dir);
+  auto guard = FixtureGuard::if_committed(fixtures_dir);
   size_t restored = 0;
   for (const auto& p : s.points) {
     const std::string src = packed_point_dir(fixtures_dir, s, p);

@@ -173,6 +173,11 @@ ManifestCheck check_manifest(const std::string& root) {
 
 FixtureGuard::FixtureGuard(std::string root) : root_(std::move(root)) {}
 
+std::optional<FixtureGuard> FixtureGuard::if_committed(const std::string& root) {
+  if (!path_present((fs::path(root) / kManifestName).string())) return std::nullopt;
+  return FixtureGuard(root);
+}
+
 std::string FixtureGuard::relative(const std::string& path) const {
   const fs::path rel = lexical_absolute(path).lexically_relative(lexical_absolute(root_));
   const std::string s = rel.generic_string();

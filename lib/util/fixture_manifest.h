@@ -9,6 +9,7 @@
 // `claimcheck verify` checks, before it measures, every file it reads from fixtures/ against the
 // manifest (FixtureGuard); `claimcheck fixtures verify` checks the whole tree.
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -43,6 +44,8 @@ ManifestCheck check_manifest(const std::string& root);
 class FixtureGuard {
  public:
   explicit FixtureGuard(std::string root);
+  // A guard of `root` where it is a committed tree (it has MANIFEST.sha256); none for a scratch tree.
+  static std::optional<FixtureGuard> if_committed(const std::string& root);
   const std::string& root() const { return root_; }
   // Whether `path` lies under the fixtures root (only those are checked).
   bool covers(const std::string& path) const;
