@@ -49,13 +49,13 @@ EnsembleTrainer::EnsembleTrainer(std::vector<RunConfig> members, std::vector<std
     throw Error("an ensemble trains every parameter with AdamW (train.optimizer " + tc.optimizer +
                 (tc.frozen.empty() ? "" : ", train.frozen set") + "): train its members separately");
 
-  check_training_memory(cfgs_[0], training_batch_shape(cfgs_[0]), K);
+  for (const auto& c : cfgs_) data_.push_back(make_task_data(c));
+  check_training_memory(cfgs_[0], training_batch_shape(cfgs_[0], *data_[0]), K);  // before the models allocate
 
   // Member k starts exactly where a separate run of cfgs_[k] starts, or at its resume point.
   ensemble_ = std::make_unique<model::Ensemble>(cfgs_[0].model, K);
   std::vector<int64_t> resume(K, 0);
   for (int64_t k = 0; k < K; ++k) {
-    data_.push_back(make_task_data(cfgs_[k]));
     model::Transformer m(cfgs_[k].model);
     m.init(cfgs_[k].seed);
     ensemble_->set_member(k, m);

@@ -57,13 +57,17 @@ MemoryEstimate estimate_training_memory(const RunConfig& cfg, const BatchShape& 
   return e;
 }
 
-BatchShape training_batch_shape(const RunConfig& cfg) {
+BatchShape training_batch_shape(const RunConfig& cfg, const TaskData& data) {
+  if (cfg.train.batch_size == 0) {
+    const Batch full = data.train_batch(0);
+    return {full.size(), full.tokens.size(1), full.every_position()};
+  }
   // One sequence tells the length and where the loss is, without drawing a batch of train.batch_size
-  // (which may be the very size being refused); a full-batch family's batch is its data, already held.
+  // (which may be the very size being refused).
   RunConfig one = cfg;
-  if (one.train.batch_size > 0) one.train.batch_size = 1;
+  one.train.batch_size = 1;
   const Batch first = make_task_data(one)->train_batch(0);
-  return {cfg.train.batch_size > 0 ? cfg.train.batch_size : first.size(), first.tokens.size(1), first.every_position()};
+  return {cfg.train.batch_size, first.tokens.size(1), first.every_position()};
 }
 
 int64_t training_memory_budget() {

@@ -24,9 +24,9 @@ struct BatchShape {
   int64_t seq_len = 0;          // tokens per sequence
   bool every_position = false;  // logits at every position, or at the last one only
 };
-// The shape of the run's batches: the family's first batch, with train.batch_size rows where that is set
-// (0: the family's full batch).
-BatchShape training_batch_shape(const RunConfig& cfg);
+// The shape of the run's batches, `data` being the run's own: its full batch where train.batch_size is 0
+// (held anyway), else train.batch_size rows of the length one sequence has.
+BatchShape training_batch_shape(const RunConfig& cfg, const TaskData& data);
 
 // `members`: models trained together (an ensemble's seeds; 1 otherwise).
 MemoryEstimate estimate_training_memory(const RunConfig& cfg, const BatchShape& batch, int64_t members = 1);

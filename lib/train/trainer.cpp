@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 Trainer::Trainer(RunConfig cfg, TrainOptions opts)
     : cfg_(std::move(cfg)), opts_(std::move(opts)), data_(make_task_data(cfg_)), runtime_(runtime_info()) {
-  check_training_memory(cfg_, training_batch_shape(cfg_));  // before the model and optimizer allocate
+  check_training_memory(cfg_, training_batch_shape(cfg_, *data_));  // before the model and optimizer allocate
   if (!opts_.out_dir.empty()) out_lock_ = std::make_unique<FolderLock>(opts_.out_dir, "run folder");
   model_ = std::make_unique<model::Transformer>(cfg_.model);
   model_->init(cfg_.seed);
