@@ -327,7 +327,8 @@ void print_and_write(verify::Result& result, int jobs, const std::string& report
   const auto& st = result.activations;
   std::ostringstream timing;
   timing << "measured " << jobs << " claim(s) at a time; test-set forwards: " << st.forwards << " run, " << st.hits
-         << " reused, " << st.evictions << " evicted (peak " << (st.peak_bytes >> 20) << " MB kept); " << std::fixed
+         << " reused; per-checkpoint values: " << st.derived_made << " computed, " << st.derived_hits << " reused; "
+         << st.evictions << " evicted (peak " << (st.peak_bytes >> 20) << " MB kept); " << std::fixed
          << std::setprecision(1) << rep.context.wall_s << " s\n";
   std::cout << timing.str() << "report: " << report_dir << "/REPORT.md\n";
 }
@@ -387,8 +388,8 @@ void add_verify_options(po::options_description& desc, VerifyFlags& f) {
       ("write-baseline", po::value(&f.write_baseline),
        "write this run's outcomes as a baseline file (e.g. papers/NAME/expected.json)")
       ("jobs", po::value(&f.jobs),
-       "claims measured at once, one thread each (--budget fixture only; default: one per usable core); "
-       "every value is the same for any number")
+       "threads measuring claims at once, and a claim's seeds once no claim is left to start (--budget fixture "
+       "only; default: one per usable core); every value is the same for any number")
       ("activation-memory", po::value(&f.activation_mb),
        "MB of activations kept for reuse across claims (default 2048; 0 keeps none past a claim's own request)")
       ("progress",

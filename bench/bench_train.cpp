@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
+#include "analysis/fourier_fit.h"
 #include "plugin/paper_module.h"
 #include "papers/assign_and_add/module/task_family.h"
 #include "train/ensemble_trainer.h"
@@ -196,5 +197,15 @@ void BM_EvaluateLibtorch(benchmark::State& state) {
 BENCHMARK(BM_EvaluateLibtorch)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
+
+// The single-frequency fits of every neuron over grokking's grid (p = 113, 12 769 pairs, 512 neurons,
+// float64): what each key-frequency reading and N5/N6/M8b's fits cost per checkpoint.
+void BM_SingleFrequencyFit(benchmark::State& state) {
+  train::apply_threads(train::default_threads());
+  const int N = 113;
+  const auto Y = torch::randn({N * N, 512}, torch::kDouble);
+  for (auto _ : state) benchmark::DoNotOptimize(analysis::single_frequency_fit(Y, N, state.range(0) != 0).r2);
+}
+BENCHMARK(BM_SingleFrequencyFit)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <atomic>
 #include <thread>
 
 #include "analysis/activation_store.h"
@@ -10,6 +11,7 @@
 #include "analysis/registry.h"
 #include "papers/assign_and_add/module/examples.h"
 #include "train/run_config.h"
+#include "util/error.h"
 #include "papers/assign_and_add/module/task_family.h"
 
 using namespace cc;
@@ -121,4 +123,51 @@ TEST(ActivationStore, TheKindsDeclareWhatTheyRead) {
   EXPECT_TRUE(keys.count("blocks.1.hook_resid_mid[:, " + std::to_string(task::kEqualsPos) + "]"));
   // The Fourier kinds declare none: their grid's position is the task's last, read per checkpoint.
   EXPECT_FALSE(keys.count("blocks.1.mlp.hook_pre[:, " + std::to_string(task::kEqualsPos) + "]"));
+}
+
+TEST(ActivationStore, MakesEachDerivedValueOncePerCheckpointAndName) {
+  const auto a = random_model(3), b = random_model(4);
+  analysis::ActivationStore store(size_t{1} << 30);
+  std::atomic<int> made{0};
+  auto make = [&](int v) {
+    return [&made, v] {
+      ++made;
+      return analysis::Derived<int>{v, sizeof(int)};
+    };
+  };
+  std::vector<std::thread> threads;  // four threads ask at once: one makes it, three wait and share it
+  std::vector<int> got(4);
+  for (size_t i = 0; i < got.size(); ++i)
+    threads.emplace_back([&, i] { got[i] = *store.derived<int>(a, "x", make(7)); });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(made, 1);
+  for (int g : got) EXPECT_EQ(g, 7);
+  EXPECT_EQ(*store.derived<int>(a, "y", make(8)), 8);  // another name
+  EXPECT_EQ(*store.derived<int>(b, "x", make(9)), 9);  // another checkpoint
+  EXPECT_EQ(made, 3);
+  EXPECT_EQ(store.stats().derived_made, 3u);
+  EXPECT_EQ(store.stats().derived_hits, 3u);
+  EXPECT_EQ(store.stats().forwards, 0u);  // not counted as forwards
+  // One name of one checkpoint is one value: asked for as another type, a programming error.
+  EXPECT_THROW(store.derived<double>(a, "x", [] { return analysis::Derived<double>{1.0, 8}; }), Error);
+}
+
+TEST(ActivationStore, ADerivedValueThatFailsIsNotKept) {
+  const auto ck = random_model(3);
+  analysis::ActivationStore store(size_t{1} << 30);
+  EXPECT_THROW(store.derived<int>(ck, "x", []() -> analysis::Derived<int> { throw Error("no"); }), Error);
+  EXPECT_EQ(*store.derived<int>(ck, "x", [] { return analysis::Derived<int>{5, 4}; }), 5);
+}
+
+TEST(ActivationStore, DerivedValuesCountAgainstTheBudget) {
+  const auto ck = random_model(3);
+  analysis::ActivationStore store(10);  // bytes
+  for (const char* name : {"a", "b", "c"}) store.derived<int>(ck, name, [] { return analysis::Derived<int>{1, 6}; });
+  EXPECT_LE(store.stats().bytes, 10u);
+  EXPECT_EQ(store.stats().evictions, 2u);
+  int again = 0;  // "a" was evicted: made again
+  store.derived<int>(ck, "a", [&] { return analysis::Derived<int>{++again, 6}; });
+  EXPECT_EQ(again, 1);
+  // Without a store, made for the call.
+  EXPECT_EQ(*analysis::derived<int>(nullptr, ck, "a", [] { return analysis::Derived<int>{3, 4}; }), 3);
 }

@@ -2,10 +2,12 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <tuple>
 
 #include "analysis/common.h"
 #include "train/task_data.h"
+#include "util/error.h"
 
 namespace cc::analysis {
 namespace {
@@ -63,7 +65,7 @@ size_t Activations::rows() const {
 }
 
 bool ActivationStore::Key::operator<(const Key& o) const {
-  return std::tie(model, set, size, seed) < std::tie(o.model, o.set, o.size, o.seed);
+  return std::tie(model, derived, set, size, seed) < std::tie(o.model, o.derived, o.set, o.size, o.seed);
 }
 
 ActivationStore::ActivationStore(size_t max_bytes) : max_bytes_(max_bytes) {}
@@ -82,29 +84,56 @@ Activations ActivationStore::get(const train::Checkpoint& ck, const std::vector<
                                  uint64_t seed, const std::vector<HookRead>& hooks) {
   const std::set<HookRead> asked(hooks.begin(), hooks.end());
   Activations out;
-  for (const auto& set : sets) out.sets.push_back(get_set(ck, Key{ck.model.get(), set, size, seed}, asked));
+  for (const auto& set : sets)
+    out.sets.push_back(get_set(ck, Key{ck.model.get(), /*derived=*/false, set, size, seed}, asked));
   return out;
+}
+
+std::shared_ptr<const void> ActivationStore::kept_locked(const Key& key,
+                                                         const std::function<bool(const Slot&)>& accept) {
+  auto it = slots_.find(key);
+  if (it == slots_.end() || it->second.owner.expired() || !accept(it->second)) return nullptr;
+  lru_.splice(lru_.begin(), lru_, it->second.lru);
+  return it->second.value;
+}
+
+std::shared_ptr<std::mutex> ActivationStore::key_lock_locked(const Key& key) {
+  auto& kl = key_locks_[key];
+  if (!kl) kl = std::make_shared<std::mutex>();
+  return kl;
+}
+
+void ActivationStore::keep_locked(const train::Checkpoint& ck, const Key& key, std::shared_ptr<const void> value,
+                                  std::type_index type, size_t bytes) {
+  auto it = slots_.find(key);
+  if (it != slots_.end()) {  // a narrower or stale entry: replaced
+    stats_.bytes -= it->second.bytes;
+    lru_.erase(it->second.lru);
+    slots_.erase(it);
+  }
+  lru_.push_front(key);
+  slots_.emplace(key, Slot{ck.model, std::move(value), type, bytes, lru_.begin()});
+  stats_.bytes += bytes;
+  stats_.peak_bytes = std::max(stats_.peak_bytes, stats_.bytes);
+  evict_locked();
 }
 
 std::shared_ptr<const SetActivations> ActivationStore::get_set(const train::Checkpoint& ck, const Key& key,
                                                                const std::set<HookRead>& asked) {
-  // The kept entry when it is still its model's and holds every hook asked for (mu_ held), else nullptr.
-  auto kept = [&]() -> std::shared_ptr<const SetActivations> {
-    auto it = slots_.find(key);
-    if (it == slots_.end() || it->second.owner.expired()) return nullptr;
-    for (const auto& h : asked)
-      if (!it->second.value->hooks.count(h)) return nullptr;
-    lru_.splice(lru_.begin(), lru_, it->second.lru);
-    ++stats_.hits;
-    return it->second.value;
+  // The kept entry when it holds every hook asked for.
+  auto kept = [&] {
+    auto value = std::static_pointer_cast<const SetActivations>(kept_locked(key, [&](const Slot& slot) {
+      const auto& held = static_cast<const SetActivations*>(slot.value.get())->hooks;
+      return std::all_of(asked.begin(), asked.end(), [&](const HookRead& h) { return held.count(h) > 0; });
+    }));
+    if (value) ++stats_.hits;
+    return value;
   };
   std::shared_ptr<std::mutex> key_lock;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto value = kept()) return value;
-    auto& kl = key_locks_[key];
-    if (!kl) kl = std::make_shared<std::mutex>();
-    key_lock = kl;
+    key_lock = key_lock_locked(key);
   }
   // One thread runs this key's forward; the others wait here, then find its result.
   std::lock_guard<std::mutex> computing(*key_lock);
@@ -119,17 +148,36 @@ std::shared_ptr<const SetActivations> ActivationStore::get_set(const train::Chec
       run_set(*ck.model, train::make_task_data(ck.config)->eval_set(key.set, key.size, key.seed).batch.tokens, keep);
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.forwards;
-  auto it = slots_.find(key);
-  if (it != slots_.end()) {  // a narrower or stale entry: replaced
-    stats_.bytes -= it->second.value->bytes;
-    lru_.erase(it->second.lru);
-    slots_.erase(it);
+  keep_locked(ck, key, value, typeid(SetActivations), value->bytes);
+  return value;
+}
+
+std::shared_ptr<const void> ActivationStore::get_derived(const train::Checkpoint& ck, const std::string& name,
+                                                         std::type_index type, const MakeAny& make) {
+  const Key key{ck.model.get(), /*derived=*/true, name, 0, 0};
+  auto kept = [&] {
+    auto value = kept_locked(key, [&](const Slot& slot) {
+      if (slot.type != type) throw Error("derived value '" + name + "' of " + ck.path + " asked for as two types");
+      return true;
+    });
+    if (value) ++stats_.derived_hits;
+    return value;
+  };
+  std::shared_ptr<std::mutex> key_lock;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto value = kept()) return value;
+    key_lock = key_lock_locked(key);
   }
-  lru_.push_front(key);
-  slots_[key] = Slot{ck.model, value, lru_.begin()};
-  stats_.bytes += value->bytes;
-  stats_.peak_bytes = std::max(stats_.peak_bytes, stats_.bytes);
-  evict_locked();
+  std::lock_guard<std::mutex> computing(*key_lock);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto value = kept()) return value;
+  }
+  auto [value, bytes] = make();  // outside mu_: other keys go on meanwhile; an exception keeps nothing
+  std::lock_guard<std::mutex> lock(mu_);
+  ++stats_.derived_made;
+  keep_locked(ck, key, value, type, bytes);
   return value;
 }
 
@@ -139,7 +187,7 @@ void ActivationStore::evict_locked() {
     const Key victim = lru_.back();
     lru_.pop_back();
     auto it = slots_.find(victim);
-    stats_.bytes -= it->second.value->bytes;
+    stats_.bytes -= it->second.bytes;
     slots_.erase(it);
     ++stats_.evictions;
   }

@@ -1,14 +1,16 @@
 #pragma once
-// Forward passes shared across claims. Many claims measure the same checkpoint on the same test
-// sequences (M1-M3 read attention patterns, M4-M6 residuals, M8a/M8b MLP pre-activations): the
-// store runs each (checkpoint, evaluation set, size, seed) forward once and hands the activations
-// to every kind that asks, from any thread.
+// Forward passes, and values derived from one checkpoint, shared across claims. Many claims measure
+// the same checkpoint on the same test sequences (M1-M3 read attention patterns, M4-M6 residuals,
+// M8a/M8b MLP pre-activations): the store runs each (checkpoint, evaluation set, size, seed) forward
+// once and hands the activations to every kind that asks, from any thread. Likewise a value computed
+// from the checkpoint alone (the grokking paper's key frequencies, read by seven of its claims) is
+// computed once per checkpoint and name (derived()).
 //
 // What is kept: the hooks the kinds declare they read (MeasurementKind::reads, given to want()) and any
 // other asked for (a request for a hook not kept reruns that forward once, keeping both); a hook read
-// at one position is kept at that position only. Lifetime: an entry lives while its checkpoint's
-// model does and until the store's byte budget evicts it (least recently used first); the store
-// lives for one verify.
+// at one position is kept at that position only. Lifetime: an entry (a set's activations or a derived
+// value) lives while its checkpoint's model does and until the store's byte budget evicts it (least
+// recently used first); the store lives for one verify.
 // Bits: each set is run on its own, in chunks of kChunk sequences, so a sequence's activations do
 // not depend on which other sets or claims asked; with or without a store the numbers are the same.
 #include <cstddef>
@@ -19,6 +21,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <typeindex>
 #include <vector>
 
 #include "model/transformer.h"
@@ -57,6 +60,13 @@ struct Activations {
   size_t rows() const;  // every set's sequences
 };
 
+// What derived() keeps: a value and the bytes it holds (counted against the store's budget).
+template <class T>
+struct Derived {
+  T value;
+  size_t bytes = 0;
+};
+
 class ActivationStore {
  public:
   static constexpr int kChunk = 500;  // keeps [chunk, T, d_mlp] under glibc's 32 MB mmap ceiling
@@ -71,26 +81,54 @@ class ActivationStore {
   Activations get(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size, uint64_t seed,
                   const std::vector<HookRead>& hooks);
 
+  // A value computed from `ck` alone and named by everything else it depends on (the kind's
+  // parameters that change it, e.g. "nanda_grokking.neuron_frequencies min_share=0.05"): from the
+  // store, else made (once, whichever thread asks first) and kept. Two types under one name of one
+  // checkpoint are a programming error (cc::Error).
+  template <class T>
+  std::shared_ptr<const T> derived(const train::Checkpoint& ck, const std::string& name,
+                                   const std::function<Derived<T>()>& make) {
+    return std::static_pointer_cast<const T>(get_derived(ck, name, typeid(T), [&] {
+      Derived<T> d = make();
+      return std::make_pair(std::shared_ptr<const void>(std::make_shared<const T>(std::move(d.value))), d.bytes);
+    }));
+  }
+
   struct Stats {
     size_t hits = 0, forwards = 0, evictions = 0, bytes = 0, peak_bytes = 0;
+    size_t derived_made = 0, derived_hits = 0;
   };
   Stats stats() const;
 
  private:
   struct Key {
     const model::Transformer* model;
-    std::string set;
+    bool derived;     // a derived value (`set` is its name) or a set's activations
+    std::string set;  // the evaluation set, or the derived value's name
     int size;
     uint64_t seed;
     bool operator<(const Key& o) const;
   };
   struct Slot {
     std::weak_ptr<model::Transformer> owner;  // an expired owner means the address may be reused
-    std::shared_ptr<const SetActivations> value;
+    std::shared_ptr<const void> value;        // SetActivations, or a derived value of `type`
+    std::type_index type;
+    size_t bytes;
     std::list<Key>::iterator lru;
   };
+  using MakeAny = std::function<std::pair<std::shared_ptr<const void>, size_t>()>;
   std::shared_ptr<const SetActivations> get_set(const train::Checkpoint& ck, const Key& key,
                                                 const std::set<HookRead>& hooks);
+  std::shared_ptr<const void> get_derived(const train::Checkpoint& ck, const std::string& name, std::type_index type,
+                                          const MakeAny& make);
+  // The entry under `key` when it is still its model's and `accept` takes it (mu_ held; it becomes
+  // the most recently used), else nullptr.
+  std::shared_ptr<const void> kept_locked(const Key& key, const std::function<bool(const Slot&)>& accept);
+  // The lock that lets one thread at a time compute `key`'s entry (mu_ held).
+  std::shared_ptr<std::mutex> key_lock_locked(const Key& key);
+  // Keeps `value` under `key`, replacing what was there, and evicts down to the budget (mu_ held).
+  void keep_locked(const train::Checkpoint& ck, const Key& key, std::shared_ptr<const void> value, std::type_index type,
+                   size_t bytes);
   void evict_locked();
 
   size_t max_bytes_;
@@ -105,5 +143,13 @@ class ActivationStore {
 // `hooks` of the checkpoint on `sets`: through `store` when there is one, else computed for this call.
 Activations activations(ActivationStore* store, const train::Checkpoint& ck, const std::vector<std::string>& sets,
                         int size, uint64_t seed, const std::vector<HookRead>& hooks);
+
+// A derived value of the checkpoint: through `store` when there is one, else made for this call.
+template <class T>
+std::shared_ptr<const T> derived(ActivationStore* store, const train::Checkpoint& ck, const std::string& name,
+                                 const std::function<Derived<T>()>& make) {
+  if (store) return store->derived<T>(ck, name, make);
+  return std::make_shared<const T>(make().value);
+}
 
 }  // namespace cc::analysis

@@ -29,7 +29,7 @@ torch::Tensor hook_at_last_position(const model::Transformer& model, const torch
   for (int64_t start = 0; start < tokens.size(0); start += 2000) {
     model::ActivationCache cache;
     model.run_with_cache(tokens.slice(0, start, std::min<int64_t>(start + 2000, tokens.size(0))), cache);
-    parts.push_back(cache[hook].select(1, -1).to(torch::kCPU, torch::kDouble));
+    parts.push_back(cache[hook].select(1, -1).contiguous());
   }
   return torch::cat(parts, 0);
 }

@@ -19,8 +19,9 @@ void for_each_cached(const model::Transformer& model, const torch::Tensor& token
                      const std::function<void(const model::ActivationCache&, size_t begin, size_t end)>& fn,
                      int chunk = 500);  // keeps [chunk, T, d_mlp] under glibc's 32 MB mmap ceiling
 
-// One hook's activation at the last position for every row of `tokens` [R, T]: [R, d] float64 on the
-// CPU, run_with_cache in chunks of 2000 rows (bounded memory over a whole operand grid).
+// One hook's activation at the last position for every row of `tokens` [R, T]: [R, d] as computed
+// (the model's dtype and device), run_with_cache in chunks of 2000 rows (bounded memory over a whole
+// operand grid).
 torch::Tensor hook_at_last_position(const model::Transformer& model, const torch::Tensor& tokens,
                                     const std::string& hook);
 

@@ -79,35 +79,38 @@ GridNeuronFit grid_neuron_fit(torch::Tensor Y, int N, const std::string& form, d
   return result;
 }
 
-namespace {
-
-// [N*N, d_mlp] float64: the last MLP's preactivations at the last position, row g = n*N + m.
-torch::Tensor grid_preactivations(const MeasureInput& in, int& N) {
-  const train::Checkpoint& ck = in.checkpoint;
+GridPreactivations grid_preactivations(const train::Checkpoint& ck, ActivationStore* store, uint64_t eval_seed) {
   train::OperandGrid grid;
   try {
     grid = train::operand_grid(ck.config);
   } catch (const Error& e) {
     throw Error(ck.path + ": " + e.what());
   }
-  N = grid.modulus;
   const model::ModelConfig& mc = ck.model->config();
   const std::string hook = "blocks." + std::to_string(mc.last_mlp_layer()) + ".mlp.hook_pre";
-  if (grid.eval_set.empty()) return hook_at_last_position(*ck.model, grid.tokens, hook);
+  if (grid.eval_set.empty()) {
+    // Kept as computed (float32 on the model's device); float64 on the CPU for each reader.
+    const auto pre = derived<torch::Tensor>(store, ck, "analysis.grid_preactivations", [&] {
+      auto t = hook_at_last_position(*ck.model, grid.tokens, hook);  // [N*N, d_mlp]
+      return Derived<torch::Tensor>{t, t.nbytes()};
+    });
+    return {pre->to(torch::kCPU, torch::kDouble), grid.modulus};
+  }
   const HookRead read{hook, mc.n_ctx - 1};
-  const auto acts = activations(in.activations, ck, {grid.eval_set}, 0, in.params["eval_seed"].get<uint64_t>(), {read});
+  const auto acts = activations(store, ck, {grid.eval_set}, 0, eval_seed, {read});
   std::vector<torch::Tensor> parts;
   acts.for_each([&](const model::ActivationCache& c, size_t, size_t) {
     parts.push_back(c[read.key()].to(torch::kCPU, torch::kDouble));
   });
-  return torch::cat(parts, 0);
+  return {torch::cat(parts, 0), grid.modulus};
 }
+
+namespace {
 
 Measurement measure(const MeasureInput& in) {
   torch::NoGradGuard no_grad;
   const auto& p = in.params;
-  int N = 0;
-  auto Y = grid_preactivations(in, N);  // [N*N, d_mlp]
+  auto [Y, N] = grid_preactivations(in.checkpoint, in.activations, p["eval_seed"].get<uint64_t>());  // [N*N, d_mlp]
   if (p.value("hook", "pre") == "post") Y = in.checkpoint.model->mlp_activation(Y);
   GridNeuronFit fit =
       grid_neuron_fit(Y, N, p["form"].get<std::string>(), p["active_fraction"].get<double>(), *in.checkpoint.model);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -96,23 +97,46 @@ void mark_error(ClaimResult& r, const std::string& reason) {
 }
 
 void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector<uint64_t>& seeds, const Stage& stage,
-                   std::vector<SeedResult>& out, std::vector<uint64_t>& missing, std::string& why,
+                   WorkPool* pool, std::vector<SeedResult>& out, std::vector<uint64_t>& missing, std::string& why,
                    bool* not_computable = nullptr) {
-  for (uint64_t seed : seeds) {
-    Missing kind_of_missing = Missing::Data;
-    auto m = measure(seed, stage, why, kind_of_missing);
-    if (!m) {
+  // Every seed measured (at once where a pool's threads are free), then read in the seeds' order:
+  // the verdict, the first error and the reason do not depend on which thread measured what.
+  struct Slot {
+    std::optional<analysis::Measurement> m;
+    std::string why;
+    Missing missing = Missing::Data;
+    std::exception_ptr error;
+  };
+  std::vector<Slot> slots(seeds.size());
+  auto measure_one = [&](size_t i) {
+    try {
+      slots[i].m = measure(seeds[i], stage, slots[i].why, slots[i].missing);
+    } catch (...) {
+      slots[i].error = std::current_exception();
+    }
+  };
+  if (pool) {
+    pool->parallel_for(seeds.size(), measure_one);
+  } else {
+    for (size_t i = 0; i < seeds.size(); ++i) measure_one(i);
+  }
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    Slot& slot = slots[i];
+    const uint64_t seed = seeds[i];
+    if (slot.error) std::rethrow_exception(slot.error);
+    if (!slot.why.empty()) why = slot.why;
+    if (!slot.m) {
       missing.push_back(seed);
-      if (not_computable && kind_of_missing == Missing::NotComputable) *not_computable = true;
+      if (not_computable && slot.missing == Missing::NotComputable) *not_computable = true;
       continue;
     }
     // NaN is no value: judged, it would read as an interval that straddles every threshold.
-    if (std::isnan(m->value))
+    if (std::isnan(slot.m->value))
       throw Error(c.file + ": seed " + std::to_string(seed) + " at " + stage.text() + ": the measurement '" + c.kind +
                   "' is NaN (undefined), so nothing can be judged");
     SeedResult s;
     s.seed = seed;
-    s.m = std::move(*m);
+    s.m = std::move(*slot.m);
     s.step = s.m.details.value("step", int64_t{0});
     s.ci = interval_of(s.m, c.measurement->statistic);
     s.verdict = decide(c.rule.op, c.rule.threshold, s.ci, c.rule.high);
@@ -357,11 +381,11 @@ ControlResult measure_control(const Claim& c, const Control& ctl, const catalogu
       cr.unavailable = "no seed of run " + ctl.run + " is among --seeds";
       return cr;
     }
-    measure_seeds(c, checkpoint_measure(c, spec, store, opts.activations), seeds, ctl.stage, cr.seeds, missing, why,
-                  &not_computable);
-  } else {
-    measure_seeds(c, ctl.params ? theory_measure(c, *ctl.params) : subject_measure, measured, ctl.stage, cr.seeds,
+    measure_seeds(c, checkpoint_measure(c, spec, store, opts.activations), seeds, ctl.stage, opts.pool, cr.seeds,
                   missing, why, &not_computable);
+  } else {
+    measure_seeds(c, ctl.params ? theory_measure(c, *ctl.params) : subject_measure, measured, ctl.stage, opts.pool,
+                  cr.seeds, missing, why, &not_computable);
   }
   if (missing.empty()) return cr;
   if (not_computable) {
@@ -463,7 +487,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
                                   : sweep ? sweep_measure(c, *sweep, sweep_points)
                                           : checkpoint_measure(c, *spec, store, opts.activations);
       std::vector<uint64_t> missing;
-      measure_seeds(c, measure, seeds, c.stage, r.seeds, missing, why);
+      measure_seeds(c, measure, seeds, c.stage, opts.pool, r.seeds, missing, why);
       if (r.seeds.empty()) {
         r.verdict = Verdict::Skipped;
         r.reason = why;
@@ -490,8 +514,11 @@ std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const
   if (!o.activations) o.activations = &own.emplace(kActivationStoreBytes);
   o.activations->want(registry.activation_reads());  // each forward then keeps what every kind reads
   std::vector<ClaimResult> results(files.size());
-  // Workers take the next file in order; each claim's result goes to its own slot.
-  std::atomic<size_t> next{0};
+  // Workers take the next file in order; each claim's result goes to its own slot. A worker with no
+  // file left helps with the seeds of the claims still running, until every claim has ended.
+  WorkPool pool;
+  if (o.jobs > 1) o.pool = &pool;
+  std::atomic<size_t> next{0}, ended{0};
   std::mutex done_mutex;
   size_t done = 0;
   auto work = [&] {
@@ -501,10 +528,13 @@ std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const
         const std::lock_guard<std::mutex> lock(done_mutex);
         o.on_done(results[i], ++done, files.size());
       }
+      ++ended;
+      pool.notify();
     }
+    pool.help_until([&] { return ended == files.size(); });
   };
   std::vector<std::thread> workers;
-  for (int j = 1; j < std::min<int>(o.jobs, static_cast<int>(files.size())); ++j) workers.emplace_back(work);
+  for (int j = 1; j < o.jobs; ++j) workers.emplace_back(work);
   work();
   for (auto& w : workers) w.join();
   std::map<std::string, std::string> seen;  // id -> first file

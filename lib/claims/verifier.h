@@ -10,6 +10,7 @@
 #include "claims/claim.h"
 #include "catalogue/run_store.h"
 #include "claims/stats.h"
+#include "util/work_pool.h"
 
 namespace cc::claims {
 
@@ -68,6 +69,7 @@ struct VerifyOptions {
   bool strict_controls = false;  // --strict-controls: a claim none of whose controls could be measured is INVALID
   int jobs = 1;                  // claims measured at once, one thread each (--jobs); the values do not depend on it
   analysis::ActivationStore* activations = nullptr;  // shared forwards; nullptr: run_claims makes its own
+  WorkPool* pool = nullptr;  // run_claims' threads, which also measure a claim's seeds at once (nullptr: in turn)
   // Called as each claim ends (from the worker that measured it, one call at a time), with the number
   // done so far and the total: `verify`'s progress line. Empty: nothing is called.
   std::function<void(const ClaimResult&, size_t done, size_t total)> on_done;
@@ -82,7 +84,8 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
                       catalogue::RunStore& store, const VerifyOptions& opts);
 
 // Runs every file, opts.jobs at a time, results in the files' order; a second file with an
-// already-used id is an ERROR.
+// already-used id is an ERROR. A thread with no file left helps the claims still running with their
+// seeds (util/work_pool.h).
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const analysis::Registry& registry,
                                     const catalogue::Runs& runs, catalogue::RunStore& store, const VerifyOptions& opts);
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "analysis/common.h"
 #include "analysis/fourier_fit.h"
@@ -38,33 +39,49 @@ double read_min_share(ObjectReader& r) {
   return share;
 }
 
-std::vector<int64_t> key_frequencies(const train::Checkpoint& ck, int p, double min_share, nlohmann::json& details) {
-  return neuron_frequencies(ck, p, min_share, details).keys;
+void NeuronFrequencies::describe(nlohmann::json& details) const {
+  if (active.numel() == 0) return;
+  details["active_neurons"] = active.numel();
+  details["key_frequencies"] = keys;
 }
 
-NeuronFrequencies neuron_frequencies(const train::Checkpoint& ck, int p, double min_share, nlohmann::json& details) {
-  torch::NoGradGuard no_grad;
-  NeuronFrequencies n;
-  n.post = neuron_activations(ck);  // [p², d_mlp]
-  n.active = ((n.post > 0).to(torch::kDouble).mean(0) >= 0.01).nonzero().flatten();
-  if (n.active.numel() == 0) {
-    n.fit = {torch::zeros({0}, torch::kDouble), torch::zeros({0}, torch::kLong)};
-    return n;
-  }
-  n.fit = analysis::single_frequency_fit(n.post.index_select(1, n.active), p, /*with_products=*/true);
-  const auto counts = torch::bincount(n.fit.best_k, {}, (p - 1) / 2 + 1);
-  for (int64_t k = 1; k < counts.numel(); ++k)
-    if (counts[k].item<double>() >= min_share * static_cast<double>(n.active.numel())) n.keys.push_back(k);
-  details["active_neurons"] = n.active.numel();
-  details["key_frequencies"] = n.keys;
-  return n;
+std::shared_ptr<const NeuronFrequencies> neuron_frequencies(const train::Checkpoint& ck,
+                                                            analysis::ActivationStore* store, double min_share) {
+  // The name carries min_share exactly (%.17g): two claims share the value only when it is the same.
+  char name[96];
+  std::snprintf(name, sizeof name, "nanda_grokking.neuron_frequencies min_share=%.17g", min_share);
+  return analysis::derived<NeuronFrequencies>(store, ck, name, [&] {
+    torch::NoGradGuard no_grad;
+    const int p = task_of(ck).modulus;
+    NeuronFrequencies n;
+    const auto post = neuron_activations(ck, store);  // [p², d_mlp]
+    n.active = ((post > 0).to(torch::kDouble).mean(0) >= 0.01).nonzero().flatten();
+    if (n.active.numel() == 0) {
+      n.fit = {torch::zeros({0}, torch::kDouble), torch::zeros({0}, torch::kLong)};
+      return analysis::Derived<NeuronFrequencies>{n, 0};
+    }
+    n.fit = analysis::single_frequency_fit(post.index_select(1, n.active), p, /*with_products=*/true);
+    const auto counts = torch::bincount(n.fit.best_k, {}, (p - 1) / 2 + 1);
+    for (int64_t k = 1; k < counts.numel(); ++k)
+      if (counts[k].item<double>() >= min_share * static_cast<double>(n.active.numel())) n.keys.push_back(k);
+    const size_t bytes = n.active.nbytes() + n.fit.r2.nbytes() + n.fit.best_k.nbytes();
+    return analysis::Derived<NeuronFrequencies>{n, bytes};
+  });
 }
 
-KeyFrequencyLosses key_frequency_losses(const train::Checkpoint& ck, const std::vector<int64_t>& keys, bool on_train) {
+std::vector<int64_t> key_frequencies(const train::Checkpoint& ck, analysis::ActivationStore* store, double min_share,
+                                     nlohmann::json& details) {
+  const auto n = neuron_frequencies(ck, store, min_share);
+  n->describe(details);
+  return n->keys;
+}
+
+KeyFrequencyLosses key_frequency_losses(const train::Checkpoint& ck, analysis::ActivationStore* store,
+                                        const std::vector<int64_t>& keys, bool on_train) {
   torch::NoGradGuard no_grad;
   const TaskConfig task = task_of(ck);
   const int p = task.modulus;
-  const auto logits = grid_logits(ck);  // [p², p]
+  const auto logits = grid_logits(ck, store);  // [p², p]
   const auto grid = all_pairs(task);
   const auto sum = (grid.tokens.select(1, 0) + grid.tokens.select(1, 1)).to(torch::kDouble);  // a + b, [p²]
   std::vector<torch::Tensor> dirs;  // unit vectors over the grid
@@ -97,10 +114,9 @@ namespace {
 
 analysis::Measurement measure(const analysis::MeasureInput& in) {
   torch::NoGradGuard no_grad;
-  const int p = task_of(in.checkpoint).modulus;
   analysis::Measurement m;
-  const auto keys = key_frequencies(in.checkpoint, p, in.params["min_share"].get<double>(), m.details);
-  const KeyFrequencyLosses l = key_frequency_losses(in.checkpoint, keys, in.params["split"] == "train");
+  const auto keys = key_frequencies(in.checkpoint, in.activations, in.params["min_share"].get<double>(), m.details);
+  const KeyFrequencyLosses l = key_frequency_losses(in.checkpoint, in.activations, keys, in.params["split"] == "train");
   m.n = l.n;
   m.details["full_loss"] = l.full;
   m.details["full_accuracy"] = l.full_accuracy;

@@ -59,10 +59,10 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
   torch::NoGradGuard no_grad;
   const TaskConfig task = task_of(in.checkpoint);
   analysis::Measurement m;
-  const auto keys = key_frequencies(in.checkpoint, task.modulus, in.params["min_share"].get<double>(), m.details);
+  const auto keys = key_frequencies(in.checkpoint, in.activations, in.params["min_share"].get<double>(), m.details);
   if (in.params["mode"] == "fve") {
     m.n = int64_t{task.modulus} * task.modulus;
-    m.value = cos_fve(grid_logits(in.checkpoint), task, keys);
+    m.value = cos_fve(grid_logits(in.checkpoint, in.activations), task, keys);
   } else {
     const auto WL = neuron_logit_map(in.checkpoint);
     m.n = WL.size(1);

@@ -57,14 +57,14 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
   const int p = task.modulus;
   analysis::Measurement m;
   // The activations, the active neurons and their fits, as the key frequencies were read from them.
-  const NeuronFrequencies neurons =
-      neuron_frequencies(in.checkpoint, p, in.params["min_share"].get<double>(), m.details);
-  const auto& post = neurons.post;  // [p², d_mlp]
-  const auto& active = neurons.active;
-  const auto& fit = neurons.fit;
+  const auto neurons = neuron_frequencies(in.checkpoint, in.activations, in.params["min_share"].get<double>());
+  neurons->describe(m.details);
+  const auto post = neuron_activations(in.checkpoint, in.activations);  // [p², d_mlp]
+  const auto& active = neurons->active;
+  const auto& fit = neurons->fit;
   if (in.params["mode"] == "share") {
     auto is_key = torch::zeros_like(fit.best_k, torch::kBool);
-    for (int64_t k : neurons.keys) is_key = is_key.logical_or(fit.best_k == k);
+    for (int64_t k : neurons->keys) is_key = is_key.logical_or(fit.best_k == k);
     const auto explained = (fit.r2 >= in.params["r2"].get<double>()).logical_and(is_key);
     m.n = post.size(1);  // every neuron: a dead one is not explained
     m.successes = explained.sum().item<int64_t>();
@@ -75,7 +75,7 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
   // Replace every active neuron by its fit; the logits change by (fit - post) W_out W_U (no LayerNorm).
   auto replaced = post.clone();
   if (active.numel()) replaced.index_copy_(1, active, fitted(post.index_select(1, active), fit.best_k, p));
-  const auto full_logits = grid_logits(in.checkpoint);  // [p², p]
+  const auto full_logits = grid_logits(in.checkpoint, in.activations);  // [p², p]
   const auto logits = full_logits + (replaced - post).matmul(neuron_logit_map(in.checkpoint).t());
   const auto grid = all_pairs(task);
   const auto parts = split(task);

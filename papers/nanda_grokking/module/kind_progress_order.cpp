@@ -32,7 +32,7 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
   const int p = task_of(in.checkpoint).modulus;
   const int64_t every = in.params["every"], last = in.checkpoint.step;
   analysis::Measurement m;
-  const auto keys = key_frequencies(in.checkpoint, p, in.params["min_share"].get<double>(), m.details);
+  const auto keys = key_frequencies(in.checkpoint, in.activations, in.params["min_share"].get<double>(), m.details);
   const int64_t drop = drop_step(*in.history, in.params["level"].get<double>());
   // Judged at the last grid step before the drop, or at the subject when the level is never reached.
   const int64_t judged = judged_step(drop, last, every, in.checkpoint.path + ": progress_order");
@@ -51,7 +51,9 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
         continue;
       }
     }
-    const KeyFrequencyLosses l = key_frequency_losses(step == last ? in.checkpoint : *ck, keys, /*on_train=*/false);
+    // The run's other checkpoints are read by this claim only: computed here, not kept.
+    const KeyFrequencyLosses l = step == last ? key_frequency_losses(in.checkpoint, in.activations, keys, false)
+                                              : key_frequency_losses(*ck, nullptr, keys, /*on_train=*/false);
     xs.push_back(step);
     restricted.push_back(l.restricted);
     full.push_back(l.full);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "analysis/common.h"
+#include "analysis/neuron_grid.h"
 #include "analysis/phases.h"
 #include "util/error.h"
 
@@ -23,17 +24,22 @@ void register_kinds(analysis::Registry& r) {
 
 TaskConfig task_of(const train::Checkpoint& ck) { return task_of(ck.config); }  // which checks the family
 
-torch::Tensor grid_logits(const train::Checkpoint& ck) {
-  torch::NoGradGuard no_grad;
-  return ck.model->forward_last(all_pairs(task_of(ck)).tokens).to(torch::kCPU, torch::kDouble);  // [p², p]
+torch::Tensor grid_logits(const train::Checkpoint& ck, analysis::ActivationStore* store) {
+  // Kept as computed (float32 on the model's device): half the bytes, and float64 for each reader.
+  const auto logits = analysis::derived<torch::Tensor>(store, ck, "nanda_grokking.grid_logits", [&] {
+    torch::NoGradGuard no_grad;
+    auto t = ck.model->forward_last(all_pairs(task_of(ck)).tokens);  // [p², p]
+    return analysis::Derived<torch::Tensor>{t, t.nbytes()};
+  });
+  return logits->to(torch::kCPU, torch::kDouble);
 }
 
-torch::Tensor neuron_activations(const train::Checkpoint& ck) {
+torch::Tensor neuron_activations(const train::Checkpoint& ck, analysis::ActivationStore* store) {
   torch::NoGradGuard no_grad;
-  const int layer = ck.model->config().last_mlp_layer();
-  return analysis::hook_at_last_position(*ck.model, all_pairs(task_of(ck)).tokens,
-                                         "blocks." + std::to_string(layer) + ".mlp.hook_post")
-      .to(torch::kCPU, torch::kDouble);
+  task_of(ck);  // this paper's checkpoint, or an error saying whose it is
+  // The engine's grid is this task's all_pairs (family.cpp: operand_grid); its forward is shared with
+  // the Fourier kinds (N5, N6). ReLU of the float64 copy of float32 values: what hook_post holds.
+  return ck.model->mlp_activation(analysis::grid_preactivations(ck, store, /*eval_seed=*/0).pre);
 }
 
 torch::Tensor neuron_logit_map(const train::Checkpoint& ck) {

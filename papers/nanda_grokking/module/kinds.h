@@ -12,8 +12,10 @@
 //   fourier_gini_rise          W_E's / W_L's Fourier sparsity in cleanup     (kind_fourier_gini.cpp)
 #include <torch/types.h>
 
+#include <memory>
 #include <vector>
 
+#include "analysis/activation_store.h"
 #include "analysis/fourier_fit.h"
 #include "analysis/registry.h"
 #include "papers/nanda_grokking/module/run_config.h"
@@ -32,21 +34,28 @@ void register_fourier_gini(analysis::Registry& r);
 
 // The task of a checkpoint of this paper's runs; cc::Error when the checkpoint is another paper's.
 TaskConfig task_of(const train::Checkpoint& ck);
+
+// The quantities below are read by several claims of the same checkpoint (the key frequencies by
+// seven): with `store`, the verification's (MeasureInput::activations), each is computed once per
+// checkpoint; nullptr computes it here (a checkpoint no other claim reads, a test).
+
 // Logits at '=' for every pair [p², p] (row a * p + b), float64, no autograd.
-torch::Tensor grid_logits(const train::Checkpoint& ck);
+torch::Tensor grid_logits(const train::Checkpoint& ck, analysis::ActivationStore* store);
 
 // Key frequencies (assumptions.md, 7): those that are the best degree-2 frequency of the post-ReLU
-// activations of at least `min_share` of the active MLP neurons. Writes active_neurons and
-// key_frequencies into `details` (when some neuron is active).
-std::vector<int64_t> key_frequencies(const train::Checkpoint& ck, int p, double min_share, nlohmann::json& details);
-// The same reading with what it was made of, for the kinds that read the neurons further.
+// activations of at least `min_share` of the active MLP neurons, with what they were read from.
 struct NeuronFrequencies {
-  torch::Tensor post;     // [p², d_mlp] post-ReLU activations at '='
   torch::Tensor active;   // indices of the active neurons (active on >= 1 % of the grid)
   analysis::GridFit fit;  // the active neurons' degree-2 single-frequency fits
   std::vector<int64_t> keys;
+  // Writes active_neurons and key_frequencies into `details` (when some neuron is active).
+  void describe(nlohmann::json& details) const;
 };
-NeuronFrequencies neuron_frequencies(const train::Checkpoint& ck, int p, double min_share, nlohmann::json& details);
+std::shared_ptr<const NeuronFrequencies> neuron_frequencies(const train::Checkpoint& ck,
+                                                            analysis::ActivationStore* store, double min_share);
+// The key frequencies alone, described into `details`.
+std::vector<int64_t> key_frequencies(const train::Checkpoint& ck, analysis::ActivationStore* store, double min_share,
+                                     nlohmann::json& details);
 // The `min_share` parameter of the kinds that pick key frequencies: in (0, 1], default 0.05.
 double read_min_share(ObjectReader& r);
 // The checkpoint's cross-entropy on the train or test pairs: of its logits (full), of their projection
@@ -57,10 +66,11 @@ struct KeyFrequencyLosses {
   double full_accuracy = 0, excluded_accuracy = 0;
   int64_t n = 0;  // pairs
 };
-KeyFrequencyLosses key_frequency_losses(const train::Checkpoint& ck, const std::vector<int64_t>& keys, bool on_train);
+KeyFrequencyLosses key_frequency_losses(const train::Checkpoint& ck, analysis::ActivationStore* store,
+                                        const std::vector<int64_t>& keys, bool on_train);
 
 // The post-ReLU activations of the last MLP at '=' over the whole grid [p², d_mlp], float64.
-torch::Tensor neuron_activations(const train::Checkpoint& ck);
+torch::Tensor neuron_activations(const train::Checkpoint& ck, analysis::ActivationStore* store);
 // The neuron-logit map W_L = (W_out W_U)^T [p, d_mlp], float64: how each neuron writes to each answer's
 // logit (the skip path left out, as the paper does).
 torch::Tensor neuron_logit_map(const train::Checkpoint& ck);

@@ -231,9 +231,9 @@ TEST(Grokking, ProgressOrderJudgesTheLastGridCheckpointBeforeTheDrop) {
   EXPECT_EQ(m.details["drop_step"], 8);
   EXPECT_EQ(m.details["judged_step"], 6);
   nlohmann::json details;
-  const auto keys = nanda_grokking::key_frequencies(last, 13, 0.05, details);
-  const auto at6 =
-      nanda_grokking::key_frequency_losses(train::load_checkpoint(train::checkpoint_path(dir, 6)), keys, false);
+  const auto keys = nanda_grokking::key_frequencies(last, nullptr, 0.05, details);
+  const auto at6 = nanda_grokking::key_frequency_losses(train::load_checkpoint(train::checkpoint_path(dir, 6)), nullptr,
+                                                        keys, false);
   EXPECT_DOUBLE_EQ(m.value, at6.restricted / at6.full);
   const auto never = with_accuracies({0.1, 0.2, 0.3, 0.4});  // no drop: the subject, step 12
   EXPECT_EQ(never.details["drop_step"], -1);
