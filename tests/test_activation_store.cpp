@@ -171,3 +171,14 @@ TEST(ActivationStore, DerivedValuesCountAgainstTheBudget) {
   // Without a store, made for the call.
   EXPECT_EQ(*analysis::derived<int>(nullptr, ck, "a", [] { return analysis::Derived<int>{3, 4}; }), 3);
 }
+
+TEST(ActivationStore, AValueNoCheckpointOwnsIsKeptByName) {
+  analysis::ActivationStore store(size_t{1} << 20);
+  int made = 0;
+  auto make = [&] { return analysis::Derived<int>{++made, 4}; };
+  EXPECT_EQ(*store.derived<int>("theory terms seed 0", make), 1);
+  EXPECT_EQ(*store.derived<int>("theory terms seed 0", make), 1);  // the second claim's read
+  EXPECT_EQ(*store.derived<int>("theory terms seed 1", make), 2);
+  const auto ck = random_model(3);  // a checkpoint's value of the same name is another entry
+  EXPECT_EQ(*store.derived<int>(ck, "theory terms seed 0", make), 3);
+}

@@ -92,7 +92,7 @@ Activations ActivationStore::get(const train::Checkpoint& ck, const std::vector<
 std::shared_ptr<const void> ActivationStore::kept_locked(const Key& key,
                                                          const std::function<bool(const Slot&)>& accept) {
   auto it = slots_.find(key);
-  if (it == slots_.end() || it->second.owner.expired() || !accept(it->second)) return nullptr;
+  if (it == slots_.end() || (it->second.owned && it->second.owner.expired()) || !accept(it->second)) return nullptr;
   lru_.splice(lru_.begin(), lru_, it->second.lru);
   return it->second.value;
 }
@@ -103,7 +103,7 @@ std::shared_ptr<std::mutex> ActivationStore::key_lock_locked(const Key& key) {
   return kl;
 }
 
-void ActivationStore::keep_locked(const train::Checkpoint& ck, const Key& key, std::shared_ptr<const void> value,
+void ActivationStore::keep_locked(const train::Checkpoint* ck, const Key& key, std::shared_ptr<const void> value,
                                   std::type_index type, size_t bytes) {
   auto it = slots_.find(key);
   if (it != slots_.end()) {  // a narrower or stale entry: replaced
@@ -112,7 +112,9 @@ void ActivationStore::keep_locked(const train::Checkpoint& ck, const Key& key, s
     slots_.erase(it);
   }
   lru_.push_front(key);
-  slots_.emplace(key, Slot{ck.model, std::move(value), type, bytes, lru_.begin()});
+  std::weak_ptr<model::Transformer> owner;
+  if (ck) owner = ck->model;
+  slots_.emplace(key, Slot{ck != nullptr, owner, std::move(value), type, bytes, lru_.begin()});
   stats_.bytes += bytes;
   stats_.peak_bytes = std::max(stats_.peak_bytes, stats_.bytes);
   evict_locked();
@@ -148,16 +150,18 @@ std::shared_ptr<const SetActivations> ActivationStore::get_set(const train::Chec
       run_set(*ck.model, train::make_task_data(ck.config)->eval_set(key.set, key.size, key.seed).batch.tokens, keep);
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.forwards;
-  keep_locked(ck, key, value, typeid(SetActivations), value->bytes);
+  keep_locked(&ck, key, value, typeid(SetActivations), value->bytes);
   return value;
 }
 
-std::shared_ptr<const void> ActivationStore::get_derived(const train::Checkpoint& ck, const std::string& name,
+std::shared_ptr<const void> ActivationStore::get_derived(const train::Checkpoint* ck, const std::string& name,
                                                          std::type_index type, const MakeAny& make) {
-  const Key key{ck.model.get(), /*derived=*/true, name, 0, 0};
+  const Key key{ck ? ck->model.get() : nullptr, /*derived=*/true, name, 0, 0};
   auto kept = [&] {
     auto value = kept_locked(key, [&](const Slot& slot) {
-      if (slot.type != type) throw Error("derived value '" + name + "' of " + ck.path + " asked for as two types");
+      if (slot.type != type)
+        throw Error("derived value '" + name + "'" + (ck ? " of " + ck->path : std::string()) +
+                    " asked for as two types");
       return true;
     });
     if (value) ++stats_.derived_hits;

@@ -88,10 +88,13 @@ class ActivationStore {
   template <class T>
   std::shared_ptr<const T> derived(const train::Checkpoint& ck, const std::string& name,
                                    const std::function<Derived<T>()>& make) {
-    return std::static_pointer_cast<const T>(get_derived(ck, name, typeid(T), [&] {
-      Derived<T> d = make();
-      return std::make_pair(std::shared_ptr<const void>(std::make_shared<const T>(std::move(d.value))), d.bytes);
-    }));
+    return std::static_pointer_cast<const T>(get_derived(&ck, name, typeid(T), erase(make)));
+  }
+  // A value no checkpoint owns, made from what its name says alone (a theory kind's Monte Carlo
+  // terms, named by its parameters and seed, that two claims read in different ways).
+  template <class T>
+  std::shared_ptr<const T> derived(const std::string& name, const std::function<Derived<T>()>& make) {
+    return std::static_pointer_cast<const T>(get_derived(nullptr, name, typeid(T), erase(make)));
   }
 
   struct Stats {
@@ -110,6 +113,7 @@ class ActivationStore {
     bool operator<(const Key& o) const;
   };
   struct Slot {
+    bool owned;                               // by a checkpoint's model (else by nothing: kept while the store lives)
     std::weak_ptr<model::Transformer> owner;  // an expired owner means the address may be reused
     std::shared_ptr<const void> value;        // SetActivations, or a derived value of `type`
     std::type_index type;
@@ -117,9 +121,17 @@ class ActivationStore {
     std::list<Key>::iterator lru;
   };
   using MakeAny = std::function<std::pair<std::shared_ptr<const void>, size_t>()>;
+  template <class T>
+  static MakeAny erase(const std::function<Derived<T>()>& make) {
+    return [&make] {
+      Derived<T> d = make();
+      return std::make_pair(std::shared_ptr<const void>(std::make_shared<const T>(std::move(d.value))), d.bytes);
+    };
+  }
   std::shared_ptr<const SetActivations> get_set(const train::Checkpoint& ck, const Key& key,
                                                 const std::set<HookRead>& hooks);
-  std::shared_ptr<const void> get_derived(const train::Checkpoint& ck, const std::string& name, std::type_index type,
+  // `ck` nullptr: a value no checkpoint owns.
+  std::shared_ptr<const void> get_derived(const train::Checkpoint* ck, const std::string& name, std::type_index type,
                                           const MakeAny& make);
   // The entry under `key` when it is still its model's and `accept` takes it (mu_ held; it becomes
   // the most recently used), else nullptr.
@@ -127,7 +139,7 @@ class ActivationStore {
   // The lock that lets one thread at a time compute `key`'s entry (mu_ held).
   std::shared_ptr<std::mutex> key_lock_locked(const Key& key);
   // Keeps `value` under `key`, replacing what was there, and evicts down to the budget (mu_ held).
-  void keep_locked(const train::Checkpoint& ck, const Key& key, std::shared_ptr<const void> value, std::type_index type,
+  void keep_locked(const train::Checkpoint* ck, const Key& key, std::shared_ptr<const void> value, std::type_index type,
                    size_t bytes);
   void evict_locked();
 
@@ -149,6 +161,13 @@ template <class T>
 std::shared_ptr<const T> derived(ActivationStore* store, const train::Checkpoint& ck, const std::string& name,
                                  const std::function<Derived<T>()>& make) {
   if (store) return store->derived<T>(ck, name, make);
+  return std::make_shared<const T>(make().value);
+}
+// The same for a value no checkpoint owns.
+template <class T>
+std::shared_ptr<const T> derived(ActivationStore* store, const std::string& name,
+                                 const std::function<Derived<T>()>& make) {
+  if (store) return store->derived<T>(name, make);
   return std::make_shared<const T>(make().value);
 }
 

@@ -53,7 +53,8 @@ enum class Subject { Checkpoint, Sweep, Theory };
 
 struct TheoryMeasureInput {
   const nlohmann::json& params;
-  uint64_t seed;  // the Monte Carlo seed
+  uint64_t seed;                     // the Monte Carlo seed
+  ActivationStore* store = nullptr;  // values shared across claims (ActivationStore::derived); nullptr: per call
 };
 
 struct SweepMeasureInput {

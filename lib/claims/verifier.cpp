@@ -194,9 +194,10 @@ SeedMeasure checkpoint_measure(const Claim& c, const catalogue::RunSpec& spec, c
 }
 
 // A model the kind defines (§7): no checkpoint; a control runs with its own parameters.
-SeedMeasure theory_measure(const Claim& c, const nlohmann::json& params) {
-  return [&c, &params](uint64_t seed, const Stage&, std::string&, Missing&) -> std::optional<analysis::Measurement> {
-    auto m = c.measurement->measure_theory(analysis::TheoryMeasureInput{params, seed});
+SeedMeasure theory_measure(const Claim& c, const nlohmann::json& params, analysis::ActivationStore* store) {
+  return [&c, &params, store](uint64_t seed, const Stage&, std::string&,
+                              Missing&) -> std::optional<analysis::Measurement> {
+    auto m = c.measurement->measure_theory(analysis::TheoryMeasureInput{params, seed, store});
     if (!m.details.contains("step")) m.details["step"] = 0;
     return m;
   };
@@ -384,8 +385,8 @@ ControlResult measure_control(const Claim& c, const Control& ctl, const catalogu
     measure_seeds(c, checkpoint_measure(c, spec, store, opts.activations), seeds, ctl.stage, opts.pool, cr.seeds,
                   missing, why, &not_computable);
   } else {
-    measure_seeds(c, ctl.params ? theory_measure(c, *ctl.params) : subject_measure, measured, ctl.stage, opts.pool,
-                  cr.seeds, missing, why, &not_computable);
+    measure_seeds(c, ctl.params ? theory_measure(c, *ctl.params, opts.activations) : subject_measure, measured,
+                  ctl.stage, opts.pool, cr.seeds, missing, why, &not_computable);
   }
   if (missing.empty()) return cr;
   if (not_computable) {
@@ -483,7 +484,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
       r.verdict = Verdict::Skipped;
       r.reason = why;
     } else {
-      const SeedMeasure measure = theory  ? theory_measure(c, c.params)
+      const SeedMeasure measure = theory  ? theory_measure(c, c.params, opts.activations)
                                   : sweep ? sweep_measure(c, *sweep, sweep_points)
                                           : checkpoint_measure(c, *spec, store, opts.activations);
       std::vector<uint64_t> missing;

@@ -179,8 +179,11 @@ PairSplit Model::gradient_by_pair(const Batch& b, const torch::Tensor& W) const 
   const auto sigma2 = sigma.unsqueeze(2) * sigma.unsqueeze(1);  // [B, T, T]: σ_t σ_t'
   // (α/B) Σ_b Σ_{(t,t') in mask} σ_t σ_t' c_w(t, t') (x_t − x̄) x_T^T; with w = 1{k=y} − p̂ and every pair it
   // is -dL/dW, with w = 1{k=y} the correct label's part of it.
-  auto pairs = [&](const torch::Tensor& w, const torch::Tensor& mask) {
-    const auto coef = (sigma2 * pair_coefficients(w) * mask).sum(2);  // [B, T]: summed over t'
+  // The weighted pair coefficients σ_t σ_t' c_w(t, t') [B, T, T] are computed once per w: the correct
+  // label's serve the four masks below.
+  auto weighted = [&](const torch::Tensor& w) { return sigma2 * pair_coefficients(w); };
+  auto pairs = [&](const torch::Tensor& weighted_pairs, const torch::Tensor& mask) {
+    const auto coef = (weighted_pairs * mask).sum(2);  // [B, T]: summed over t'
     return key_sum(b, coef, mean_x, T) * (s_.alpha / static_cast<double>(B));
   };
   const auto at = torch::one_hot(b.target, T).to(torch::kBool);  // [B, T]: t = t*
@@ -192,11 +195,12 @@ PairSplit Model::gradient_by_pair(const Batch& b, const torch::Tensor& W) const 
   const auto constructive = star_row.logical_and(at_m.unsqueeze(1)).logical_or(at_m.unsqueeze(2).logical_and(star_col));
   const auto all = torch::ones({B, T, T}, torch::kBool);
   PairSplit r;
-  r.expansion = pairs(one_hot - p_hat, all);
-  r.t_star = pairs(one_hot, with_star);
-  r.t_star_twice = pairs(one_hot, twice);
-  r.constructive = pairs(one_hot, constructive);
-  r.other_pairs = pairs(one_hot, with_star.logical_not());
+  r.expansion = pairs(weighted(one_hot - p_hat), all);
+  const auto correct = weighted(one_hot);
+  r.t_star = pairs(correct, with_star);
+  r.t_star_twice = pairs(correct, twice);
+  r.constructive = pairs(correct, constructive);
+  r.other_pairs = pairs(correct, with_star.logical_not());
   return r;
 }
 

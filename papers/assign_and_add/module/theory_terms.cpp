@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -81,13 +82,26 @@ struct SizeResult {
   nlohmann::json details;
 };
 
-SizeResult measure_size(const Model& model, const nlohmann::json& p, uint64_t seed) {
-  const int64_t K = p["batches"];
-  std::vector<Terms> per_batch;
-  {
+// The terms of every batch at sizes[i]: the same for both values (T1d and T1e read one computation,
+// and so do their controls), so made once per verification through `store`.
+std::shared_ptr<const std::vector<Terms>> terms_per_batch(const Model& model, const nlohmann::json& p, size_t i,
+                                                          uint64_t seed, ActivationStore* store) {
+  nlohmann::json key = p;
+  key.erase("value");
+  const std::string name = "assign_and_add.theory_gradient_terms " + key.dump() + " size " + std::to_string(i) +
+                           " seed " + std::to_string(seed);
+  return derived<std::vector<Terms>>(store, name, [&] {
+    std::vector<Terms> per_batch;
     torch::AutoGradMode enable(true);
-    for (int64_t b = 0; b < K; ++b) per_batch.push_back(batch_terms(model, p, seed, b));
-  }
+    for (int64_t b = 0; b < p["batches"].get<int64_t>(); ++b) per_batch.push_back(batch_terms(model, p, seed, b));
+    const size_t bytes =
+        per_batch.empty() ? 0 : per_batch.size() * 7 * static_cast<size_t>(per_batch.front().neg_grad.nbytes());
+    return Derived<std::vector<Terms>>{per_batch, bytes};
+  });
+}
+
+SizeResult measure_size(const Model& model, const std::vector<Terms>& per_batch, const nlohmann::json& p) {
+  const int64_t K = p["batches"];
   Terms total = per_batch[0];
   for (int64_t b = 1; b < K; ++b) total = total + per_batch[static_cast<size_t>(b)];
   const Terms mean = total * (1.0 / static_cast<double>(K));
@@ -143,7 +157,7 @@ Measurement measure_terms(const TheoryMeasureInput& in) {
   nlohmann::json grid = nlohmann::json::array(), un = nlohmann::json::object();
   for (size_t i = 0; i < p["sizes"].size(); ++i) {
     const Model model(theory::sizes_at(p, i));
-    const SizeResult s = measure_size(model, p, in.seed);
+    const SizeResult s = measure_size(model, *terms_per_batch(model, p, i, in.seed, in.store), p);
     const std::string label = theory::size_label(model.sizes());
     nlohmann::json row = s.details;
     row["size"] = label;
