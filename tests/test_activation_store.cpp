@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "analysis/activation_store.h"
@@ -181,4 +182,38 @@ TEST(ActivationStore, AValueNoCheckpointOwnsIsKeptByName) {
   EXPECT_EQ(*store.derived<int>("theory terms seed 1", make), 2);
   const auto ck = random_model(3);  // a checkpoint's value of the same name is another entry
   EXPECT_EQ(*store.derived<int>(ck, "theory terms seed 0", make), 3);
+}
+
+TEST(ActivationStore, AThreadWaitingForAValueHelpsThePoolMeanwhile) {
+  const auto ck = random_model(3);
+  analysis::ActivationStore store(size_t{1} << 20);
+  WorkPool pool;
+  store.help_while_waiting(&pool);
+  std::atomic<bool> computing{false}, helped{false};
+  auto wait_for = [](const std::atomic<bool>& flag) {  // bounded: a failure fails, never hangs
+    for (int i = 0; i < 5000 && !flag; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  // A computes "x" until B, waiting for it, has run an item of the pool's batch.
+  std::thread a([&] {
+    store.derived<int>(ck, "x", [&] {
+      computing = true;
+      wait_for(helped);
+      return analysis::Derived<int>{1, 4};
+    });
+  });
+  wait_for(computing);
+  std::atomic<std::thread::id> waiter{};
+  std::thread b([&] {
+    waiter = std::this_thread::get_id();
+    EXPECT_EQ(*store.derived<int>(ck, "x", [] { return analysis::Derived<int>{2, 4}; }), 1);
+  });
+  // This thread's batch: its items wait until one has run on B, so B, waiting, must take one.
+  pool.parallel_for(4, [&](size_t) {
+    if (std::this_thread::get_id() == waiter) helped = true;
+    wait_for(helped);
+  });
+  a.join();
+  b.join();
+  store.help_while_waiting(nullptr);
+  EXPECT_TRUE(helped);
 }

@@ -12,6 +12,9 @@
 namespace cc::analysis {
 namespace {
 
+// The keys this thread holds (is computing): a thread that holds one never helps while it waits.
+thread_local int held_keys = 0;
+
 size_t cache_bytes(const model::ActivationCache& c) {
   size_t n = 0;
   for (const auto& name : c.names()) n += c[name].nbytes();
@@ -97,6 +100,32 @@ std::shared_ptr<const void> ActivationStore::kept_locked(const Key& key,
   return it->second.value;
 }
 
+void ActivationStore::help_while_waiting(WorkPool* pool) {
+  std::lock_guard<std::mutex> lock(mu_);
+  pool_ = pool;
+}
+
+ActivationStore::KeyHold::KeyHold(ActivationStore& store, std::mutex& key) : store_(store), key_(key) {
+  WorkPool* pool;
+  {
+    std::lock_guard<std::mutex> lock(store.mu_);
+    pool = store.pool_;
+  }
+  if (pool && held_keys == 0) {
+    pool->help_until([&] { return key.try_lock(); });
+  } else {
+    key.lock();
+  }
+  ++held_keys;
+}
+
+ActivationStore::KeyHold::~KeyHold() {
+  key_.unlock();
+  --held_keys;
+  std::lock_guard<std::mutex> lock(store_.mu_);
+  if (store_.pool_) store_.pool_->notify();  // a helper waiting for this key checks again
+}
+
 std::shared_ptr<std::mutex> ActivationStore::key_lock_locked(const Key& key) {
   auto& kl = key_locks_[key];
   if (!kl) kl = std::make_shared<std::mutex>();
@@ -138,7 +167,7 @@ std::shared_ptr<const SetActivations> ActivationStore::get_set(const train::Chec
     key_lock = key_lock_locked(key);
   }
   // One thread runs this key's forward; the others wait here, then find its result.
-  std::lock_guard<std::mutex> computing(*key_lock);
+  const KeyHold computing(*this, *key_lock);
   std::set<HookRead> keep;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -173,7 +202,7 @@ std::shared_ptr<const void> ActivationStore::get_derived(const train::Checkpoint
     if (auto value = kept()) return value;
     key_lock = key_lock_locked(key);
   }
-  std::lock_guard<std::mutex> computing(*key_lock);
+  const KeyHold computing(*this, *key_lock);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto value = kept()) return value;

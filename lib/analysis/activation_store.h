@@ -26,6 +26,7 @@
 
 #include "model/transformer.h"
 #include "train/checkpoint.h"
+#include "util/work_pool.h"
 
 namespace cc::analysis {
 
@@ -97,6 +98,12 @@ class ActivationStore {
     return std::static_pointer_cast<const T>(get_derived(nullptr, name, typeid(T), erase(make)));
   }
 
+  // A thread that waits for another's forward or value runs `pool`'s items meanwhile (other claims'
+  // seeds) instead of idling; nullptr: it waits. Only a thread that holds no key of the store helps (one
+  // computing a value from another, e.g. key frequencies from grid preactivations, waits plainly), so
+  // no two threads can wait for each other. Set for the life of `pool`, then reset.
+  void help_while_waiting(WorkPool* pool);
+
   struct Stats {
     size_t hits = 0, forwards = 0, evictions = 0, bytes = 0, peak_bytes = 0;
     size_t derived_made = 0, derived_hits = 0;
@@ -142,8 +149,21 @@ class ActivationStore {
   void keep_locked(const train::Checkpoint* ck, const Key& key, std::shared_ptr<const void> value, std::type_index type,
                    size_t bytes);
   void evict_locked();
+  // Holds one key's lock for its computation (helping the pool while it waits, see help_while_waiting).
+  class KeyHold {
+   public:
+    KeyHold(ActivationStore& store, std::mutex& key);
+    ~KeyHold();
+    KeyHold(const KeyHold&) = delete;
+    KeyHold& operator=(const KeyHold&) = delete;
+
+   private:
+    ActivationStore& store_;
+    std::mutex& key_;
+  };
 
   size_t max_bytes_;
+  WorkPool* pool_ = nullptr;
   mutable std::mutex mu_;
   std::map<Key, Slot> slots_;
   std::list<Key> lru_;                                    // front: most recently used

@@ -519,6 +519,12 @@ std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const
   // file left helps with the seeds of the claims still running, until every claim has ended.
   WorkPool pool;
   if (o.jobs > 1) o.pool = &pool;
+  // A thread waiting for another's forward helps with seeds meanwhile, while the pool lives.
+  struct Helping {
+    analysis::ActivationStore& store;
+    ~Helping() { store.help_while_waiting(nullptr); }
+  } helping{*o.activations};
+  o.activations->help_while_waiting(o.pool);
   std::atomic<size_t> next{0}, ended{0};
   std::mutex done_mutex;
   size_t done = 0;

@@ -27,6 +27,7 @@ void WorkPool::parallel_for(size_t n, const std::function<void(size_t)>& fn) {
 void WorkPool::help_until(const std::function<bool()>& finished) {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
+    if (finished()) return;
     if (!open_.empty()) {
       Batch& b = *open_.front();
       const size_t i = take(open_, b);
@@ -36,7 +37,6 @@ void WorkPool::help_until(const std::function<bool()>& finished) {
       if (--b.unfinished == 0) cv_.notify_all();
       continue;
     }
-    if (finished()) return;
     cv_.wait(lock);
   }
 }

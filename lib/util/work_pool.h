@@ -17,8 +17,8 @@ class WorkPool {
   // fn(i) for every i in [0, n), on this thread and any helper; returns when every call has
   // returned. fn must not throw: an item keeps its own exception (std::exception_ptr) for the caller.
   void parallel_for(size_t n, const std::function<void(size_t)>& fn);
-  // Runs other threads' items until finished() holds (read under the pool's lock; wake the helpers
-  // with notify() after a change it reads).
+  // Runs other threads' items until finished() holds (checked before each item, under the pool's
+  // lock; wake the helpers with notify() after a change it reads).
   void help_until(const std::function<bool()>& finished);
   void notify();
 
