@@ -327,8 +327,8 @@ void print_and_write(verify::Result& result, int jobs, const std::string& report
   const auto& st = result.activations;
   std::ostringstream timing;
   timing << "measured " << jobs << " claim(s) at a time; test-set forwards: " << st.forwards << " run, " << st.hits
-         << " reused; values shared across claims: " << st.derived_made << " computed, " << st.derived_hits << " reused; "
-         << st.evictions << " evicted (peak " << (st.peak_bytes >> 20) << " MB kept); " << std::fixed
+         << " reused; values shared across claims: " << st.derived_made << " computed, " << st.derived_hits
+         << " reused; " << st.evictions << " evicted (peak " << (st.peak_bytes >> 20) << " MB kept); " << std::fixed
          << std::setprecision(1) << rep.context.wall_s << " s\n";
   std::cout << timing.str() << "report: " << report_dir << "/REPORT.md\n";
 }

@@ -1,5 +1,6 @@
 #include "claims/paper_facts.h"
 
+#include "train/task_data.h"
 #include "util/yaml_json.h"
 
 namespace cc::claims {
@@ -21,6 +22,8 @@ void read_phases(const YamlDoc& doc, ObjectReader ph, PaperFacts& f) {
     def.label = s.string("label", def.name);
     def.sets = s.strings("sets", {});
     if (def.sets.empty()) s.fail("sets", "expected the evaluation sets whose accuracy marks the phase");
+    for (const auto& set : def.sets)  // a misspelt set would leave the phase never reached
+      if (!train::is_known_eval_set(set)) s.fail("sets", "names no evaluation set of any task family: '" + set + "'");
     def.level = s.number("level");
     if (!(def.level > 0 && def.level <= 1)) s.fail("level", "must be an accuracy in (0, 1]");
     if (s.has("window")) {
@@ -74,6 +77,15 @@ PaperFacts PaperFacts::load(const std::string& path) {
   if (top.has("fixtures")) top.raw("fixtures");          // the fixtures' folder (catalogue/paper_layout.h)
   top.finish();
   return f;
+}
+
+void PaperFacts::check_keys(const std::string& path) {
+  const YamlDoc doc = load_yaml_file(path);
+  ObjectReader top(doc, "");
+  // Each is read in full by its reader (paper_header, read_phases, load, report/cross_checks.h).
+  for (const char* key : {"paper", "phases", "attribution", "cross_checks", "fixtures"})
+    if (top.has(key)) top.raw(key);
+  top.finish();
 }
 
 PaperFacts PaperFacts::load_phases(const std::string& path) {

@@ -40,6 +40,9 @@ struct PaperFacts {
   static PaperFacts load(const std::string& path);  // errors name FILE:LINE:COL
   // Only the phases and their windows (none when the file has no `phases:`), for a report's figures.
   static PaperFacts load_phases(const std::string& path);
+  // That paper.yaml has no key but those its readers know (a misspelt one is an error naming its
+  // line, never a section silently missing).
+  static void check_keys(const std::string& path);
 };
 
 // "5300-5400"

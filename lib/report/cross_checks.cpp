@@ -28,10 +28,24 @@ nlohmann::json read_cross_checks(const std::string& paper_yaml) {
                         {"relation", r.string("relation")},
                         {"report", r.string("report")},
                         {"other_claim", r.string("other_claim")}};
+    // Another paper's report.json inside the checkout (the folder above papers/), named relative to
+    // this paper.yaml: nothing else is read and quoted in the report (/etc/passwd, /proc/self/environ).
+    const fs::path rel = e["report"].get<std::string>();
+    const fs::path root = fs::weakly_canonical(fs::absolute(paper_yaml)).parent_path().parent_path().parent_path();
+    const fs::path target = fs::weakly_canonical(fs::absolute(fs::path(paper_yaml).parent_path() / rel));
+    const auto inside = std::mismatch(root.begin(), root.end(), target.begin(), target.end()).first == root.end();
+    if (rel.is_absolute() || rel.filename() != "report.json" || !inside)
+      r.fail("report", "must name a report.json inside the checkout (" + root.string() +
+                           "), relative to this file; got '" + rel.string() + "'");
     r.finish();
-    const std::string file = (fs::path(paper_yaml).parent_path() / e["report"].get<std::string>()).string();
+    const std::string file = target.string();
     try {
-      const nlohmann::json other = parse_json(read_regular_file(file, kMaxJsonBytes, "report"), file);
+      nlohmann::json other;
+      try {
+        other = parse_json(read_regular_file(file, kMaxJsonBytes, "report"), file);
+      } catch (const nlohmann::json::parse_error& pe) {  // its message quotes the text: say where only
+        throw Error(file + ": not JSON (a syntax error at byte " + std::to_string(pe.byte) + ")");
+      }
       if (other.contains("paper") && other["paper"].contains("title")) e["paper"] = other["paper"]["title"];
       const auto& claims = other.at("claims");
       auto it = std::find_if(claims.begin(), claims.end(), [&](const nlohmann::json& c) {

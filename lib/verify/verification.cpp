@@ -65,12 +65,19 @@ std::optional<claims::PaperFacts> read_paper(const std::string& paper_yaml, bool
   ctx.paper = paper_header(paper_yaml);
   ctx.cross_checks = report::read_cross_checks(paper_yaml);
   std::optional<claims::PaperFacts> facts;
-  if (need_facts) {
+  if (!fs::exists(paper_yaml)) {
+    if (need_facts) facts = claims::PaperFacts::load(paper_yaml);  // the error names the missing file
+    return facts;
+  }
+  claims::PaperFacts::check_keys(paper_yaml);
+  // The attribution's section is checked whenever the file has one, not only when it is used.
+  if (need_facts || load_yaml_file(paper_yaml).value.contains("attribution")) {
     facts = claims::PaperFacts::load(paper_yaml);
     ctx.phase_marks = report::phase_window_marks(*facts);
-  } else if (fs::exists(paper_yaml)) {
+  } else {
     ctx.phase_marks = report::phase_window_marks(claims::PaperFacts::load_phases(paper_yaml));
   }
+  if (!need_facts) facts.reset();
   return facts;
 }
 
