@@ -47,12 +47,13 @@ paper_yaml "$w/outside.txt"
 refused "an absolute path" "paper.yaml:7:.*must name a report.json inside the checkout"
 paper_yaml "../../outside.txt"
 refused "a file not named report.json" "must name a report.json inside the checkout"
-mkdir -p "$w/../claimcheck-paperyaml-out.$$" && trap 'rm -rf "$w" "$w/../claimcheck-paperyaml-out.$$"' EXIT
-printf '{"claims": [], "x": "%s"}\n' "$secret" > "$w/../claimcheck-paperyaml-out.$$/report.json"
+out=$(dirname "$w")/claimcheck-paperyaml-out.$$  # beside the scratch checkout, outside it
+mkdir -p "$out" && trap 'rm -rf "$w" "$out"' EXIT
+printf '{"claims": [], "x": "%s"}\n' "$secret" > "$out/report.json"
 paper_yaml "../../../claimcheck-paperyaml-out.$$/report.json"
 refused "a climb out of the checkout" "must name a report.json inside the checkout"
-printf 'x %s\n' "$secret" > "$w/../claimcheck-paperyaml-out.$$/secret.txt"
-ln -s "$w/../claimcheck-paperyaml-out.$$/secret.txt" "$w/reports/fixtures/report.json"
+printf 'x %s\n' "$secret" > "$out/secret.txt"
+ln -s "$out/secret.txt" "$w/reports/fixtures/report.json"
 paper_yaml "../../reports/fixtures/report.json"
 refused "a link out of the checkout" "must name a report.json inside the checkout"
 rm "$w/reports/fixtures/report.json"

@@ -258,25 +258,39 @@ TEST(Baseline, VerdictsValuesAndToleranceByPlatform) {
 // Cross-checks: another paper's committed report read beside a claim; a missing report is said so, a
 // malformed entry is an error naming the file and line.
 TEST(CrossChecks, ReadFromTheOtherPapersReport) {
-  const std::string dir = cc::test::fresh_dir("cross_checks");
-  std::ofstream(dir + "/other.json") << R"({"paper": {"title": "Other"}, "claims": [{"id": "N6", "verdict": "PASS",
+  // A checkout: papers/this/paper.yaml cross-checks papers/other/report.json.
+  const std::string root = cc::test::fresh_dir("cross_checks");
+  const std::string dir = root + "/papers/this";
+  std::filesystem::create_directories(dir);
+  std::filesystem::create_directories(root + "/papers/other");
+  std::ofstream(root + "/papers/other/report.json")
+      << R"({"paper": {"title": "Other"}, "claims": [{"id": "N6", "verdict": "PASS",
       "measured": {"value": 0.944, "ci_low": 0.924, "ci_high": 0.964, "interval": "seed range"}}]})";
   std::ofstream(dir + "/paper.yaml")
       << "cross_checks:\n"
-         "  - {claim: M8b, relation: positive control, report: other.json, other_claim: N6}\n"
-         "  - {claim: M8b, relation: gone, report: missing.json, other_claim: N6}\n";
+         "  - {claim: M8b, relation: positive control, report: ../other/report.json, other_claim: N6}\n"
+         "  - {claim: M8b, relation: gone, report: ../gone/report.json, other_claim: N6}\n";
   const nlohmann::json c = report::read_cross_checks(dir + "/paper.yaml");
   ASSERT_EQ(c.size(), 2u);
   EXPECT_EQ(c[0]["paper"], "Other");
   EXPECT_EQ(c[0]["verdict"], "PASS");
   EXPECT_DOUBLE_EQ(c[0]["value"].get<double>(), 0.944);
-  EXPECT_NE(c[1]["unavailable"].get<std::string>().find("missing.json"), std::string::npos);
+  EXPECT_NE(c[1]["unavailable"].get<std::string>().find("gone/report.json"), std::string::npos);
   const std::string md = report::cross_checks_markdown(c);
-  EXPECT_NE(md.find("| M8b | positive control | Other, N6 (`other.json`) | 0.944 [range 0.924, 0.964] | PASS |"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find("| M8b | positive control | Other, N6 (`../other/report.json`) | 0.944 [range 0.924, 0.964] | PASS |"),
+      std::string::npos)
       << md;
+  // Only a report.json inside the checkout: not an absolute path, another file, or one above the root.
+  for (const std::string& report :
+       std::vector<std::string>{root + "/papers/other/report.json", "../other/x.json", "../../../report.json"}) {
+    std::ofstream(dir + "/out.yaml") << "cross_checks:\n  - {claim: M8b, relation: r, report: " << report
+                                     << ", other_claim: N6}\n";
+    EXPECT_THROW(report::read_cross_checks(dir + "/out.yaml"), cc::Error) << report;
+  }
   EXPECT_TRUE(report::read_cross_checks(dir + "/none.yaml").empty());
-  std::ofstream(dir + "/bad.yaml") << "cross_checks:\n  - {claim: M8b, report: other.json, other_claim: N6}\n";
+  std::ofstream(dir + "/bad.yaml")
+      << "cross_checks:\n  - {claim: M8b, report: ../other/report.json, other_claim: N6}\n";
   try {
     report::read_cross_checks(dir + "/bad.yaml");
     FAIL() << "an entry without its relation was accepted";

@@ -144,14 +144,17 @@ TEST(Phases, PaperYamlRefusesABadDefinition) {
       EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
     }
   };
-  refused("phases:\n  steps:\n    - {name: a, sets: [x], level: 0.9}\n  learned: [b]\n", "names no phase");
-  refused("phases:\n  steps:\n    - {name: a, sets: [x], level: 0.9, window: [9, 1]}\n  learned: [a]\n",
+  refused("phases:\n  steps:\n    - {name: a, sets: [test_0], level: 0.9}\n  learned: [b]\n", "names no phase");
+  refused("phases:\n  steps:\n    - {name: a, sets: [test_0], level: 0.9, window: [9, 1]}\n  learned: [a]\n",
           "[first step, last step]");
   refused("phases:\n  steps:\n    - {name: a, sets: [], level: 0.9}\n  learned: [a]\n", "evaluation sets");
-  refused("phases:\n  steps:\n    - {name: a, sets: [x], level: 1.5}\n  learned: [a]\n", "(0, 1]");
-  refused("phases:\n  steps:\n    - {name: learned, sets: [x], level: 0.9}\n  learned: [learned]\n", "other than");
+  // A set no task family has: the phase would never be reached, silently.
+  refused("phases:\n  steps:\n    - {name: a, sets: [tset_0], level: 0.9}\n  learned: [a]\n",
+          "names no evaluation set of any task family: 'tset_0'");
+  refused("phases:\n  steps:\n    - {name: a, sets: [test_0], level: 1.5}\n  learned: [a]\n", "(0, 1]");
+  refused("phases:\n  steps:\n    - {name: learned, sets: [test_0], level: 0.9}\n  learned: [learned]\n", "other than");
   refused(
-      "phases:\n  steps:\n    - {name: a, sets: [x], level: 0.9}\n    - {name: a, sets: [y], level: 0.9}\n"
+      "phases:\n  steps:\n    - {name: a, sets: [test_0], level: 0.9}\n    - {name: a, sets: [test_1], level: 0.9}\n"
       "  learned: [a]\n",
       "defined twice");
   write(dir, "paper.yaml",

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "model/transformer.h"
@@ -286,4 +287,39 @@ TEST(ResumePoint, AFlippedByteInTheOptimizerStateIsAnError) {
       EXPECT_NE(std::string(e.what()).find("optimizer state's sha256 differs"), std::string::npos) << e.what();
     }
   }
+}
+
+// A crash between a checkpoint's weights and its sidecar leaves weights no sidecar describes. The next
+// run resumes (or starts) as if that save had not begun, and replaces them; it refused the folder
+// ("missing sidecar") until the file was deleted by hand.
+TEST(ResumePoint, WeightsWithoutTheirSidecarAreNotACheckpoint) {
+  const auto cfg = tiny_run(30);
+  train::TrainOptions o = train::TrainOptions::silent();
+  // Interrupted in the first save: only step 0's weights.
+  o.out_dir = fresh_dir("orphan-first");
+  o.stop_after = 0;
+  train::Trainer(cfg, o).run();
+  const std::string first = train::checkpoint_path(o.out_dir, 0);
+  std::filesystem::remove(train::sidecar_path(first));
+  std::filesystem::remove(train::optimizer_path(first));
+  o.stop_after = -1;
+  train::Trainer again(cfg, o);
+  EXPECT_EQ(again.start_step(), 0);
+  again.run();
+  // Interrupted in a later save: step 30's weights beside the resume point at 20.
+  train::TrainOptions whole = train::TrainOptions::silent();
+  whole.out_dir = fresh_dir("orphan-whole");
+  train::Trainer full(cfg, whole);
+  full.run();
+  o.out_dir = fresh_dir("orphan-later");
+  o.stop_after = 20;
+  train::Trainer(cfg, o).run();
+  std::filesystem::copy_file(train::checkpoint_path(o.out_dir, 20), train::checkpoint_path(o.out_dir, 30));
+  o.stop_after = -1;
+  train::Trainer resumed(cfg, o);
+  EXPECT_EQ(resumed.start_step(), 20);
+  resumed.run();
+  for (const auto& [name, t] : full.model().named_parameters())
+    EXPECT_TRUE(torch::equal(t, resumed.model().param(name))) << name;
+  EXPECT_TRUE(std::filesystem::exists(train::sidecar_path(train::checkpoint_path(o.out_dir, 30))));
 }

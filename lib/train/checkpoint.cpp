@@ -297,7 +297,11 @@ void load_optimizer(const std::string& weights_path, torch::optim::Optimizer& op
 }
 
 int64_t find_resume_point(const std::string& dir, const RunConfig& cfg, bool resume) {
-  const auto steps = list_checkpoints(dir);
+  // A save interrupted between the weights and their sidecar leaves weights no sidecar describes: not
+  // a checkpoint of this run (the next save of that step replaces them), and no reason to refuse it.
+  std::vector<int64_t> steps;
+  for (int64_t s : list_checkpoints(dir))
+    if (fs::exists(sidecar_path(checkpoint_path(dir, s)))) steps.push_back(s);
   if (steps.empty()) return 0;
   // Never mix runs: whatever is in dir must come from this exact config.
   const std::string first = checkpoint_path(dir, steps.front());
