@@ -34,13 +34,15 @@ Condition read_condition(ObjectReader r) {
   Condition c;
   c.metric = r.string("metric");
   int given = 0;
-  for (const char* how : {"at_least", "at_most", "within_of_last"})
+  for (const char* how : {"at_least", "at_most", "within_of_last"}) {
+    if (r.describing()) r.number(how, 0.0);  // described as optional: exactly one of the three is given
     if (r.has(how)) {
       c.how = how;
       c.level = r.number(how);
       ++given;
     }
-  if (given != 1) r.fail("metric", "give exactly one of at_least, at_most, within_of_last");
+  }
+  if (given != 1 && !r.describing()) r.fail("metric", "give exactly one of at_least, at_most, within_of_last");
   if (c.how == "within_of_last" && !(c.level >= 0)) r.fail("within_of_last", "must be >= 0");
   r.finish();
   return c;
@@ -131,8 +133,9 @@ Measurement measure_ratio(const MeasureInput& in) {
 
 nlohmann::json parse_order(ObjectReader r) {
   nlohmann::json p;
-  const auto metrics = r.strings("metrics", {});
-  if (metrics.size() < 2) r.fail("metrics", "name at least two metrics, in the order they should be reached");
+  const auto metrics = r.strings("metrics");
+  if (metrics.size() < 2 && !r.describing())
+    r.fail("metrics", "name at least two metrics, in the order they should be reached");
   p["metrics"] = metrics;
   p["at_least"] = r.number("at_least");
   r.finish();

@@ -15,8 +15,7 @@ namespace {
 
 nlohmann::json parse(ObjectReader r) {
   nlohmann::json p;
-  const auto reset = r.strings("reset", {});
-  if (reset.empty()) r.fail("reset", "name the parameters to reset (e.g. [blocks.0.attn.W_K])");
+  const auto reset = r.strings("reset");  // required, at least one (e.g. [blocks.0.attn.W_K])
   p["reset"] = reset;
   p["set"] = read_set(r);
   const int64_t size = r.integer_in("size", 1000, 1, 1000000);

@@ -67,7 +67,7 @@ nlohmann::json parse_threshold(ObjectReader r) {
   nlohmann::json p;
   p["set"] = read_set(r);
   const double level = r.number("level");
-  if (!(level > 0 && level <= 1)) r.fail("level", "must be in (0, 1]");
+  if (!(level > 0 && level <= 1) && !r.describing()) r.fail("level", "must be in (0, 1]");
   p["level"] = level;
   r.finish();
   return p;

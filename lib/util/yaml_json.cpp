@@ -490,6 +490,13 @@ std::vector<std::string> ObjectReader::strings(const std::string& key, std::vect
   }
   return out;
 }
+std::vector<std::string> ObjectReader::strings(const std::string& key) {
+  if (record_ && note(key, field("strings", true, nullptr, {}, nullptr, nlohmann::json::array({"x"})))) return {"x"};
+  need(key);
+  auto out = strings(key, {});
+  if (out.empty()) fail(key, "expected at least one entry");
+  return out;
+}
 ObjectReader ObjectReader::object(const std::string& key) {
   if (record_ && note(key, field("object", true))) return sub_reader(key, placeholder(key));
   return sub_reader(key, need(key));

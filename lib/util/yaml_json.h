@@ -90,13 +90,17 @@ class ObjectReader {
   std::string one_of(const std::string& key, const std::vector<std::string>& allowed);  // required
   std::vector<int64_t> integers(const std::string& key, std::vector<int64_t> fallback);
   std::vector<std::string> strings(const std::string& key, std::vector<std::string> fallback);
-  ObjectReader object(const std::string& key);  // required sub-object
+  std::vector<std::string> strings(const std::string& key);  // required, at least one entry
+  ObjectReader object(const std::string& key);               // required sub-object
   ObjectReader object_or_empty(const std::string& key);
 
   // Fails on any key the schema did not read ("unknown field 'x'; expected one of ...").
   void finish() const;
 
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+  // Whether this reader is describing a schema (recording) rather than reading a file: a schema's
+  // rules across fields (exactly one of a, b; a goes with b) are not checked on placeholders then.
+  bool describing() const { return record_ != nullptr; }
   std::string path(const std::string& key) const;  // dotted path for messages: task.fraction
   const YamlDoc& doc() const { return *doc_; }
   const std::string& pointer() const { return pointer_; }

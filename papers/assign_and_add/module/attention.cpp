@@ -24,8 +24,7 @@ namespace {
 
 // The paper numbers its two layers from 1 ("layer 1", "layer 2"); blocks are indexed from 0.
 int read_paper_layer(ObjectReader& r) {
-  const int64_t layer = r.integer("layer");
-  if (layer != 1 && layer != 2) r.fail("layer", "must be 1 or 2 (the paper numbers the layers from 1)");
+  const int64_t layer = r.integer_in("layer", 1, 2);  // the paper numbers the layers from 1
   return static_cast<int>(layer - 1);
 }
 

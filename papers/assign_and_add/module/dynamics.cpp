@@ -188,6 +188,10 @@ nlohmann::json parse_transition_circuit(ObjectReader r) {
   if (p["low"].get<double>() > p["high"].get<double>()) r.fail("low", "must be <= high");
   ObjectReader c = r.object("circuit");
   const std::string kind = c.string("kind");
+  if (c.describing()) {  // the circuit's own parameters are its kind's (kinds --json describes each kind)
+    p["circuit"] = {{"kind", kind}, {"params", nlohmann::json::object()}};
+    return p;
+  }
   const MeasurementKind* k = builtin_registry().find(kind);
   if (!k || k->subject != Subject::Checkpoint || k->needs_history)
     c.fail("kind", "'" + kind + "' is not a kind measured on one checkpoint");

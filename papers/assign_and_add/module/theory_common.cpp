@@ -48,7 +48,10 @@ const char* const kCommonParamsDoc =
 
 nlohmann::json parse_common(ObjectReader& r) {
   nlohmann::json p;
-  const nlohmann::json& sizes = r.raw("sizes");
+  // Described (kinds --json) with one example size, so that the fields after it are reached.
+  static const nlohmann::json example = nlohmann::json::array({{59, 12, 16}});
+  const nlohmann::json& read = r.raw("sizes");
+  const nlohmann::json& sizes = r.describing() ? example : read;
   if (!sizes.is_array() || sizes.empty() || sizes.size() > 16)
     r.fail("sizes", "expected a list of 1 to 16 [N, V, T] triples");
   for (const auto& s : sizes) {
