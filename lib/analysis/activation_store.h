@@ -4,13 +4,14 @@
 // M8a/M8b MLP pre-activations): the store runs each (checkpoint, evaluation set, size, seed) forward
 // once and hands the activations to every kind that asks, from any thread. Likewise a value computed
 // from the checkpoint alone (the grokking paper's key frequencies, read by seven of its claims) is
-// computed once per checkpoint and name (derived()).
+// computed once per checkpoint and name (derived()), and so is a §7 theory claim's Monte Carlo
+// computation that two claims read in two ways (named by its parameters).
 //
 // What is kept: the hooks the kinds declare they read (MeasurementKind::reads, given to want()) and any
 // other asked for (a request for a hook not kept reruns that forward once, keeping both); a hook read
 // at one position is kept at that position only. Lifetime: an entry (a set's activations or a derived
-// value) lives while its checkpoint's model does and until the store's byte budget evicts it (least
-// recently used first); the store lives for one verify.
+// value) lives while its checkpoint's model does (a value no checkpoint owns, while the store does) and
+// until the store's byte budget evicts it (least recently used first); the store lives for one verify.
 // Bits: each set is run on its own, in chunks of kChunk sequences, so a sequence's activations do
 // not depend on which other sets or claims asked; with or without a store the numbers are the same.
 #include <cstddef>
