@@ -17,6 +17,7 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;  // the command ran and found a problem (a failed claim, a broken input file)
 constexpr int kExitUsage = 2;    // wrong flags or flag values, a path given that does not exist
 // 3: report::kExitBaselineChanged; 75: sweep::kExitBusy (report/outcome.h, sweep/runner.h)
+constexpr int kExitWrite = 4;  // an output could not be written (util/atomic_file.h: WriteError)
 constexpr int kExitSkip = 77;  // nothing could be checked here (ctest's SKIP_RETURN_CODE)
 constexpr const char* kExitCodes =
     "exit status:\n"
@@ -26,6 +27,8 @@ constexpr const char* kExitCodes =
     "      or an input file is broken (runs file, checkpoint, report): the message names it\n"
     "  2   usage: a wrong flag or flag value, or a path given that does not exist\n"
     "  3   with --baseline (and diff): an outcome moved from the baseline, or a claim was added or removed\n"
+    "  4   an output could not be written (a full disk, a file over the size limit): the message names it,\n"
+    "      and the file that was there is unchanged\n"
     "  75  sweep: another process holds the sweep's lock\n"
     "  77  every claim was skipped (ctest's SKIP_RETURN_CODE)\n";
 

@@ -147,7 +147,11 @@ int verify_every_paper(const std::vector<std::string>& args, const std::vector<f
   int worst = kExitOk;
   bool all_skipped = true;
   auto rank = [](int rc) {
-    return rc == kExitUsage ? 3 : rc == kExitFailure ? 2 : rc == kExitOk || rc == kExitSkip ? 0 : 1;
+    return rc == kExitUsage                   ? 4
+           : rc == kExitWrite                 ? 3
+           : rc == kExitFailure               ? 2
+           : rc == kExitOk || rc == kExitSkip ? 0
+                                              : 1;
   };
   for (const auto& claims_dir : papers) {
     const std::string name = claims_dir.parent_path().filename().string();
@@ -162,6 +166,9 @@ int verify_every_paper(const std::vector<std::string>& args, const std::vector<f
     } catch (const po::error& e) {
       std::cerr << "claimcheck verify: error: " << claims_dir.string() << ": " << e.what() << "\n";
       rc = kExitUsage;
+    } catch (const WriteError& e) {
+      std::cerr << "claimcheck verify: error: " << claims_dir.string() << ": " << e.what() << "\n";
+      rc = kExitWrite;
     } catch (const std::exception& e) {
       std::cerr << "claimcheck verify: error: " << claims_dir.string() << ": " << e.what() << "\n";
     }

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "plugin/paper_module.h"
 #include "train/runtime.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/platform.h"
 #include "util/registry.h"
@@ -79,6 +80,9 @@ int main(int argc, char** argv) {
     } catch (const boost::program_options::error& e) {
       std::cerr << "claimcheck " << name << ": error: " << e.what() << " (see claimcheck " << name << " --help)\n";
       return cc::app::kExitUsage;
+    } catch (const cc::WriteError& e) {  // an output, not an input: its own status
+      std::cerr << "claimcheck " << name << ": error: " << e.what() << "\n";
+      return cc::app::kExitWrite;
     } catch (const cc::Error& e) {
       std::cerr << "claimcheck " << name << ": error: " << e.what() << "\n";
       return cc::app::kExitFailure;

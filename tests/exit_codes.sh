@@ -56,5 +56,23 @@ PY
 expect 3 "$w/r3" "$cc" verify "$G1" --baseline "$w/edited.json" --report "$w/r3"
 grep -q "unexpected pass" "$w/r3/junit.xml" || fail "junit.xml does not name the change"
 expect 77 "$w/r77" "$cc" verify "$P/claims/repro/R2.yaml" --report "$w/r77"
+# 4: an output that cannot be written. A file-size limit (SIGXFSZ ignored: write fails with EFBIG)
+# stands for a full disk, which a test cannot make without root; the report written before stays whole.
+cp -r "$w/r0" "$w/r4"
+before=$(cat "$w/r4/report.json" "$w/r4/REPORT.md" | sha256sum)
+# (ulimit -f 0: no byte can be written to a file; its output goes through a pipe, which the limit spares)
+set +e
+(
+  trap '' XFSZ
+  ulimit -f 0
+  exec "$cc" verify "$G1" --report "$w/r4"
+) 2>&1 | cat > "$w/out"
+expect_rc=${PIPESTATUS[0]}
+set -e
+[ "$expect_rc" -eq 4 ] || { cat "$w/out"; fail "an output that could not be written: exit $expect_rc, expected 4"; }
+grep -q "is unchanged" "$w/out" || { cat "$w/out"; fail "the write error does not say the old file is unchanged"; }
+[ "$(cat "$w/r4/report.json" "$w/r4/REPORT.md" | sha256sum)" = "$before" ] || fail "a failed write changed the report"
+! ls "$w/r4"/*.tmp > /dev/null 2>&1 || fail "a failed write left a .tmp file"
 "$cc" verify --help | grep -q "^  77 " || fail "verify --help lists no exit status table"
+"$cc" verify --help | grep -q "^  4 " || fail "verify --help does not list exit status 4"
 echo "exit codes: ok"

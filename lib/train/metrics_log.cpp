@@ -38,10 +38,10 @@ bool MetricsLog::has(int64_t step) const {
 
 void MetricsLog::append(const nlohmann::json& record) {
   std::ofstream os(path_, std::ios::app);
-  if (!os) throw Error(path_ + ": cannot append to metrics log");
+  if (!os) throw WriteError(path_ + ": cannot append to metrics log");
   os << record.dump() << '\n';
   // A record cut short by a full disk has no newline: MetricsLog::read refuses such a log.
-  if (!os.flush()) throw Error(path_ + ": cannot append to metrics log (disk full?)");
+  if (!os.flush()) throw WriteError(path_ + ": cannot append to metrics log (disk full?)");
 }
 
 namespace {

@@ -17,11 +17,11 @@ void write_file_atomic(const std::string& path, const std::string& contents) {
   // reads it (only the rename below makes a file visible under its name).
   auto fail = [&](const std::string& what, int err) {
     ::unlink(tmp.c_str());
-    throw Error(tmp + ": " + what + " (" + std::strerror(err) +
-                (err == ENOSPC || err == EDQUOT ? ": the disk is full" : "") + "); " + path + " is unchanged");
+    throw WriteError(tmp + ": " + what + " (" + std::strerror(err) +
+                     (err == ENOSPC || err == EDQUOT ? ": the disk is full" : "") + "); " + path + " is unchanged");
   };
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(tmp + ": cannot open for writing (" + std::strerror(errno) + ")");
+  if (fd < 0) throw WriteError(tmp + ": cannot open for writing (" + std::strerror(errno) + ")");
   size_t done = 0;
   while (done < contents.size()) {
     const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
