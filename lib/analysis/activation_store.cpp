@@ -149,38 +149,51 @@ void ActivationStore::keep_locked(const train::Checkpoint* ck, const Key& key, s
   evict_locked();
 }
 
-std::shared_ptr<const SetActivations> ActivationStore::get_set(const train::Checkpoint& ck, const Key& key,
-                                                               const std::set<HookRead>& asked) {
-  // The kept entry when it holds every hook asked for.
-  auto kept = [&] {
-    auto value = std::static_pointer_cast<const SetActivations>(kept_locked(key, [&](const Slot& slot) {
-      const auto& held = static_cast<const SetActivations*>(slot.value.get())->hooks;
-      return std::all_of(asked.begin(), asked.end(), [&](const HookRead& h) { return held.count(h) > 0; });
-    }));
-    if (value) ++stats_.hits;
-    return value;
-  };
+std::shared_ptr<const void> ActivationStore::get_or_make(const train::Checkpoint* ck, const Key& key,
+                                                         const std::function<std::shared_ptr<const void>()>& kept,
+                                                         const MakeEntry& make, size_t& made) {
   std::shared_ptr<std::mutex> key_lock;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto value = kept()) return value;
     key_lock = key_lock_locked(key);
   }
-  // One thread runs this key's forward; the others wait here, then find its result.
+  // One thread makes this key's entry; the others wait here (helping the pool), then find it.
   const KeyHold computing(*this, *key_lock);
-  std::set<HookRead> keep;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto value = kept()) return value;
-    wanted_.insert(asked.begin(), asked.end());
-    keep = wanted_;
   }
-  auto value =
-      run_set(*ck.model, train::make_task_data(ck.config)->eval_set(key.set, key.size, key.seed).batch.tokens, keep);
+  const Entry e = make();  // outside mu_: other keys go on meanwhile; an exception keeps nothing
   std::lock_guard<std::mutex> lock(mu_);
-  ++stats_.forwards;
-  keep_locked(&ck, key, value, typeid(SetActivations), value->bytes);
-  return value;
+  ++made;
+  keep_locked(ck, key, e.value, e.type, e.bytes);
+  return e.value;
+}
+
+std::shared_ptr<const SetActivations> ActivationStore::get_set(const train::Checkpoint& ck, const Key& key,
+                                                               const std::set<HookRead>& asked) {
+  // The kept entry when it holds every hook asked for.
+  auto kept = [&] {
+    auto value = kept_locked(key, [&](const Slot& slot) {
+      const auto& held = static_cast<const SetActivations*>(slot.value.get())->hooks;
+      return std::all_of(asked.begin(), asked.end(), [&](const HookRead& h) { return held.count(h) > 0; });
+    });
+    if (value) ++stats_.hits;
+    return value;
+  };
+  auto make = [&] {
+    std::set<HookRead> keep;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      wanted_.insert(asked.begin(), asked.end());
+      keep = wanted_;
+    }
+    auto value =
+        run_set(*ck.model, train::make_task_data(ck.config)->eval_set(key.set, key.size, key.seed).batch.tokens, keep);
+    return Entry{value, typeid(SetActivations), value->bytes};
+  };
+  return std::static_pointer_cast<const SetActivations>(get_or_make(&ck, key, kept, make, stats_.forwards));
 }
 
 std::shared_ptr<const void> ActivationStore::get_derived(const train::Checkpoint* ck, const std::string& name,
@@ -196,22 +209,13 @@ std::shared_ptr<const void> ActivationStore::get_derived(const train::Checkpoint
     if (value) ++stats_.derived_hits;
     return value;
   };
-  std::shared_ptr<std::mutex> key_lock;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (auto value = kept()) return value;
-    key_lock = key_lock_locked(key);
-  }
-  const KeyHold computing(*this, *key_lock);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (auto value = kept()) return value;
-  }
-  auto [value, bytes] = make();  // outside mu_: other keys go on meanwhile; an exception keeps nothing
-  std::lock_guard<std::mutex> lock(mu_);
-  ++stats_.derived_made;
-  keep_locked(ck, key, value, type, bytes);
-  return value;
+  return get_or_make(
+      ck, key, kept,
+      [&] {
+        auto [value, bytes] = make();
+        return Entry{value, type, bytes};
+      },
+      stats_.derived_made);
 }
 
 // Least recently used first, never the entry just added (it is at the front).

@@ -136,6 +136,18 @@ class ActivationStore {
       return std::make_pair(std::shared_ptr<const void>(std::make_shared<const T>(std::move(d.value))), d.bytes);
     };
   }
+  // What an entry is made of: its value (SetActivations, or a derived value of `type`) and its bytes.
+  struct Entry {
+    std::shared_ptr<const void> value;
+    std::type_index type;
+    size_t bytes;
+  };
+  using MakeEntry = std::function<Entry()>;
+  // The entry under `key`: `kept` (called with mu_ held) when it serves, else made by `make` (outside
+  // mu_, one thread per key; the others wait for it, helping the pool) and kept, counting `made`.
+  std::shared_ptr<const void> get_or_make(const train::Checkpoint* ck, const Key& key,
+                                          const std::function<std::shared_ptr<const void>()>& kept,
+                                          const MakeEntry& make, size_t& made);
   std::shared_ptr<const SetActivations> get_set(const train::Checkpoint& ck, const Key& key,
                                                 const std::set<HookRead>& hooks);
   // `ck` nullptr: a value no checkpoint owns.
