@@ -86,8 +86,7 @@ void refuse_link_out_of_paper(const std::string& path, const catalogue::Runs& ru
   const fs::path target = fs::weakly_canonical(path, ec);
   if (ec || !fs::is_regular_file(target, ec)) return;  // a loop, a device, a FIFO: opening it names the problem
   const fs::path paper = fs::weakly_canonical(fs::absolute(runs.path()).parent_path(), ec);
-  const auto [end, rest] = std::mismatch(paper.begin(), paper.end(), target.begin(), target.end());
-  if (end != paper.end())
+  if (!lies_within(target.string(), paper.string()))
     throw Error(path + ": a symbolic link to " + target.string() + ", outside the paper's folder " + paper.string() +
                 ": not read (link to a file inside the paper's folder, or copy it there)");
 }

@@ -33,8 +33,7 @@ nlohmann::json read_cross_checks(const std::string& paper_yaml) {
     const fs::path rel = e["report"].get<std::string>();
     const fs::path root = fs::weakly_canonical(fs::absolute(paper_yaml)).parent_path().parent_path().parent_path();
     const fs::path target = fs::weakly_canonical(fs::absolute(fs::path(paper_yaml).parent_path() / rel));
-    const auto inside = std::mismatch(root.begin(), root.end(), target.begin(), target.end()).first == root.end();
-    if (rel.is_absolute() || rel.filename() != "report.json" || !inside)
+    if (rel.is_absolute() || rel.filename() != "report.json" || !lies_within(target.string(), root.string()))
       r.fail("report", "must name a report.json inside the checkout (" + root.string() +
                            "), relative to this file; got '" + rel.string() + "'");
     r.finish();

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -16,6 +17,12 @@ namespace cc {
 bool path_present(const std::string& path) {
   std::error_code ec;
   return std::filesystem::exists(std::filesystem::symlink_status(path, ec));
+}
+
+bool lies_within(const std::string& path, const std::string& folder) {
+  namespace fs = std::filesystem;
+  const fs::path p = fs::weakly_canonical(fs::absolute(path)), f = fs::weakly_canonical(fs::absolute(folder));
+  return std::mismatch(f.begin(), f.end(), p.begin(), p.end()).first == f.end();
 }
 
 namespace {

@@ -24,6 +24,10 @@ std::string read_regular_file(const std::string& path, size_t max_bytes, const s
 // refused by the reader as not a regular file, instead of ending the process.
 bool path_present(const std::string& path);
 
+// Whether `path` is `folder` or lies below it, both resolved as they stand on disk (links followed:
+// std::filesystem::weakly_canonical): the test for a file that must not be read from outside a tree.
+bool lies_within(const std::string& path, const std::string& folder);
+
 // Throws unless `path` is a regular file (a FIFO, device, directory or missing path is an Error).
 void require_regular_file(const std::string& path, const std::string& what);
 

@@ -334,14 +334,9 @@ Measurement measure_one_step(const TheoryMeasureInput& in) {
     const Model model(sizes_at(p, i));
     // The step is the same for both values (T1b and T1b-acc read one computation): made once per
     // verification through the store.
-    nlohmann::json key = p;
-    key.erase("value");
-    const auto step = derived<StepResult>(in.store,
-                                          "assign_and_add.theory_one_step " + key.dump() + " size " +
-                                              std::to_string(i) + " seed " + std::to_string(in.seed),
-                                          [&] {
-                                            return Derived<StepResult>{one_step(model, p, in.seed), sizeof(StepResult)};
-                                          });
+    const auto step = derived<StepResult>(in.store, theory::shared_name("theory_one_step", p, i, in.seed), [&] {
+      return Derived<StepResult>{one_step(model, p, in.seed), sizeof(StepResult)};
+    });
     const StepResult& r = *step;
     const std::string label = size_label(model.sizes());
     grid.push_back({{"size", label},

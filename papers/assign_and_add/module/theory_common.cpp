@@ -96,6 +96,12 @@ Sizes sizes_at(const nlohmann::json& p, size_t i) {
   return s;
 }
 
+std::string shared_name(const std::string& kind, const nlohmann::json& p, size_t i, uint64_t seed) {
+  nlohmann::json key = p;
+  key.erase("value");
+  return "assign_and_add." + kind + " " + key.dump() + " size " + std::to_string(i) + " seed " + std::to_string(seed);
+}
+
 std::string size_label(const Sizes& s) {
   return "N=" + std::to_string(s.N) + " V=" + std::to_string(s.V) + " T=" + std::to_string(s.T);
 }

@@ -19,7 +19,11 @@ extern const char* const kCommonParamsDoc;
 void check_work(ObjectReader& r, const nlohmann::json& p, int64_t eval_size);
 Sizes sizes_at(const nlohmann::json& p, size_t i);  // the i-th size with the common parameters
 std::string size_label(const Sizes& s);             // "N=59 V=12 T=16"
-int64_t chunk_for(const Model& model);              // sequences per chunk of work
+// The name under which a kind's computation at sizes[i] for `seed` is shared across claims
+// (ActivationStore::derived): the kind and its parameters less `value`, which only picks what is read
+// of the computation (T1d/T1e, T1b/T1b-acc).
+std::string shared_name(const std::string& kind, const nlohmann::json& p, size_t i, uint64_t seed);
+int64_t chunk_for(const Model& model);  // sequences per chunk of work
 // The Monte Carlo sequences of batch b, chunk by chunk: fn(batch, weight of the chunk in the batch mean).
 template <typename Fn>
 void for_each_chunk(const Model& model, const nlohmann::json& p, uint64_t seed, int64_t b, Fn&& fn) {

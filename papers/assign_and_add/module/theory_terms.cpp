@@ -86,11 +86,7 @@ struct SizeResult {
 // and so do their controls), so made once per verification through `store`.
 std::shared_ptr<const std::vector<Terms>> terms_per_batch(const Model& model, const nlohmann::json& p, size_t i,
                                                           uint64_t seed, ActivationStore* store) {
-  nlohmann::json key = p;
-  key.erase("value");
-  const std::string name = "assign_and_add.theory_gradient_terms " + key.dump() + " size " + std::to_string(i) +
-                           " seed " + std::to_string(seed);
-  return derived<std::vector<Terms>>(store, name, [&] {
+  return derived<std::vector<Terms>>(store, theory::shared_name("theory_gradient_terms", p, i, seed), [&] {
     std::vector<Terms> per_batch;
     torch::AutoGradMode enable(true);
     for (int64_t b = 0; b < p["batches"].get<int64_t>(); ++b) per_batch.push_back(batch_terms(model, p, seed, b));
