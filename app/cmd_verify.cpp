@@ -180,7 +180,8 @@ int verify_every_paper(const std::vector<std::string>& args, const std::vector<f
 
 // `list` of one paper's claim paths: a table row (or an object of ROWS) per claim file; the number of
 // files that did not load.
-int list_claims(const Common& common, bool json, nlohmann::json& rows) {
+int list_claims(const Common& common, bool json, nlohmann::json& rows,
+                std::map<std::string, std::set<std::string>>& papers_of_id) {
   const std::string runs_file = find_runs_file(common.runs_file, common.paths);
   const catalogue::Runs runs = catalogue::Runs::load(runs_file);
   // The paper: its folder's name (papers/NAME), as ctest's names and junit.xml's suites give it.
@@ -206,9 +207,13 @@ int list_claims(const Common& common, bool json, nlohmann::json& rows) {
                   title.c_str());
   };
   if (!json) row("", "id", "tier", "run", "inputs", "title");
+  std::map<std::string, std::string> first_file_of_id;  // as verify refuses a paper's id used twice
   for (const auto& f : claims::find_claim_files(common.paths)) {
     try {
       const auto c = claims::load_claim(f, analysis::builtin_registry(), runs);
+      if (const auto [it, fresh] = first_file_of_id.emplace(c.id, f); !fresh)
+        throw Error(f + ": duplicate claim id '" + c.id + "' (first defined in " + it->second + ")");
+      papers_of_id[c.id].insert(paper);
       if (c.subject.is_sweep()) {  // its input is the collected summary, not checkpoints
         const bool have = fs::exists(catalogue::summary_path(so.fixtures_dir + "/sweeps/" + c.subject.name));
         row(f, c.id, catalogue::tier_name(c.tier), c.subject.name, have ? "summary collected" : "summary missing",
@@ -546,10 +551,20 @@ int cmd_list(const std::vector<std::string>& args) {
   }
   int bad = 0;
   nlohmann::json rows = nlohmann::json::array();
+  std::map<std::string, std::set<std::string>> papers_of_id;
   for (const auto& paths : claim_paths_by_paper(common)) {
     common.paths = paths;
     if (!json && !vm.count("paths")) std::printf("== %s\n", paths.front().c_str());
-    bad += list_claims(common, json, rows);
+    bad += list_claims(common, json, rows, papers_of_id);
+  }
+  // Ids are a paper's own (ctest and junit.xml name claim.PAPER.ID), so two papers may share one; said
+  // here because `explain ID` then needs the paper.
+  for (const auto& [id, papers] : papers_of_id) {
+    if (papers.size() < 2 || json) continue;
+    std::string names;
+    for (const auto& p : papers) names += (names.empty() ? "" : ", ") + p;
+    std::printf("note: id %s is used by %zu papers (%s): `explain %s` needs --paths papers/NAME\n", id.c_str(),
+                papers.size(), names.c_str(), id.c_str());
   }
   if (json) std::cout << rows.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // nor a file name
   return bad ? kExitFailure : kExitOk;
