@@ -40,6 +40,10 @@ void version(std::ostream& os) {
      << "build type " << CLAIMCHECK_BUILD_TYPE << "\n"
      << "libtorch " << rt["libtorch"].get<std::string>() << "\n"
      << rt["blas"].get<std::string>() << " (kernel " << rt["blas_kernel"].dump() << ")\n";
+  // A binary built against the installed package links papers of its own beside claimcheck's.
+  os << "paper modules";
+  for (const auto& paper : cc::plugin::linked_modules()) os << " " << paper;
+  os << "\n";
 }
 
 void usage(std::ostream& os) {

@@ -2,11 +2,34 @@
 # a CMakeLists.txt is added, and each calls claimcheck_paper_module() to define its library. The
 # registration calls are generated (cc_paper_modules), so adding a paper touches nothing outside
 # papers/NAME/ (lib/plugin/paper_module.h says what a module registers).
+#
+# The same three functions serve this tree and a project built against the installed package
+# (find_package(claimcheck), cmake/claimcheckConfig.cmake.in), whose papers/NAME/module folders are
+# found the same way and whose binary also links the papers installed with claimcheck. What differs is
+# set before this file is included (here: below, from this tree's targets):
+#   CLAIMCHECK_PLUGIN_TARGET     what a module links (cc_plugin here; claimcheck::plugin installed)
+#   CLAIMCHECK_APP_TARGET        the commands (cc_app; claimcheck::app)
+#   CLAIMCHECK_MAIN_SOURCE       the binary's main() (app/main.cpp; the package's copy)
+#   CLAIMCHECK_INSTALLED_PAPERS  papers whose modules the package brings (imported claimcheck::paper_NAME)
+if(NOT DEFINED CLAIMCHECK_PLUGIN_TARGET)
+  set(CLAIMCHECK_PLUGIN_TARGET cc_plugin)
+  set(CLAIMCHECK_APP_TARGET cc_app)
+  set(CLAIMCHECK_MAIN_SOURCE ${PROJECT_SOURCE_DIR}/app/main.cpp)
+  set(CLAIMCHECK_INSTALLED_PAPERS "")
+endif()
+
+# Within claimcheck's own tree, every torch-using target reuses cc_model's precompiled torch header.
+function(claimcheck_reuse_torch_pch target)
+  if(TARGET cc_model)
+    target_precompile_headers(${target} REUSE_FROM cc_model)
+  endif()
+endfunction()
 
 # claimcheck_paper_module(SOURCES a.cpp ... [LINK target ...]): the library cc_paper_NAME of the module
 # in the calling folder papers/NAME/module. Its code includes its own headers as
-# "papers/NAME/module/x.h" (the include folder is PRIVATE: no module's header is found by a bare name)
-# and defines cc::NAME::register_module(const plugin::ModuleRegistrar&).
+# "papers/NAME/module/x.h" (the include folder, the project's root, is PRIVATE: no module's header is
+# found by a bare name) and defines cc::NAME::register_module(const plugin::ModuleRegistrar&). A LINK
+# target of the project's own (a torch-free part of the module, say) is installed with the module.
 function(claimcheck_paper_module)
   cmake_parse_arguments(ARG "" "" "SOURCES;LINK" ${ARGN})
   get_filename_component(paper_dir "${CMAKE_CURRENT_SOURCE_DIR}" DIRECTORY)
@@ -16,13 +39,22 @@ function(claimcheck_paper_module)
   endif()
   add_library(cc_paper_${paper} STATIC ${ARG_SOURCES})
   target_include_directories(cc_paper_${paper} PRIVATE ${PROJECT_SOURCE_DIR})
-  target_link_libraries(cc_paper_${paper} PUBLIC cc_plugin ${ARG_LINK})
-  target_precompile_headers(cc_paper_${paper} REUSE_FROM cc_model)
+  target_link_libraries(cc_paper_${paper} PUBLIC ${CLAIMCHECK_PLUGIN_TARGET} ${ARG_LINK})
+  claimcheck_reuse_torch_pch(cc_paper_${paper})
   set_property(GLOBAL APPEND PROPERTY CLAIMCHECK_PAPER_MODULES ${paper})
+  foreach(lib ${ARG_LINK})
+    if(TARGET ${lib})
+      get_target_property(imported ${lib} IMPORTED)
+      if(NOT imported)
+        set_property(GLOBAL APPEND PROPERTY CLAIMCHECK_PAPER_MODULE_PARTS ${lib})
+      endif()
+    endif()
+  endforeach()
 endfunction()
 
-# Adds every papers/*/module and the cc_paper_modules library that registers them all
-# (plugin::register_linked_modules).
+# Adds every papers/*/module under the project's root and the cc_paper_modules library that registers
+# them all, and the installed package's papers (plugin::register_linked_modules). A paper of the project
+# named like one of the package's is an error: two modules would register under one name.
 function(claimcheck_add_paper_modules)
   file(GLOB lists CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/papers/*/module/CMakeLists.txt)
   list(SORT lists)
@@ -30,16 +62,27 @@ function(claimcheck_add_paper_modules)
     get_filename_component(dir "${list_file}" DIRECTORY)
     add_subdirectory(${dir})
   endforeach()
-  get_property(papers GLOBAL PROPERTY CLAIMCHECK_PAPER_MODULES)
+  get_property(own GLOBAL PROPERTY CLAIMCHECK_PAPER_MODULES)
+  set(targets "")
+  foreach(paper ${CLAIMCHECK_INSTALLED_PAPERS})
+    if(paper IN_LIST own)
+      message(FATAL_ERROR "papers/${paper}/module: the installed claimcheck package already has a paper named "
+                          "'${paper}' (claimcheck::paper_${paper}); name this paper's folder otherwise")
+    endif()
+    list(APPEND targets claimcheck::paper_${paper})
+  endforeach()
+  foreach(paper ${own})
+    list(APPEND targets cc_paper_${paper})
+  endforeach()
+  set(papers ${CLAIMCHECK_INSTALLED_PAPERS} ${own})
+  list(SORT papers)
   set(declarations "")
   set(calls "")
   set(names "")
-  set(targets "")
   foreach(paper ${papers})
     string(APPEND declarations "namespace cc::${paper} {\nvoid register_module(const plugin::ModuleRegistrar& r);\n}\n")
     string(APPEND calls "    cc::${paper}::register_module(cc::plugin::ModuleRegistrar(\"${paper}\"));\n")
     string(APPEND names "\"${paper}\", ")
-    list(APPEND targets cc_paper_${paper})
   endforeach()
   set(out ${CMAKE_BINARY_DIR}/generated/paper_modules.cpp)
   file(CONFIGURE OUTPUT ${out} CONTENT [=[
@@ -64,6 +107,19 @@ const std::vector<std::string>& linked_modules() {
 }  // namespace cc::plugin
 ]=] @ONLY)
   add_library(cc_paper_modules STATIC ${out})
-  target_link_libraries(cc_paper_modules PUBLIC cc_plugin ${targets})
-  target_precompile_headers(cc_paper_modules REUSE_FROM cc_model)
+  target_link_libraries(cc_paper_modules PUBLIC ${CLAIMCHECK_PLUGIN_TARGET} ${targets})
+  claimcheck_reuse_torch_pch(cc_paper_modules)
+endfunction()
+
+# claimcheck_add_executable(NAME): the claimcheck binary, with every command, of the paper modules found
+# by claimcheck_add_paper_modules() (called first) and those the installed package brings.
+function(claimcheck_add_executable name)
+  if(NOT TARGET cc_paper_modules)
+    message(FATAL_ERROR "claimcheck_add_executable(${name}): call claimcheck_add_paper_modules() first")
+  endif()
+  add_executable(${name} ${CLAIMCHECK_MAIN_SOURCE})
+  target_link_libraries(${name} PRIVATE ${CLAIMCHECK_APP_TARGET} cc_paper_modules)
+  # For `--version`: the build type this binary was configured with.
+  target_compile_definitions(${name} PRIVATE CLAIMCHECK_BUILD_TYPE="${CMAKE_BUILD_TYPE}")
+  claimcheck_reuse_torch_pch(${name})
 endfunction()

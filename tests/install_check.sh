@@ -11,7 +11,7 @@ prefix=$(mktemp -d "${TMPDIR:-/tmp}/claimcheck-install.XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" > "$prefix.log" 2>&1 || { cat "$prefix.log"; rm -f "$prefix.log"; exit 1; }
 rm -f "$prefix.log"
-for f in share/claimcheck/fixtures share/claimcheck/papers/nanda_grokking/fixtures share/claimcheck/reports \
+for f in share/claimcheck/fixtures share/claimcheck/papers/nanda_grokking/fixtures share/claimcheck/reports include lib \
          share/claimcheck/papers/nanda_grokking/reports share/claimcheck/papers/nanda_grokking/tests; do
   [ ! -e "$prefix/$f" ] || { echo "install.layout: a plain install put $f there"; exit 1; }
 done

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# ctest install.cmake_package: a paper built out of claimcheck's tree against the installed CMake package
+# (find_package(claimcheck), cmake/claimcheckConfig.cmake.in). Installs the binary and the `development`
+# component into a fresh prefix; the installed binary writes a new paper (`new-paper`) into a scratch
+# project beside it, whose CMakeLists.txt is the three lines the package documents; builds it with no
+# edit of the scaffold; and checks the scratch binary: it links the scratch module and the installed
+# papers' (--version), lists the installed papers' kinds, and verifies the scaffold's example claim (a
+# tiny run of the grokking module's family, which the package brings) under --budget cpu.
+# A project of the same name as an installed paper is refused at configure time.
+# Usage: cmake_package_check.sh BUILD_DIR
+set -euo pipefail
+build=$1
+w=$(mktemp -d "${TMPDIR:-/tmp}/claimcheck-package.XXXXXX")
+trap 'rm -rf "$w"' EXIT
+fail() {
+  echo "install.cmake_package: FAIL: $1"
+  exit 1
+}
+prefix=$w/prefix project=$w/project
+for component in claimcheck development; do
+  cmake --install "$build" --prefix "$prefix" --component "$component" > "$w/install.log" 2>&1 ||
+    { cat "$w/install.log"; fail "cmake --install --component $component"; }
+done
+for f in lib/cmake/claimcheck/claimcheckConfig.cmake lib/cmake/claimcheck/claimcheckConfigVersion.cmake \
+         include/claimcheck/plugin/paper_module.h lib/claimcheck/libcc_app.a lib/claimcheck/libcc_paper_nanda_grokking.a; do
+  [ -e "$prefix/$f" ] || fail "the development component lacks $f"
+done
+mkdir -p "$project/papers"
+"$prefix/bin/claimcheck" new-paper scratch_paper --root "$project" --title "A scratch paper" > /dev/null
+cat > "$project/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.18)
+project(scratch_claims CXX)
+find_package(claimcheck REQUIRED)
+claimcheck_add_paper_modules()
+claimcheck_add_executable(scratch-claimcheck)
+CMAKE
+# ccache, as claimcheck's own build uses it (cmake/Ccache.cmake): paths under $w hashed relative to it,
+# so a second run of this test hits the cache the first filled.
+launcher=()
+if command -v ccache > /dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER="cmake;-E;env;CCACHE_BASEDIR=$w;CCACHE_NOHASHDIR=1;CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime;ccache")
+fi
+cmake -S "$project" -B "$project/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" "${launcher[@]}" \
+  > "$w/configure.log" 2>&1 || { cat "$w/configure.log"; fail "configure of the scratch project"; }
+cmake --build "$project/build" -j "$(nproc)" > "$w/build.log" 2>&1 || { tail -40 "$w/build.log"; fail "build"; }
+cc=$project/build/scratch-claimcheck
+"$cc" --version | grep -qx "paper modules assign_and_add bietti_birth nanda_grokking scratch_paper" ||
+  { "$cc" --version; fail "the scratch binary does not link the four modules"; }
+"$cc" kinds | grep -q "^wl_residual_share  (run, scalar; papers/nanda_grokking/module)" ||
+  fail "the scratch binary lacks an installed paper's kind"
+(cd "$project" && "$cc" verify papers/scratch_paper --budget cpu --cache "$w/cache" --report "$w/report" > "$w/verify.txt") ||
+  { cat "$w/verify.txt"; fail "verify of the scaffold's example claim"; }
+grep -E "^PASS +E1 " "$w/verify.txt" || { cat "$w/verify.txt"; fail "E1 did not PASS"; }
+# A project paper named like an installed one would register twice: refused when configured.
+mv "$project/papers/scratch_paper" "$project/papers/nanda_grokking"
+if cmake -S "$project" -B "$w/build2" -DCMAKE_PREFIX_PATH="$prefix" > "$w/configure2.log" 2>&1; then
+  fail "a project paper named like an installed paper was configured"
+fi
+tr -s ' \n' ' ' < "$w/configure2.log" | grep -q "the installed claimcheck package already has a paper named 'nanda_grokking'" ||
+  { cat "$w/configure2.log"; fail "no clear message for a paper named like an installed one"; }
+echo "install.cmake_package: a paper module built out of tree against the installed package, linked with the installed papers, verified"
