@@ -217,3 +217,61 @@ TEST(ActivationStore, AThreadWaitingForAValueHelpsThePoolMeanwhile) {
   store.help_while_waiting(nullptr);
   EXPECT_TRUE(helped);
 }
+
+// analysis::parallel_for runs each item in its caller's grad mode, whichever thread runs it: B, waiting
+// for a value inside a NoGradGuard, helps with an item that needs autograd.
+TEST(ActivationStore, AnItemRunsInItsCallersGradModeOnAHelper) {
+  const auto ck = random_model(3);
+  analysis::ActivationStore store(size_t{1} << 20);
+  WorkPool pool;
+  store.help_while_waiting(&pool);
+  std::atomic<bool> computing{false}, helped{false}, grad_off_on_helper{false};
+  auto wait_for = [](const std::atomic<bool>& flag) {  // bounded: a failure fails, never hangs
+    for (int i = 0; i < 5000 && !flag; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  std::thread a([&] {
+    store.derived<int>(ck, "x", [&] {
+      computing = true;
+      wait_for(helped);
+      return analysis::Derived<int>{1, 4};
+    });
+  });
+  wait_for(computing);
+  std::atomic<std::thread::id> waiter{};
+  std::thread b([&] {
+    torch::NoGradGuard no_grad;
+    waiter = std::this_thread::get_id();
+    store.derived<int>(ck, "x", [] { return analysis::Derived<int>{2, 4}; });
+  });
+  ASSERT_TRUE(torch::GradMode::is_enabled());
+  analysis::parallel_for(&store, 4, [&](size_t) {
+    if (std::this_thread::get_id() == waiter) {
+      if (!torch::GradMode::is_enabled()) grad_off_on_helper = true;
+      auto w = torch::ones({2}, torch::requires_grad());
+      (w * w).sum().backward();  // throws with grad mode off
+      helped = true;
+    }
+    wait_for(helped);
+  });
+  a.join();
+  b.join();
+  store.help_while_waiting(nullptr);
+  EXPECT_TRUE(helped);
+  EXPECT_FALSE(grad_off_on_helper);
+}
+
+// The first exception in index order, after every item has run.
+TEST(ActivationStore, ParallelForRethrowsTheFirstErrorInIndexOrder) {
+  WorkPool pool;
+  std::atomic<int> ran{0};
+  try {
+    analysis::parallel_for(&pool, 5, [&](size_t i) {
+      ++ran;
+      if (i == 3 || i == 1) throw Error("item " + std::to_string(i));
+    });
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("item 1"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(ran, 5);
+}

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <exception>
 #include <algorithm>
 #include <tuple>
 
@@ -103,6 +104,11 @@ std::shared_ptr<const void> ActivationStore::kept_locked(const Key& key,
 void ActivationStore::help_while_waiting(WorkPool* pool) {
   std::lock_guard<std::mutex> lock(mu_);
   pool_ = pool;
+}
+
+WorkPool* ActivationStore::pool() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pool_;
 }
 
 ActivationStore::KeyHold::KeyHold(ActivationStore& store, std::mutex& key) : store_(store), key_(key) {
@@ -235,6 +241,30 @@ Activations activations(ActivationStore* store, const train::Checkpoint& ck, con
   if (store) return store->get(ck, sets, size, seed, hooks);
   ActivationStore once(0);  // keeps nothing past this call (each set's entry is evicted by the next)
   return once.get(ck, sets, size, seed, hooks);
+}
+
+void parallel_for(WorkPool* pool, size_t n, const std::function<void(size_t)>& fn) {
+  std::vector<std::exception_ptr> errors(n);
+  const bool grad = torch::GradMode::is_enabled();
+  auto run = [&](size_t i) {
+    try {
+      torch::AutoGradMode as_caller(grad);
+      fn(i);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  };
+  if (pool) {
+    pool->parallel_for(n, run);
+  } else {
+    for (size_t i = 0; i < n; ++i) run(i);
+  }
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+void parallel_for(ActivationStore* store, size_t n, const std::function<void(size_t)>& fn) {
+  parallel_for(store ? store->pool() : nullptr, n, fn);
 }
 
 }  // namespace cc::analysis

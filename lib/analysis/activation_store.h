@@ -104,6 +104,7 @@ class ActivationStore {
   // computing a value from another, e.g. key frequencies from grid preactivations, waits plainly), so
   // no two threads can wait for each other. Set for the life of `pool`, then reset.
   void help_while_waiting(WorkPool* pool);
+  WorkPool* pool() const;  // the pool set by help_while_waiting, or nullptr
 
   struct Stats {
     size_t hits = 0, forwards = 0, evictions = 0, bytes = 0, peak_bytes = 0;
@@ -203,5 +204,15 @@ std::shared_ptr<const T> derived(ActivationStore* store, const std::string& name
   if (store) return store->derived<T>(name, make);
   return std::make_shared<const T>(make().value);
 }
+
+// fn(i) for every i in [0, n): at once on `pool`'s threads, else (nullptr) in turn. For the independent
+// parts of one result (a claim's seeds, a Monte Carlo estimate's batches), written each into its own
+// slot and combined in index order, so the result does not depend on the threads. Every item runs in
+// its caller's grad mode, whichever thread runs it (a helper may be inside another claim's
+// NoGradGuard). An item must not wait for anything but its own work. The first exception in index
+// order is rethrown once every item has returned.
+void parallel_for(WorkPool* pool, size_t n, const std::function<void(size_t)>& fn);
+// The same on the pool of the verification that `store` serves (help_while_waiting), if any.
+void parallel_for(ActivationStore* store, size_t n, const std::function<void(size_t)>& fn);
 
 }  // namespace cc::analysis

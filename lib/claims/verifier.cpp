@@ -115,11 +115,7 @@ void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector
       slots[i].error = std::current_exception();
     }
   };
-  if (pool) {
-    pool->parallel_for(seeds.size(), measure_one);
-  } else {
-    for (size_t i = 0; i < seeds.size(); ++i) measure_one(i);
-  }
+  analysis::parallel_for(pool, seeds.size(), measure_one);  // in this thread's grad mode, whoever runs a seed
   for (size_t i = 0; i < seeds.size(); ++i) {
     Slot& slot = slots[i];
     const uint64_t seed = seeds[i];

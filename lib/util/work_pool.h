@@ -3,7 +3,9 @@
 // workers each take a claim; a worker with no claim left helps the claims still running with their
 // seeds (parallel_for), so a verification's last claims do not run on one core while the other
 // idles. The thread that calls parallel_for runs items itself, so no batch waits on helpers that are
-// busy elsewhere; an item must not call parallel_for.
+// busy elsewhere. An item may call parallel_for itself (a seed's Monte Carlo batches): its caller runs
+// the inner items too and then waits only for those a helper has taken and is running; an item that
+// waits for nothing else always finishes, so nested batches cannot wait for each other.
 #include <condition_variable>
 #include <cstddef>
 #include <functional>

@@ -37,15 +37,18 @@ using theory::size_label;
 using theory::Sizes;
 using theory::sizes_at;
 
-// ∇L(W_0) per batch, chunk by chunk.
-std::vector<torch::Tensor> batch_gradients(const Model& model, const nlohmann::json& p, uint64_t seed) {
+// ∇L(W_0) per batch, chunk by chunk; the batches at once on the verification's threads (`store`'s
+// pool), each into its own slot.
+std::vector<torch::Tensor> batch_gradients(const Model& model, const nlohmann::json& p, uint64_t seed,
+                                           ActivationStore* store) {
   const auto W0 = model.W0();
-  std::vector<torch::Tensor> out;
-  for (int64_t b = 0; b < p["batches"].get<int64_t>(); ++b) {
+  std::vector<torch::Tensor> out(static_cast<size_t>(p["batches"].get<int64_t>()));
+  parallel_for(store, out.size(), [&](size_t b) {
     auto g = torch::zeros_like(W0);
-    for_each_chunk(model, p, seed, b, [&](const Batch& batch, double w) { g += model.gradient(batch, W0) * w; });
-    out.push_back(g);
-  }
+    for_each_chunk(model, p, seed, static_cast<int64_t>(b),
+                   [&](const Batch& batch, double w) { g += model.gradient(batch, W0) * w; });
+    out[b] = g;
+  });
   return out;
 }
 
@@ -105,22 +108,22 @@ struct KeyShare {
   double share = 0, se = 0, along = 0, along_key = 0;  // along: ⟨-∇L, Ĝ*⟩; along_key: the t* terms'
 };
 
-KeyShare key_share(const Model& model, const nlohmann::json& p, uint64_t seed) {
+KeyShare key_share(const Model& model, const nlohmann::json& p, uint64_t seed, ActivationStore* store) {
   const int64_t batches = p["batches"];
   const auto W0 = model.W0();
   const auto G = model.G_star();
   const auto unit = G / G.norm();
-  std::vector<double> full, key;  // per batch, along Ĝ*
-  for (int64_t b = 0; b < batches; ++b) {
+  std::vector<double> full(static_cast<size_t>(batches)), key(full.size());  // per batch, along Ĝ*
+  parallel_for(store, full.size(), [&](size_t b) {
     double f = 0, k = 0;
-    for_each_chunk(model, p, seed, b, [&](const Batch& batch, double w) {
+    for_each_chunk(model, p, seed, static_cast<int64_t>(b), [&](const Batch& batch, double w) {
       const auto [whole, at_target] = model.gradient_by_key(batch, W0);
       f -= w * (whole * unit).sum().item<double>();
       k -= w * (at_target * unit).sum().item<double>();
     });
-    full.push_back(f);
-    key.push_back(k);
-  }
+    full[b] = f;
+    key[b] = k;
+  });
   auto ratio = [](double k, double f) { return f > 0 ? k / f : 0.0; };
   const double K = static_cast<double>(batches);
   double sf = 0, sk = 0;
@@ -161,7 +164,7 @@ Measurement measure_key_share(const TheoryMeasureInput& in) {
     KeyShare k;
     {
       torch::AutoGradMode enable(true);
-      k = key_share(model, p, in.seed);
+      k = key_share(model, p, in.seed, in.store);
     }
     const std::string label = size_label(model.sizes());
     grid.push_back({{"size", label},
@@ -204,7 +207,7 @@ Measurement measure_alignment(const TheoryMeasureInput& in) {
     Share s;
     {
       torch::AutoGradMode enable(true);
-      s = alignment(model, batch_gradients(model, p, in.seed));
+      s = alignment(model, batch_gradients(model, p, in.seed, in.store));
     }
     grid.push_back({{"size", size_label(model.sizes())},
                     {"share", s.share},
@@ -277,12 +280,12 @@ std::pair<double, double> attention_on_operands(const Model& model, const Batch&
           attn.gather(1, b.target.unsqueeze(1)).sum().item<double>()};
 }
 
-StepResult one_step(const Model& model, const nlohmann::json& p, uint64_t seed) {
+StepResult one_step(const Model& model, const nlohmann::json& p, uint64_t seed, ActivationStore* store) {
   const Sizes& s = model.sizes();
   torch::Tensor g;
   {
     torch::AutoGradMode enable(true);
-    g = torch::stack(batch_gradients(model, p, seed)).mean(0);
+    g = torch::stack(batch_gradients(model, p, seed, store)).mean(0);
   }
   const auto W0 = model.W0();
   const int64_t n = p["eval_size"], chunk = chunk_for(model);
@@ -335,7 +338,7 @@ Measurement measure_one_step(const TheoryMeasureInput& in) {
     // The step is the same for both values (T1b and T1b-acc read one computation): made once per
     // verification through the store.
     const auto step = derived<StepResult>(in.store, theory::shared_name("theory_one_step", p, i, in.seed), [&] {
-      return Derived<StepResult>{one_step(model, p, in.seed), sizeof(StepResult)};
+      return Derived<StepResult>{one_step(model, p, in.seed, in.store), sizeof(StepResult)};
     });
     const StepResult& r = *step;
     const std::string label = size_label(model.sizes());

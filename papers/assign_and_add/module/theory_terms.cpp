@@ -87,9 +87,11 @@ struct SizeResult {
 std::shared_ptr<const std::vector<Terms>> terms_per_batch(const Model& model, const nlohmann::json& p, size_t i,
                                                           uint64_t seed, ActivationStore* store) {
   return derived<std::vector<Terms>>(store, theory::shared_name("theory_gradient_terms", p, i, seed), [&] {
-    std::vector<Terms> per_batch;
+    std::vector<Terms> per_batch(static_cast<size_t>(p["batches"].get<int64_t>()));
     torch::AutoGradMode enable(true);
-    for (int64_t b = 0; b < p["batches"].get<int64_t>(); ++b) per_batch.push_back(batch_terms(model, p, seed, b));
+    parallel_for(store, per_batch.size(), [&](size_t b) {  // the batches at once, each into its own slot
+      per_batch[b] = batch_terms(model, p, seed, static_cast<int64_t>(b));
+    });
     const size_t bytes =
         per_batch.empty() ? 0 : per_batch.size() * 7 * static_cast<size_t>(per_batch.front().neg_grad.nbytes());
     return Derived<std::vector<Terms>>{per_batch, bytes};
