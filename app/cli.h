@@ -36,6 +36,9 @@ struct Subcommand {
   std::string name;
   std::string summary;
   std::function<int(const std::vector<std::string>& args)> run;
+  // Trains or measures, so runs on the reference kernels (main pins them, re-executing itself when
+  // OpenBLAS chose another); a command that only reads and writes files does not pay that second start.
+  bool computes = true;
 };
 
 // Parses args against `desc` (+ positional). Returns false and prints help if --help was given.

@@ -1,5 +1,6 @@
 // claimcheck: trains and measures the models of a paper and verifies its claims, written as YAML files
 // (papers/NAME/claims: one folder per paper).
+#include <algorithm>
 #include <iostream>
 
 #include "cli.h"
@@ -17,16 +18,16 @@ const std::vector<cc::app::Subcommand>& subcommands() {
       {"train", "train a run from a config file (resumable)", cc::app::cmd_train},
       {"eval", "accuracy of a checkpoint on every evaluation set", cc::app::cmd_eval},
       {"verify", "run claim files and write the report (REPORT.md, report.json, junit.xml)", cc::app::cmd_verify},
-      {"list", "the claims, their tier, and whether their checkpoints are present", cc::app::cmd_list},
-      {"explain", "what a claim measures, its rule and the paper's words", cc::app::cmd_explain},
-      {"kinds", "every measurement kind a claim may name, with its parameters (--json)", cc::app::cmd_kinds},
+      {"list", "the claims, their tier, and whether their checkpoints are present", cc::app::cmd_list, false},
+      {"explain", "what a claim measures, its rule and the paper's words", cc::app::cmd_explain, false},
+      {"kinds", "every measurement kind a claim may name, with its parameters (--json)", cc::app::cmd_kinds, false},
       {"fixtures", "verify: sha256 of every fixture file; recreate: retrain one and compare", cc::app::cmd_fixtures},
       {"sweep", "plan, run (local cores, a shard of a Slurm array) and collect a sweep of runs", cc::app::cmd_sweep},
       {"diff", "the claims whose verdict or value changed between two reports (markdown; exit 3 if any)",
-       cc::app::cmd_diff},
+       cc::app::cmd_diff, false},
       {"export", "a checkpoint as a TransformerLens HookedTransformer state dict and config", cc::app::cmd_export},
       {"new-paper", "the skeleton of a new paper's folder papers/NAME (its module, runs, claims, tests)",
-       cc::app::cmd_new_paper},
+       cc::app::cmd_new_paper, false},
   };
   return subs;
 }
@@ -52,17 +53,27 @@ void usage(std::ostream& os) {
   os << "\n  --version version, commit, build type, libtorch and BLAS of this binary\n\n" << cc::app::kExitCodes;
 }
 
+// Runs on the reference kernels (util/platform.h), so that training and measuring give the same bits on
+// any x86-64 CPU with AVX2, whatever kernel OpenBLAS would pick; where OpenBLAS picked another when it
+// loaded, pinning re-executes the process, loading libtorch a second time (≈ 0.4 s). Only what trains,
+// measures or reports the kernel pays it: not a help text, a listing or a diff.
+void pin_kernels() {
+  std::string why;
+  if (!cc::pin_platform(cc::reference_platform(), why))
+    std::cerr << "claimcheck: note: running on this CPU's own kernels (" << why
+              << "); results may differ from the fixtures' in the last bits, and bitwise claims are skipped\n";
+}
+
+bool asks_for_help(const std::vector<std::string>& args) {
+  return std::find(args.begin(), args.end(), "--help") != args.end() ||
+         std::find(args.begin(), args.end(), "-h") != args.end();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Before any library work: run on the reference kernels (util/platform.h), so that training and
-  // measuring give the same bits on any x86-64 CPU with AVX2, whatever kernel OpenBLAS would pick.
-  cc::remember_argv(argv);
+  cc::remember_argv(argv);  // before any library work: pinning may re-execute the process
   cc::plugin::register_linked_modules();
-  std::string why;
-  if (!cc::pin_platform(cc::reference_platform(), why) && argc >= 2 && std::string(argv[1]) != "--help")
-    std::cerr << "claimcheck: note: running on this CPU's own kernels (" << why
-              << "); results may differ from the fixtures' in the last bits, and bitwise claims are skipped\n";
   if (argc < 2) {
     usage(std::cerr);
     return cc::app::kExitUsage;
@@ -73,12 +84,14 @@ int main(int argc, char** argv) {
     return cc::app::kExitOk;
   }
   if (name == "--version" || name == "version") {
+    pin_kernels();  // it reports the kernel commands run on
     version(std::cout);
     return cc::app::kExitOk;
   }
   const std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& s : subcommands()) {
     if (s.name != name) continue;
+    if (s.computes && !asks_for_help(args)) pin_kernels();
     try {
       return s.run(args);
     } catch (const boost::program_options::error& e) {
