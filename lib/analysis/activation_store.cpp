@@ -2,8 +2,8 @@
 
 #include <torch/torch.h>
 
-#include <exception>
 #include <algorithm>
+#include <exception>
 #include <tuple>
 
 #include "analysis/common.h"
