@@ -56,3 +56,27 @@ TEST(WorkPool, BatchesFromSeveralThreadsAllComplete) {
   for (auto& c : callers) c.join();
   EXPECT_EQ(total.load(), 400);
 }
+
+// An item may open a batch of its own (a claim's seed, then that seed's Monte Carlo batches): with two
+// helpers and four callers, every outer and inner item runs once and every call returns.
+TEST(WorkPool, NestedBatchesAllComplete) {
+  WorkPool pool;
+  std::atomic<bool> finished{false};
+  std::vector<std::thread> helpers;
+  for (int h = 0; h < 2; ++h) helpers.emplace_back([&] { pool.help_until([&] { return finished.load(); }); });
+  std::atomic<int> outer{0}, inner{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 4; ++t)
+    callers.emplace_back([&] {
+      pool.parallel_for(6, [&](size_t) {
+        ++outer;
+        pool.parallel_for(8, [&](size_t) { ++inner; });
+      });
+    });
+  for (auto& c : callers) c.join();
+  finished = true;
+  pool.notify();
+  for (auto& h : helpers) h.join();
+  EXPECT_EQ(outer.load(), 4 * 6);
+  EXPECT_EQ(inner.load(), 4 * 6 * 8);
+}
