@@ -2,12 +2,12 @@
 # `claimcheck`, the default):
 #   bin/claimcheck
 #   share/claimcheck/papers/NAME/{claims,runs.yaml,paper.yaml,expected.json,...}, schemas
-#   share/doc/claimcheck: README.md, docs/, LICENSE, CITATION.cff, CHANGELOG.md
+#   share/doc/claimcheck: README.md, docs/, LICENSE, CITATION.cff, CHANGELOG.md, CONTRIBUTING.md
 # and three components a plain install leaves out, each installed by name (--component NAME):
 #   fixtures     share/claimcheck/fixtures (Assign and Add's), papers/NAME/fixtures   (~400 MB)
 #   reports      share/claimcheck/reports/fixtures, papers/NAME/reports: the committed reports, which a
 #                paper's cross_checks read (N6 beside M8b)
-#   development  the CMake package, for a paper module built out of this tree (docs/adding-a-paper.md):
+#   development  the CMake package, for a paper module built out of this tree (CONTRIBUTING.md, "Add a paper"):
 #                include/claimcheck (the engine's headers), lib/claimcheck (its static libraries, the
 #                commands, the papers' modules), lib/cmake/claimcheck (find_package(claimcheck))
 # `verify` finds a paper's fixtures as paper.yaml places them (catalogue/paper_layout.h), so an installed
@@ -30,7 +30,7 @@ foreach(part fixtures reports)
     install(DIRECTORY ${dir} DESTINATION ${CLAIMCHECK_DATADIR}/${parent} COMPONENT ${part} EXCLUDE_FROM_ALL)
   endforeach()
 endforeach()
-install(FILES README.md LICENSE CITATION.cff CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT claimcheck)
+install(FILES README.md LICENSE CITATION.cff CHANGELOG.md CONTRIBUTING.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT claimcheck)
 install(DIRECTORY docs DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT claimcheck)
 
 # The package: every engine library, the commands (cc_app) and every paper's module, exported as
