@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <thread>
 
 #include "analysis/activation_store.h"
@@ -184,16 +185,24 @@ TEST(ActivationStore, AValueNoCheckpointOwnsIsKeptByName) {
   EXPECT_EQ(*store.derived<int>(ck, "theory terms seed 0", make), 3);
 }
 
-TEST(ActivationStore, AThreadWaitingForAValueHelpsThePoolMeanwhile) {
+namespace {
+
+// Bounded: a failure fails, never hangs.
+void wait_for(const std::atomic<bool>& flag) {
+  for (int i = 0; i < 5000 && !flag; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+// A thread that waits for a value helps the pool meanwhile: thread A computes "x" until `helped` is set;
+// thread B (outside grad mode if asked) waits for "x" and names itself in `waiter`; `batch` runs on this
+// thread, and its items must set `helped` once one has run on B. Returns when A and B have finished.
+void with_a_waiting_helper(
+    bool b_without_grad, std::atomic<bool>& helped,
+    const std::function<void(analysis::ActivationStore&, const std::atomic<std::thread::id>&)>& batch) {
   const auto ck = random_model(3);
   analysis::ActivationStore store(size_t{1} << 20);
   WorkPool pool;
   store.help_while_waiting(&pool);
-  std::atomic<bool> computing{false}, helped{false};
-  auto wait_for = [](const std::atomic<bool>& flag) {  // bounded: a failure fails, never hangs
-    for (int i = 0; i < 5000 && !flag; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  };
-  // A computes "x" until B, waiting for it, has run an item of the pool's batch.
+  std::atomic<bool> computing{false};
   std::thread a([&] {
     store.derived<int>(ck, "x", [&] {
       computing = true;
@@ -204,58 +213,46 @@ TEST(ActivationStore, AThreadWaitingForAValueHelpsThePoolMeanwhile) {
   wait_for(computing);
   std::atomic<std::thread::id> waiter{};
   std::thread b([&] {
+    torch::AutoGradMode grad(!b_without_grad);
     waiter = std::this_thread::get_id();
     EXPECT_EQ(*store.derived<int>(ck, "x", [] { return analysis::Derived<int>{2, 4}; }), 1);
   });
-  // This thread's batch: its items wait until one has run on B, so B, waiting, must take one.
-  pool.parallel_for(4, [&](size_t) {
-    if (std::this_thread::get_id() == waiter) helped = true;
-    wait_for(helped);
-  });
+  batch(store, waiter);
   a.join();
   b.join();
   store.help_while_waiting(nullptr);
+}
+
+}  // namespace
+
+TEST(ActivationStore, AThreadWaitingForAValueHelpsThePoolMeanwhile) {
+  std::atomic<bool> helped{false};
+  // This thread's batch: its items wait until one has run on B, so B, waiting, must take one.
+  with_a_waiting_helper(false, helped, [&](analysis::ActivationStore& store, const auto& waiter) {
+    store.pool()->parallel_for(4, [&](size_t) {
+      if (std::this_thread::get_id() == waiter) helped = true;
+      wait_for(helped);
+    });
+  });
   EXPECT_TRUE(helped);
 }
 
 // analysis::parallel_for runs each item in its caller's grad mode, whichever thread runs it: B, waiting
 // for a value inside a NoGradGuard, helps with an item that needs autograd.
 TEST(ActivationStore, AnItemRunsInItsCallersGradModeOnAHelper) {
-  const auto ck = random_model(3);
-  analysis::ActivationStore store(size_t{1} << 20);
-  WorkPool pool;
-  store.help_while_waiting(&pool);
-  std::atomic<bool> computing{false}, helped{false}, grad_off_on_helper{false};
-  auto wait_for = [](const std::atomic<bool>& flag) {  // bounded: a failure fails, never hangs
-    for (int i = 0; i < 5000 && !flag; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  };
-  std::thread a([&] {
-    store.derived<int>(ck, "x", [&] {
-      computing = true;
+  std::atomic<bool> helped{false}, grad_off_on_helper{false};
+  with_a_waiting_helper(true, helped, [&](analysis::ActivationStore& store, const auto& waiter) {
+    ASSERT_TRUE(torch::GradMode::is_enabled());
+    analysis::parallel_for(&store, 4, [&](size_t) {
+      if (std::this_thread::get_id() == waiter) {
+        if (!torch::GradMode::is_enabled()) grad_off_on_helper = true;
+        auto w = torch::ones({2}, torch::requires_grad());
+        (w * w).sum().backward();  // throws with grad mode off
+        helped = true;
+      }
       wait_for(helped);
-      return analysis::Derived<int>{1, 4};
     });
   });
-  wait_for(computing);
-  std::atomic<std::thread::id> waiter{};
-  std::thread b([&] {
-    torch::NoGradGuard no_grad;
-    waiter = std::this_thread::get_id();
-    store.derived<int>(ck, "x", [] { return analysis::Derived<int>{2, 4}; });
-  });
-  ASSERT_TRUE(torch::GradMode::is_enabled());
-  analysis::parallel_for(&store, 4, [&](size_t) {
-    if (std::this_thread::get_id() == waiter) {
-      if (!torch::GradMode::is_enabled()) grad_off_on_helper = true;
-      auto w = torch::ones({2}, torch::requires_grad());
-      (w * w).sum().backward();  // throws with grad mode off
-      helped = true;
-    }
-    wait_for(helped);
-  });
-  a.join();
-  b.join();
-  store.help_while_waiting(nullptr);
   EXPECT_TRUE(helped);
   EXPECT_FALSE(grad_off_on_helper);
 }
