@@ -8,6 +8,7 @@
 #include "train/runtime.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/heap.h"
 #include "util/platform.h"
 #include "util/registry.h"
 
@@ -91,7 +92,10 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& s : subcommands()) {
     if (s.name != name) continue;
-    if (s.computes && !asks_for_help(args)) pin_kernels();
+    if (s.computes && !asks_for_help(args)) {
+      pin_kernels();
+      cc::keep_freed_memory();  // large tensors freed and allocated again are not page-faulted anew
+    }
     try {
       return s.run(args);
     } catch (const boost::program_options::error& e) {

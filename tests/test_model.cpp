@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <set>
 
 #include "model/transformer.h"
 #include "papers/assign_and_add/module/task/eval_sets.h"
@@ -145,6 +146,89 @@ TEST(Model, OtherShapesKeepNamesAndTheTwoPathsAgree) {
       EXPECT_EQ(cache["blocks." + std::to_string(l) + ".mlp.hook_pre"].sizes().vec(),
                 (std::vector<int64_t>{16, 16, 512}));
     if (mlps.empty()) EXPECT_THROW(m.W_in(), Error);
+  }
+}
+
+// record(): the reads only, each under its key, with run_with_cache's values: bit for bit before the last
+// block's MLP (the same operations on the same rows), to float rounding after it (a matmul over the
+// rows of one position can round otherwise than over every position's).
+TEST(Model, RecordKeepsItsReadsWithRunWithCachesValues) {
+  for (const auto& [layers, mlps] : std::vector<std::pair<int, std::vector<int>>>{{2, {1}}, {3, {0, 1, 2}}}) {
+    model::ModelConfig c = default_model();
+    c.n_layers = layers;
+    c.mlp_layers = mlps;
+    model::Transformer m(c);
+    m.init(4);
+    torch::NoGradGuard no_grad;
+    const auto tokens = some_tokens(40);
+    model::ActivationCache full;
+    m.run_with_cache(tokens, full);
+    const std::string last = "blocks." + std::to_string(layers - 1) + ".";
+    const std::set<model::HookRead> reads = {{"hook_pos_embed", 3},          {"blocks.0.attn.hook_pattern"},
+                                             {last + "hook_resid_mid", 9},   {last + "hook_resid_post", 9},
+                                             {last + "hook_resid_post", 15}, {last + "mlp.hook_pre"}};
+    const auto got = m.record(tokens, reads);
+    std::vector<std::string> keys;
+    for (const auto& r : reads) keys.push_back(r.key());
+    std::sort(keys.begin(), keys.end());
+    EXPECT_EQ(got.names(), keys);
+    for (const auto& r : reads) {
+      const auto want = r.position < 0 ? full[r.hook] : full[r.hook].select(1, r.position);
+      EXPECT_EQ(got[r.key()].sizes(), want.sizes()) << r.key();
+      if (r.hook.find("resid_post") == std::string::npos)
+        EXPECT_TRUE(torch::equal(got[r.key()], want)) << r.key();
+      else
+        EXPECT_TRUE(torch::allclose(got[r.key()], want, 1e-5, 1e-5)) << r.key();
+      EXPECT_TRUE(got[r.key()].is_contiguous() && got[r.key()].storage().nbytes() == got[r.key()].nbytes())
+          << r.key() << " is a view: a cache would keep more than it counts";
+    }
+  }
+}
+
+// What else is read with a hook never changes its value: each position's MLP runs on its own, whether or
+// not that MLP also runs over every position (read there, or needed by a block after it).
+TEST(Model, RecordsAReadTheSameWhateverIsReadWithIt) {
+  model::ModelConfig c = default_model();
+  c.n_layers = 3;
+  c.mlp_layers = {0, 1, 2};
+  model::Transformer m(c);
+  m.init(5);
+  torch::NoGradGuard no_grad;
+  const auto tokens = some_tokens(40);
+  for (const model::HookRead read : {model::HookRead{"blocks.2.hook_resid_post", 9}, {"blocks.1.mlp.hook_post", 9}}) {
+    const auto alone = m.record(tokens, {read})[read.key()];
+    const std::string b = read.hook.substr(0, 9);  // "blocks.L."
+    const auto with =
+        m.record(tokens, {read, {b + "hook_resid_post", 4}, {b + "mlp.hook_post"}, {"blocks.2.hook_resid_mid", 9}});
+    EXPECT_TRUE(torch::equal(with[read.key()], alone)) << read.key();
+  }
+}
+
+TEST(Model, RecordNamesAHookItDoesNotHaveAndAPositionOutsideTheSequence) {
+  model::Transformer m(default_model());
+  m.init(1);
+  torch::NoGradGuard no_grad;
+  const auto tokens = some_tokens(4);
+  try {
+    m.record(tokens, {{"blocks.0.mlp.hook_pre", 9}});  // block 0 has no MLP
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'blocks.0.mlp.hook_pre' is not a hook of this model"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("blocks.1.mlp.hook_pre"), std::string::npos) << "names those it has";
+  }
+  EXPECT_THROW(m.record(tokens, {{"blocks.1.hook_resid_mid", 16}}), Error);
+  EXPECT_THROW(m.record(tokens, {{"blocks.1.hook_resid_mid", -2}}), Error);
+  EXPECT_TRUE(m.record(tokens, {}).names().empty());
+}
+
+TEST(Model, HookNamesAreWhatRunWithCacheRecords) {
+  for (const auto& mlps : std::vector<std::vector<int>>{{1}, {0, 1}, {}}) {
+    model::ModelConfig c = default_model();
+    c.mlp_layers = mlps;
+    model::Transformer m(c);
+    auto names = m.hook_names();
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, cache_of(m, 2).names());
   }
 }
 

@@ -23,7 +23,7 @@ size_t cache_bytes(const model::ActivationCache& c) {
 }
 
 // Runs the model over one set's sequences in chunks, keeping `hooks` (each its own storage, so the
-// byte count is what the entry holds).
+// byte count is what the entry holds) and computing only what they need (Transformer::record).
 std::shared_ptr<SetActivations> run_set(const model::Transformer& model, torch::Tensor tokens,
                                         const std::set<HookRead>& hooks) {
   torch::NoGradGuard no_grad;
@@ -34,14 +34,8 @@ std::shared_ptr<SetActivations> run_set(const model::Transformer& model, torch::
   const size_t chunk = static_cast<size_t>(ActivationStore::kChunk);
   for (size_t begin = 0; begin < rows; begin += chunk) {
     const size_t end = std::min(rows, begin + chunk);
-    model::ActivationCache full;
-    model.run_with_cache(out->tokens.slice(0, static_cast<int64_t>(begin), static_cast<int64_t>(end)), full);
-    SetActivations::Chunk c{begin, end, {}};
-    for (const auto& h : hooks) {
-      const torch::Tensor& all = full[h.hook];  // throws, naming the hooks there are, for an unknown one
-      const torch::Tensor t = h.position < 0 ? all : all.select(1, h.position);
-      c.cache.put(h.key(), t.storage().nbytes() == t.nbytes() && t.is_contiguous() ? t : t.clone());
-    }
+    SetActivations::Chunk c{
+        begin, end, model.record(out->tokens.slice(0, static_cast<int64_t>(begin), static_cast<int64_t>(end)), hooks)};
     out->bytes += cache_bytes(c.cache);
     out->chunks.push_back(std::move(c));
   }
@@ -49,10 +43,6 @@ std::shared_ptr<SetActivations> run_set(const model::Transformer& model, torch::
 }
 
 }  // namespace
-
-std::string HookRead::key() const { return position < 0 ? hook : hook + "[:, " + std::to_string(position) + "]"; }
-
-bool HookRead::operator<(const HookRead& o) const { return std::tie(hook, position) < std::tie(o.hook, o.position); }
 
 void Activations::for_each(const std::function<void(const model::ActivationCache&, size_t, size_t)>& fn) const {
   size_t offset = 0;  // rows of the sets before this one

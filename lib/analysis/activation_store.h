@@ -9,11 +9,14 @@
 //
 // What is kept: the hooks the kinds declare they read (MeasurementKind::reads, given to want()) and any
 // other asked for (a request for a hook not kept reruns that forward once, keeping both); a hook read
-// at one position is kept at that position only. Lifetime: an entry (a set's activations or a derived
-// value) lives while its checkpoint's model does (a value no checkpoint owns, while the store does) and
-// until the store's byte budget evicts it (least recently used first); the store lives for one verify.
-// Bits: each set is run on its own, in chunks of kChunk sequences, so a sequence's activations do
-// not depend on which other sets or claims asked; with or without a store the numbers are the same.
+// at one position is kept at that position only, and a forward computes only what its hooks need
+// (model::Transformer::record: no unembedding, the last block's MLP only at the positions read).
+// Lifetime: an entry (a set's activations or a derived value) lives while its checkpoint's model does
+// (a value no checkpoint owns, while the store does) and until the store's byte budget evicts it
+// (least recently used first); the store lives for one verify.
+// Bits: each set is run on its own, in chunks of kChunk sequences, and each read's value is computed
+// apart from the others' (record), so a sequence's activations do not depend on which other sets,
+// hooks or claims asked; with or without a store the numbers are the same.
 #include <cstddef>
 #include <functional>
 #include <list>
@@ -31,14 +34,8 @@
 
 namespace cc::analysis {
 
-// A hook as a kind reads it: at every position, or at one position only (the T axis dropped: [B, ...]),
-// which is all most kinds need and 16 times smaller to keep.
-struct HookRead {
-  std::string hook;         // a TransformerLens name, e.g. blocks.1.hook_resid_mid
-  int position = -1;        // -1: every position
-  std::string key() const;  // its name in a chunk's cache: the hook, or e.g. "blocks.1.hook_resid_mid[:, 9]"
-  bool operator<(const HookRead& o) const;
-};
+// A hook as a kind reads it: at every position, or at one position only (model/transformer.h).
+using HookRead = model::HookRead;
 
 // One evaluation set's sequences and the chosen activations on them, in chunks.
 struct SetActivations {

@@ -10,27 +10,45 @@
 
 namespace cc::analysis {
 
-void for_each_cached(const model::Transformer& model, const torch::Tensor& tokens,
-                     const std::function<void(const model::ActivationCache&, size_t, size_t)>& fn, int chunk) {
+namespace {
+
+// fn(rows [start, end) of tokens, start, end) chunk by chunk, without autograd.
+void for_each_chunk(const torch::Tensor& tokens, int chunk,
+                    const std::function<void(const torch::Tensor&, size_t, size_t)>& fn) {
   torch::NoGradGuard no_grad;
   const size_t rows = static_cast<size_t>(tokens.size(0));
   for (size_t start = 0; start < rows; start += static_cast<size_t>(chunk)) {
     const size_t end = std::min(rows, start + static_cast<size_t>(chunk));
-    model::ActivationCache cache;
-    model.run_with_cache(tokens.slice(0, static_cast<int64_t>(start), static_cast<int64_t>(end)), cache);
-    fn(cache, start, end);
+    fn(tokens.slice(0, static_cast<int64_t>(start), static_cast<int64_t>(end)), start, end);
   }
+}
+
+}  // namespace
+
+void for_each_cached(const model::Transformer& model, const torch::Tensor& tokens,
+                     const std::function<void(const model::ActivationCache&, size_t, size_t)>& fn, int chunk) {
+  for_each_chunk(tokens, chunk, [&](const torch::Tensor& rows, size_t start, size_t end) {
+    model::ActivationCache cache;
+    model.run_with_cache(rows, cache);
+    fn(cache, start, end);
+  });
+}
+
+void for_each_recorded(const model::Transformer& model, const torch::Tensor& tokens,
+                       const std::set<model::HookRead>& reads,
+                       const std::function<void(const model::ActivationCache&, size_t, size_t)>& fn, int chunk) {
+  for_each_chunk(tokens, chunk, [&](const torch::Tensor& rows, size_t start, size_t end) {
+    fn(model.record(rows, reads), start, end);
+  });
 }
 
 torch::Tensor hook_at_last_position(const model::Transformer& model, const torch::Tensor& tokens,
                                     const std::string& hook) {
-  torch::NoGradGuard no_grad;
+  const model::HookRead last{hook, static_cast<int>(tokens.size(1)) - 1};
   std::vector<torch::Tensor> parts;
-  for (int64_t start = 0; start < tokens.size(0); start += 2000) {
-    model::ActivationCache cache;
-    model.run_with_cache(tokens.slice(0, start, std::min<int64_t>(start + 2000, tokens.size(0))), cache);
-    parts.push_back(cache[hook].select(1, -1).contiguous());
-  }
+  for_each_recorded(
+      model, tokens, {last}, [&](const model::ActivationCache& c, size_t, size_t) { parts.push_back(c[last.key()]); },
+      2000);
   return torch::cat(parts, 0);
 }
 

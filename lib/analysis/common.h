@@ -4,6 +4,7 @@
 #include <torch/types.h>
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,15 @@ namespace cc::analysis {
 void for_each_cached(const model::Transformer& model, const torch::Tensor& tokens,
                      const std::function<void(const model::ActivationCache&, size_t begin, size_t end)>& fn,
                      int chunk = 500);  // keeps [chunk, T, d_mlp] under glibc's 32 MB mmap ceiling
+// The same with only `reads` recorded and computed (Transformer::record): each under HookRead::key().
+void for_each_recorded(const model::Transformer& model, const torch::Tensor& tokens,
+                       const std::set<model::HookRead>& reads,
+                       const std::function<void(const model::ActivationCache&, size_t begin, size_t end)>& fn,
+                       int chunk = 500);
 
 // One hook's activation at the last position for every row of `tokens` [R, T]: [R, d] as computed
-// (the model's dtype and device), run_with_cache in chunks of 2000 rows (bounded memory over a whole
-// operand grid).
+// (the model's dtype and device), recorded in chunks of 2000 rows (bounded memory over a whole operand
+// grid), computing only what it needs (Transformer::record).
 torch::Tensor hook_at_last_position(const model::Transformer& model, const torch::Tensor& tokens,
                                     const std::string& hook);
 

@@ -3,7 +3,11 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <functional>
+#include <limits>
+#include <tuple>
 
 #include "model/attention.h"
 #include "model/param_layout.h"
@@ -117,47 +121,177 @@ torch::Tensor Transformer::flat_out(int layer) const {
   return block(layer, "attn.W_O").reshape({cfg_.n_heads * cfg_.d_head, cfg_.d_model});  // [H*E, D]
 }
 
+std::string HookRead::key() const { return position < 0 ? hook : hook + "[:, " + std::to_string(position) + "]"; }
+
+bool HookRead::operator<(const HookRead& o) const { return std::tie(hook, position) < std::tie(o.hook, o.position); }
+
+namespace {
+
+// The block a hook belongs to: N for "blocks.N.<name>", -1 for the embeddings.
+int block_of(const std::string& hook) {
+  const std::string prefix = "blocks.";
+  if (hook.rfind(prefix, 0) != 0) return -1;
+  int n = -1;
+  std::from_chars(hook.data() + prefix.size(), hook.data() + hook.size(), n);
+  return n;
+}
+
+// A tensor that holds only its own elements: a view into a larger one is copied, so that what a cache
+// keeps is what it counts.
+torch::Tensor own(const torch::Tensor& t) {
+  return t.storage().nbytes() == t.nbytes() && t.is_contiguous() ? t : t.clone();
+}
+
+}  // namespace
+
+// What the analysis path keeps, and so what it must compute: every hook at every position as
+// computed (run_with_cache), or the reads of record().
+struct Transformer::Recorder {
+  ActivationCache& cache;
+  const std::set<HookRead>* reads = nullptr;  // nullptr: every hook at every position, and the logits
+  int last_block = 0;                         // the deepest block that runs
+
+  bool everything() const { return reads == nullptr; }
+
+  // The reads of `hook`, in position order (-1, every position, first).
+  std::vector<HookRead> reads_of(const std::string& hook) const {
+    std::vector<HookRead> out;
+    for (auto it = reads->lower_bound(HookRead{hook, std::numeric_limits<int>::min()});
+         it != reads->end() && it->hook == hook; ++it)
+      out.push_back(*it);
+    return out;
+  }
+
+  // Block b's ("blocks.L.") MLP hooks: whether one is read at every position, and the positions read.
+  static constexpr const char* kMlpHooks[] = {"mlp.hook_pre", "mlp.hook_post", "hook_mlp_out", "hook_resid_post"};
+  bool mlp_read_everywhere(const std::string& b) const {
+    if (everything()) return true;
+    for (const char* h : kMlpHooks)
+      if (reads->count(HookRead{b + h, -1})) return true;
+    return false;
+  }
+  std::set<int> mlp_positions(const std::string& b) const {
+    std::set<int> at;
+    if (everything()) return at;
+    for (const char* h : kMlpHooks)
+      for (const auto& r : reads_of(b + h))
+        if (r.position >= 0) at.insert(r.position);
+    return at;
+  }
+
+  // `all` [B, T, ...]: the hook at every position; keeps each of its reads.
+  void keep(const std::string& hook, const torch::Tensor& all) {
+    if (everything()) return cache.put(hook, all);
+    for (const auto& r : reads_of(hook)) cache.put(r.key(), own(r.position < 0 ? all : all.select(1, r.position)));
+  }
+  // Only its read at every position, if any (the read at one position is computed apart).
+  void keep_everywhere(const std::string& hook, const torch::Tensor& all) {
+    if (everything()) return cache.put(hook, all);
+    if (reads->count(HookRead{hook, -1})) cache.put(hook, own(all));
+  }
+  // `at` [B, ...]: the hook at `position`, computed for that position alone.
+  void keep_at(const std::string& hook, int position, const torch::Tensor& at) {
+    const HookRead r{hook, position};
+    if (reads->count(r)) cache.put(r.key(), own(at));
+  }
+};
+
 // The analysis path: plain, position by position, every activation recorded.
 torch::Tensor Transformer::run_with_cache(const torch::Tensor& tokens, ActivationCache& cache) const {
+  Recorder rec{cache, nullptr, cfg_.n_layers - 1};
+  return run_recording(tokens, rec);
+}
+
+ActivationCache Transformer::record(const torch::Tensor& tokens, const std::set<HookRead>& reads) const {
+  const auto names = hook_names();
+  const int64_t T = tokens.size(1);
+  int last_block = -1;
+  for (const auto& r : reads) {
+    if (std::find(names.begin(), names.end(), r.hook) == names.end()) {
+      std::string known;
+      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+      throw Error("activation '" + r.hook + "' is not a hook of this model; its hooks: " + known);
+    }
+    if (r.position < -1 || r.position >= T)
+      throw Error("activation '" + r.hook + "' read at position " + std::to_string(r.position) +
+                  ": the sequences have " + std::to_string(T) + " positions");
+    last_block = std::max(last_block, block_of(r.hook));
+  }
+  ActivationCache cache;
+  Recorder rec{cache, &reads, last_block};
+  run_recording(tokens, rec);
+  return cache;
+}
+
+std::vector<std::string> Transformer::hook_names() const {
+  std::vector<std::string> out = {"hook_embed", "hook_pos_embed"};
+  for (int layer = 0; layer < cfg_.n_layers; ++layer) {
+    const std::string b = "blocks." + std::to_string(layer) + ".";
+    for (const char* h : {"hook_resid_pre", "attn.hook_q", "attn.hook_k", "attn.hook_v", "attn.hook_attn_scores",
+                          "attn.hook_pattern", "attn.hook_z", "hook_attn_out"})
+      out.push_back(b + h);
+    if (cfg_.has_mlp(layer))
+      for (const char* h : {"hook_resid_mid", "mlp.hook_pre", "mlp.hook_post", "hook_mlp_out"}) out.push_back(b + h);
+    out.push_back(b + "hook_resid_post");
+  }
+  return out;
+}
+
+torch::Tensor Transformer::run_recording(const torch::Tensor& tokens, Recorder& rec) const {
   const int64_t B = tokens.size(0), T = tokens.size(1), D = cfg_.d_model, H = cfg_.n_heads, E = cfg_.d_head;
   if (T > cfg_.n_ctx) throw Error("sequence length " + std::to_string(T) + " exceeds n_ctx");
   auto ids = tokens.to(device(), torch::kLong);
   auto embed = W_E().index_select(0, ids.reshape({-1})).view({B, T, D});  // [B, T, D]
   auto pos = W_pos().slice(0, 0, T).unsqueeze(0).expand({B, T, D});       // [B, T, D]
-  cache.put("hook_embed", embed);
-  cache.put("hook_pos_embed", pos);
+  rec.keep("hook_embed", embed);
+  rec.keep("hook_pos_embed", pos);
 
   torch::Tensor resid = embed + pos;  // blocks.0.hook_resid_pre
-  for (int layer = 0; layer < cfg_.n_layers; ++layer) {
+  for (int layer = 0; layer <= rec.last_block; ++layer) {
     const std::string b = "blocks." + std::to_string(layer) + ".";
-    cache.put(b + "hook_resid_pre", resid);
+    rec.keep(b + "hook_resid_pre", resid);
     auto q = resid.matmul(flat_in(layer, "W_Q")).view({B, T, H, E});
     auto k = resid.matmul(flat_in(layer, "W_K")).view({B, T, H, E});
     auto v = resid.matmul(flat_in(layer, "W_V")).view({B, T, H, E});
     auto att = causal_attention(q, k, v);
     auto attn_out = att.z.reshape({B, T, H * E}).matmul(flat_out(layer));  // [B, T, D]
-    cache.put(b + "attn.hook_q", q);
-    cache.put(b + "attn.hook_k", k);
-    cache.put(b + "attn.hook_v", v);
-    cache.put(b + "attn.hook_attn_scores", att.scores);
-    cache.put(b + "attn.hook_pattern", att.pattern);
-    cache.put(b + "attn.hook_z", att.z);
-    cache.put(b + "hook_attn_out", attn_out);
+    rec.keep(b + "attn.hook_q", q);
+    rec.keep(b + "attn.hook_k", k);
+    rec.keep(b + "attn.hook_v", v);
+    rec.keep(b + "attn.hook_attn_scores", att.scores);
+    rec.keep(b + "attn.hook_pattern", att.pattern);
+    rec.keep(b + "attn.hook_z", att.z);
+    rec.keep(b + "hook_attn_out", attn_out);
     resid = resid + attn_out;
     if (!cfg_.has_mlp(layer)) {  // the paper removes the layer-1 MLP
-      cache.put(b + "hook_resid_post", resid);
+      rec.keep(b + "hook_resid_post", resid);
       continue;
     }
-    cache.put(b + "hook_resid_mid", resid);
-    auto pre = resid.matmul(W_in(layer));  // [B, T, d_mlp]
-    auto post = mlp_activation(pre);
-    auto mlp_out = post.matmul(W_out(layer));
-    cache.put(b + "mlp.hook_pre", pre);
-    cache.put(b + "mlp.hook_post", post);
-    cache.put(b + "hook_mlp_out", mlp_out);
-    resid = resid + mlp_out;
-    cache.put(b + "hook_resid_post", resid);
+    rec.keep(b + "hook_resid_mid", resid);
+    // x [..., D] -> blocks.L.hook_resid_post [..., D], handing each of the MLP's hooks to `keep`.
+    auto mlp = [&](const torch::Tensor& x, const std::function<void(const std::string&, const torch::Tensor&)>& keep) {
+      auto pre = x.matmul(W_in(layer));  // [..., d_mlp]
+      auto post = mlp_activation(pre);
+      auto mlp_out = post.matmul(W_out(layer));
+      keep(b + "mlp.hook_pre", pre);
+      keep(b + "mlp.hook_post", post);
+      keep(b + "hook_mlp_out", mlp_out);
+      auto out = x + mlp_out;
+      keep(b + "hook_resid_post", out);
+      return out;
+    };
+    // The MLP over every position when the next block needs it or it is read there; each position it is
+    // read at on its own (record: a value never depends on what else is read).
+    const torch::Tensor mid = resid;
+    const bool next_block_runs = layer < rec.last_block;
+    if (rec.everything() || next_block_runs || rec.mlp_read_everywhere(b)) {
+      auto out = mlp(mid, [&](const std::string& h, const torch::Tensor& t) { rec.keep_everywhere(h, t); });
+      if (rec.everything() || next_block_runs) resid = out;
+    }
+    for (int p : rec.mlp_positions(b))
+      mlp(mid.select(1, p), [&](const std::string& h, const torch::Tensor& t) { rec.keep_at(h, p, t); });
   }
+  if (!rec.everything()) return {};
   return resid.matmul(W_U());  // [B, T, d_vocab_out]
 }
 

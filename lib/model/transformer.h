@@ -12,6 +12,7 @@
 #include <torch/types.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,15 @@ namespace cc::model {
 //   blocks.L.hook_attn_out                          [B, T, d_model]
 //   blocks.L.hook_resid_mid, blocks.L.hook_mlp_out  [B, T, d_model]  (blocks with an MLP)
 //   blocks.L.mlp.hook_pre / hook_post               [B, T, d_mlp]
+// A hook as an analysis reads it: at every position, or at one position only (the T axis, dim 1,
+// dropped: [B, ...]), which is all most measurements need and T times smaller to keep.
+struct HookRead {
+  std::string hook;         // a TransformerLens name, e.g. blocks.1.hook_resid_mid
+  int position = -1;        // -1: every position
+  std::string key() const;  // its name in a cache: the hook, or e.g. "blocks.1.hook_resid_mid[:, 9]"
+  bool operator<(const HookRead& o) const;
+};
+
 class ActivationCache {
  public:
   void put(const std::string& name, torch::Tensor t) { acts_[name] = std::move(t); }
@@ -60,6 +70,19 @@ class Transformer {
   // Analysis path: every position, every activation recorded. -> logits [B, T, d_vocab_out].
   torch::Tensor run_with_cache(const torch::Tensor& tokens, ActivationCache& cache) const;
 
+  // Analysis path for the activations a measurement reads: records `reads` only, each under
+  // HookRead::key() in its own storage, and computes only what they need: no block after the last one
+  // read, no unembedding, the last block's MLP only where it is read. An MLP hook read at one position
+  // is computed for that position alone (its B rows), so a value depends only on its own read, never on
+  // what else is read with it. A hook outside an MLP is run_with_cache's value bit for bit; an MLP's is
+  // too up to the BLAS kernel's rounding (a matmul over other rows can round otherwise: OpenBLAS's
+  // Haswell kernel does, for the rows of an incomplete tile).
+  // cc::Error for a hook this model does not have (naming those it has) or a position outside [0, T).
+  ActivationCache record(const torch::Tensor& tokens, const std::set<HookRead>& reads) const;
+
+  // Every hook run_with_cache records for this model, in the order it computes them.
+  std::vector<std::string> hook_names() const;
+
   // Parameters in TransformerLens order and names.
   const std::vector<std::pair<std::string, torch::Tensor>>& named_parameters() const { return params_; }
   std::vector<torch::Tensor> parameters() const;
@@ -88,8 +111,10 @@ class Transformer {
  private:
   torch::Tensor block(int layer, const std::string& name) const;
   int mlp_layer(int layer) const;  // `layer`, or the last block with an MLP for -1; cc::Error if it has none
-  torch::Tensor forward_last_two_layer(const torch::Tensor& tokens) const;   // the paper's shape
-  torch::Tensor forward_last_general(const torch::Tensor& tokens) const;     // any other
+  torch::Tensor forward_last_two_layer(const torch::Tensor& tokens) const;  // the paper's shape
+  torch::Tensor forward_last_general(const torch::Tensor& tokens) const;    // any other
+  struct Recorder;  // what the analysis path keeps (transformer.cpp)
+  torch::Tensor run_recording(const torch::Tensor& tokens, Recorder& rec) const;
   torch::Tensor embed_tokens(const torch::Tensor& tokens) const;             // [B, T, d_model] residual stream
   torch::Tensor block_forward(int layer, const torch::Tensor& resid) const;  // one block at every position
   torch::Tensor flat_in(int layer, const char* w) const;                     // W_Q/W_K/W_V as [d_model, n_heads*d_head]

@@ -68,9 +68,10 @@ Measurement measure(const MeasureInput& in) {
     for (const auto& e : ex) twins.push_back(sampler.sample_with_pair(rng, 0, task::PositionRule::Any, e.x, e.y));
     // The twins are this kind's own sequences: run here, not kept in the store.
     std::vector<torch::Tensor> parts;
-    for_each_cached(m, assign_and_add::tokens_tensor(twins), [&](const model::ActivationCache& c, size_t, size_t) {
-      parts.push_back(c[kResidMid].select(1, task::kEqualsPos).to(torch::kCPU));
-    });
+    for_each_recorded(m, assign_and_add::tokens_tensor(twins), {kResidMidAtEquals},
+                      [&](const model::ActivationCache& c, size_t, size_t) {
+                        parts.push_back(c[kResidMidAtEquals.key()].to(torch::kCPU));
+                      });
     target = torch::cat(parts, 0);
   }
   auto cos = [](const torch::Tensor& a, const torch::Tensor& b) { return torch::cosine_similarity(a, b, 1, 1e-12); };
