@@ -49,8 +49,9 @@ int verify(const std::string& dir, const std::string& runs_file) {
   catalogue::StoreOptions so;
   so.fixtures_dir = dir;
   const catalogue::RunStore store(runs, so);
-  const ManifestCheck manifest = check_manifest(dir);
-  const ManifestCheck runs_json = check_fixture_tree(dir);
+  FileDigests digests;  // each file hashed once for both checks
+  const ManifestCheck manifest = check_manifest(dir, &digests);
+  const ManifestCheck runs_json = check_fixture_tree(dir, &digests);
   std::vector<std::string> problems = manifest.problems;
   problems.insert(problems.end(), runs_json.problems.begin(), runs_json.problems.end());
   for (const auto& m : store.missing_fixtures()) problems.push_back(m);

@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <set>
@@ -35,15 +36,17 @@ namespace {
 
 // `verify`'s line as a claim ends: "[ 7/46] G4 FAIL in 3.2 s; 21 s elapsed, about 117 s left". The
 // estimate assumes the claims left take as long on average as those done.
+// `share_done`: the part of the whole work the claims done so far make (their count over all, or their
+// seconds in the last report over every claim's): what the estimate of the rest scales the time by.
 std::string progress_line(const claims::ClaimResult& r, size_t done, size_t total,
-                          std::chrono::steady_clock::duration elapsed) {
+                          std::chrono::steady_clock::duration elapsed, double share_done) {
   const double s = std::chrono::duration<double>(elapsed).count();
   const int width = static_cast<int>(std::to_string(total).size());
   std::ostringstream os;
   os << "[" << std::setw(width) << done << "/" << total << "] " << (r.id.empty() ? r.file : r.id) << " "
      << claims::verdict_name(r.verdict) << std::fixed << std::setprecision(1) << " in " << r.seconds << " s; "
      << std::setprecision(0) << s << " s elapsed";
-  if (done < total) os << ", about " << s / static_cast<double>(done) * static_cast<double>(total - done) << " s left";
+  if (done < total && share_done > 0) os << ", about " << s * (1 - std::min(share_done, 1.0)) / share_done << " s left";
   os << "\n";
   return os.str();
 }
@@ -451,6 +454,7 @@ verify::Request make_request(const VerifyFlags& f, const po::variables_map& vm, 
   if (vm.count("seeds")) eo.seeds = parse_seed_list(f.seeds);  // --seeds "" is refused, not "every seed"
   eo.strict_controls = vm.count("strict-controls") > 0;
   eo.jobs = f.jobs > 0 ? f.jobs : req.store.budget == catalogue::Tier::Fixture ? usable_cores() : 1;
+  eo.last_seconds = report::claim_seconds(f.report_dir);  // the last report there: the longest claims start first
   eo.run = f.run;
   eo.sweep_as = parse_sweep_as(f.sweep_as);
   req.activation_bytes = static_cast<size_t>(f.activation_mb) << 20;
@@ -462,9 +466,29 @@ verify::Request make_request(const VerifyFlags& f, const po::variables_map& vm, 
   req.command = join_command("verify", args);
   req.fail_on = f.fail_on;
   if (vm.count("progress") || (isatty(STDERR_FILENO) && !vm.count("quiet"))) {
+    // Each claim's share of the work: its seconds in the last report (the longest start first, so a
+    // count would overstate what is left), 1 / count where that report does not know every claim.
+    auto weight = std::make_shared<std::map<std::string, double>>();
+    double known = 0;
+    for (const auto& file : req.claim_files) {
+      const auto it = eo.last_seconds.find(fs::path(file).lexically_normal().string());
+      if (it == eo.last_seconds.end()) {
+        weight->clear();
+        break;
+      }
+      (*weight)[file] = it->second;
+      known += it->second;
+    }
+    for (auto& [file, w] : *weight) w = known > 0 ? w / known : 1.0 / static_cast<double>(weight->size());
     const auto t0 = std::chrono::steady_clock::now();
-    eo.on_done = [t0](const claims::ClaimResult& r, size_t done, size_t total) {
-      std::cerr << progress_line(r, done, total, std::chrono::steady_clock::now() - t0) << std::flush;
+    auto share = std::make_shared<double>(0.0);
+    eo.on_done = [t0, weight, share](const claims::ClaimResult& r, size_t done, size_t total) {
+      if (weight->empty()) {
+        *share = static_cast<double>(done) / static_cast<double>(total);
+      } else if (const auto it = weight->find(r.file); it != weight->end()) {
+        *share += it->second;
+      }
+      std::cerr << progress_line(r, done, total, std::chrono::steady_clock::now() - t0, *share) << std::flush;
     };
   }
   return req;

@@ -271,6 +271,34 @@ TEST(Verifier, BrokenFileIsAnErrorAndTheOthersStillRun) {
   EXPECT_EQ(report::exit_status(report::make_report({results[1]}, ctx)), kExitSkipped);
 }
 
+// The longest claims start first where the last report says how long each took (unknown ones first, in
+// the files' order); the results stay in the files' order. A report that is missing or cut short is
+// no hint at all.
+TEST(Verifier, TheLongestClaimsOfTheLastReportStartFirst) {
+  const std::vector<std::string> files = {"c/a.yaml", "c/b.yaml", "c/./c.yaml", "c/d.yaml"};
+  EXPECT_EQ(start_order(files, {}), (std::vector<size_t>{0, 1, 2, 3}));
+  const std::map<std::string, double> last = {{"c/b.yaml", 1.0}, {"c/c.yaml", 5.0}};
+  EXPECT_EQ(start_order(files, last), (std::vector<size_t>{0, 3, 2, 1}));
+  const auto dir = fresh_dir("last_seconds");
+  EXPECT_TRUE(report::claim_seconds(dir).empty());
+  std::ofstream(dir + "/report.json")
+      << R"({"claims": [{"file": "c/./c.yaml", "seconds": 5.0}, {"file": "c/b.yaml", "seconds": 1}, {"file": "c/x.yaml"}]})";
+  EXPECT_EQ(report::claim_seconds(dir), last);
+  std::ofstream(dir + "/report.json") << R"({"claims": [{"file": "c/b.yaml", "seconds": 1},)";
+  EXPECT_TRUE(report::claim_seconds(dir).empty());
+  // Run in another order, the same results in the same places.
+  std::ofstream(dir + "/bad.yaml") << replace(kValid, "kind: accuracy", "kind: nope");
+  std::ofstream(dir + "/good.yaml") << kValid;
+  RunStore store(test_runs(), StoreOptions{dir + "/fixtures", dir + "/cache", Tier::Fixture});
+  VerifyOptions reversed;
+  reversed.jobs = 2;
+  reversed.last_seconds = {{dir + "/bad.yaml", 1.0}, {dir + "/good.yaml", 2.0}};
+  const auto results = run_claims(find_claim_files({dir}), analysis::builtin_registry(), test_runs(), store, reversed);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].verdict, Verdict::Error);
+  EXPECT_EQ(results[1].verdict, Verdict::Skipped);
+}
+
 // An ERROR carries no number in any rendering: a claim measured and then found to share its id, and a
 // kind whose value is NaN (judged, it would be INCONCLUSIVE, "the interval straddles the threshold").
 TEST(Verifier, AnErrorCarriesNoNumberAndNaNIsAnError) {

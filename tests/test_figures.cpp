@@ -101,6 +101,43 @@ TEST(Figures, AFigureThatCannotBeDrawnIsReportedNotThrown) {
   EXPECT_NE(f[0]["error"].get<std::string>().find("unknown type 'pie'"), std::string::npos);
 }
 
+// A report's figures share one gnuplot process: each is drawn as it would be alone (the same bytes,
+// whatever was drawn before it: a heatmap's palette and square ratio, a curve's log scale and marks),
+// and a figure gnuplot rejects, mid-script, costs only itself: the figures after it are drawn too.
+TEST(Figures, FiguresDrawnTogetherAreTheBytesOfEachDrawnAlone) {
+  if (std::system("gnuplot --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string dir = cc::test::fresh_dir("figs_batch");
+  nlohmann::json marked_log = kLines;
+  marked_log["logx"] = true;
+  marked_log["vlines"] = {{{"at", 0.3}, {"label", "v"}}};
+  nlohmann::json rejected = kLines;  // no point a log scale can place: gnuplot's "x range is invalid"
+  rejected["logx"] = true;
+  rejected["series"][0]["x"] = {-1, 0, -2};
+  const std::vector<report::FigureJob> jobs = {
+      {"figures/heat.png",
+       {{"id", "h"}, {"type", "heatmap"}, {"diverging", true}, {"title", "h"}, {"matrix", {{1, -1}, {0.5, 0}}}}},
+      {"figures/marked.png", marked_log},
+      {"figures/rejected.png", rejected},
+      {"figures/plain.png", kLines},
+      {"figures/text.png", {{"id", "t"}, {"type", "bars"}, {"labels", {"a"}}, {"values", {NAN}}}},
+      {"figures/bars.png", {{"id", "b"}, {"type", "bars"}, {"labels", {"a", "b"}}, {"values", {1, 2}}}},
+  };
+  const std::vector<nlohmann::json> together = report::render_figures(dir + "/together", jobs);
+  ASSERT_EQ(together.size(), jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const nlohmann::json alone = report::render_figure(dir + "/alone", jobs[i].rel, jobs[i].spec);
+    EXPECT_EQ(together[i].dump(), alone.dump()) << jobs[i].rel;
+    if (!alone.contains("file")) continue;
+    const std::string bytes = slurp(dir + "/together/" + jobs[i].rel);
+    EXPECT_EQ(bytes.substr(1, 3), "PNG") << jobs[i].rel;
+    EXPECT_EQ(bytes, slurp(dir + "/alone/" + jobs[i].rel)) << jobs[i].rel;
+  }
+  EXPECT_TRUE(together[2].contains("error")) << together[2].dump();
+  EXPECT_FALSE(fs::exists(dir + "/together/figures/rejected.png.part"));
+  EXPECT_TRUE(together[4].contains("text")) << together[4].dump();
+  for (size_t i : {0, 1, 3, 5}) EXPECT_TRUE(together[i].contains("file")) << together[i].dump();
+}
+
 // Data no plot could show is written as text, without starting gnuplot: a series with no finite
 // point, every point at one x (gnuplot's "empty x range"), a heatmap of NaN, an empty histogram.
 TEST(Figures, EmptyOrSinglePointSeriesBecomeText) {

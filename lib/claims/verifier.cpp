@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <mutex>
+#include <numeric>
 #include <thread>
 
 #include "catalogue/sweep_results.h"
@@ -503,6 +504,17 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
   return r;
 }
 
+std::vector<size_t> start_order(const std::vector<std::string>& files, const std::map<std::string, double>& seconds) {
+  auto cost = [&](size_t i) {
+    const auto it = seconds.find(std::filesystem::path(files[i]).lexically_normal().string());
+    return it == seconds.end() ? std::numeric_limits<double>::infinity() : it->second;
+  };
+  std::vector<size_t> order(files.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cost(a) > cost(b); });
+  return order;
+}
+
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const analysis::Registry& registry,
                                     const catalogue::Runs& runs, catalogue::RunStore& store,
                                     const VerifyOptions& opts) {
@@ -521,11 +533,13 @@ std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const
     ~Helping() { store.help_while_waiting(nullptr); }
   } helping{*o.activations};
   o.activations->help_while_waiting(o.pool);
+  const std::vector<size_t> order = start_order(files, o.last_seconds);
   std::atomic<size_t> next{0}, ended{0};
   std::mutex done_mutex;
   size_t done = 0;
   auto work = [&] {
-    for (size_t i; (i = next++) < files.size();) {
+    for (size_t k; (k = next++) < files.size();) {
+      const size_t i = order[k];
       results[i] = run_claim(files[i], registry, runs, store, o);
       if (o.on_done) {
         const std::lock_guard<std::mutex> lock(done_mutex);

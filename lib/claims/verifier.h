@@ -68,6 +68,9 @@ struct VerifyOptions {
                                                 // instead (the same grid under other choices)
   bool strict_controls = false;  // --strict-controls: a claim none of whose controls could be measured is INVALID
   int jobs = 1;                  // claims measured at once, one thread each (--jobs); the values do not depend on it
+  // How long each claim file (lexically normal) took when last measured (report::claim_seconds): run_claims
+  // starts the longest first. Empty: the files' order. The values do not depend on it.
+  std::map<std::string, double> last_seconds;
   analysis::ActivationStore* activations = nullptr;  // shared forwards; nullptr: run_claims makes its own
   WorkPool* pool = nullptr;  // run_claims' threads, which also measure a claim's seeds at once (nullptr: in turn)
   // Called as each claim ends (from the worker that measured it, one call at a time), with the number
@@ -85,7 +88,10 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
 
 // Runs every file, opts.jobs at a time, results in the files' order; a second file with an
 // already-used id is an ERROR. A thread with no file left helps the claims still running with their
-// seeds (util/work_pool.h).
+// seeds (util/work_pool.h). Files are started longest first where opts.last_seconds knows them, as
+// ctest orders tests by their last cost, so that a long claim does not start when the others are
+// done and run on one core; the files it does not know start first, in their order.
+std::vector<size_t> start_order(const std::vector<std::string>& files, const std::map<std::string, double>& seconds);
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const analysis::Registry& registry,
                                     const catalogue::Runs& runs, catalogue::RunStore& store, const VerifyOptions& opts);
 

@@ -280,32 +280,54 @@ bool complete_png(const std::string& path) {
   return in && std::memcmp(tail, kIend, 12) == 0;
 }
 
+// Runs gnuplot on `script`; its own output never reaches the user's terminal (nor PNG bytes, whatever
+// the path): a failure is judged from the figures' files and reported in their entries.
+int run_gnuplot(const std::string& script) {
+  FILE* gp = ::popen("gnuplot >/dev/null 2>&1", "w");
+  if (!gp) throw Error("cannot start gnuplot");
+  std::fwrite(script.data(), 1, script.size(), gp);
+  return ::pclose(gp);
+}
+
+nlohmann::json entry_for(const nlohmann::json& spec) {
+  return {{"caption", text(spec, "title")}, {"paper_figure", text(spec, "paper_figure")}};
+}
+
+// gnuplot draws into PNG.part, renamed once complete: a full disk or a killed gnuplot leaves no
+// truncated figure under the name the report links.
+std::string part_path(const std::string& dir, const std::string& rel) {
+  const std::string png = dir + "/" + rel;
+  fs::create_directories(fs::path(png).parent_path());
+  return png + ".part";
+}
+
+// Moves a complete PART into place as DIR/REL; false (and PART removed) when it is not complete.
+bool keep_if_complete(const std::string& dir, const std::string& rel, const std::string& part) {
+  std::error_code ec;
+  if (!complete_png(part)) {
+    fs::remove(part, ec);
+    return false;
+  }
+  fs::rename(part, dir + "/" + rel);
+  return true;
+}
+
 }  // namespace
 
 nlohmann::json render_figure(const std::string& dir, const std::string& rel, const nlohmann::json& spec) {
-  nlohmann::json entry = {{"caption", text(spec, "title")}, {"paper_figure", text(spec, "paper_figure")}};
+  nlohmann::json entry = entry_for(spec);
   try {
     if (const std::string why = undrawable(spec); !why.empty()) {
       entry["text"] = why;
       return entry;
     }
-    const std::string png = dir + "/" + rel, part = png + ".part";
-    fs::create_directories(fs::path(png).parent_path());
-    // gnuplot draws into PNG.part, renamed once complete: a full disk or a killed gnuplot leaves no
-    // truncated figure under the name the report links. Its own output never reaches the user's
-    // terminal (nor PNG bytes, whatever the path): a failure is reported in the figure's entry.
-    const std::string script = gnuplot_script(spec, part);
-    FILE* gp = ::popen("gnuplot >/dev/null 2>&1", "w");
-    if (!gp) throw Error("cannot start gnuplot");
-    std::fwrite(script.data(), 1, script.size(), gp);
-    const int rc = ::pclose(gp);
+    const std::string part = part_path(dir, rel);
+    const int rc = run_gnuplot(gnuplot_script(spec, part));
     std::error_code ec;
-    if (rc != 0 || !complete_png(part)) {
-      fs::remove(part, ec);
+    if (rc != 0) fs::remove(part, ec);
+    if (rc != 0 || !keep_if_complete(dir, rel, part))
       throw Error("gnuplot failed (exit status " + std::to_string(rc) +
                   "; is gnuplot-nox installed, is the disk full?)");
-    }
-    fs::rename(part, png);
     entry["file"] = rel;
   } catch (const std::exception& e) {
     entry["error"] = e.what();
@@ -313,9 +335,50 @@ nlohmann::json render_figure(const std::string& dir, const std::string& rel, con
   return entry;
 }
 
-nlohmann::json claim_figures(const std::string& dir, const nlohmann::json& claim, const nlohmann::json& phase_marks) {
-  nlohmann::json figures = nlohmann::json::array();
-  if (!claim.contains("seeds")) return figures;
+// One gnuplot process draws them all: its start-up (loading cairo, pango, fontconfig) cost more than
+// drawing a figure, and a report has dozens. `reset session` before each figure gives it gnuplot's
+// defaults, so it is drawn as it would be alone (the same bytes: tests/test_figures.cpp), and `unset
+// output` completes its file. A figure whose file the shared process did not complete (a script
+// error ends gnuplot, and every figure after it) is drawn again alone, for its own error.
+std::vector<nlohmann::json> render_figures(const std::string& dir, const std::vector<FigureJob>& jobs) {
+  std::vector<nlohmann::json> entries(jobs.size());
+  std::vector<bool> shared(jobs.size(), false);  // drawn by the shared process, whose script is `script`
+  size_t n_shared = 0;
+  std::string script;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const auto& [rel, spec] = jobs[i];
+    try {
+      if (!undrawable(spec).empty()) continue;  // render_figure writes the text
+      const std::string part = part_path(dir, rel);
+      std::error_code ec;
+      fs::remove(part, ec);
+      script += "reset session\n" + gnuplot_script(spec, part) + "unset output\n";
+      shared[i] = true;
+      ++n_shared;
+    } catch (const std::exception&) {  // render_figure reports it
+    }
+  }
+  if (n_shared > 1) {
+    try {
+      run_gnuplot(script);             // the exit status is a whole run's; each figure is judged by its own file
+    } catch (const std::exception&) {  // each figure alone, below, reports it
+    }
+  }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const auto& [rel, spec] = jobs[i];
+    if (n_shared > 1 && shared[i] && keep_if_complete(dir, rel, dir + "/" + rel + ".part")) {
+      entries[i] = entry_for(spec);
+      entries[i]["file"] = rel;
+    } else {
+      entries[i] = render_figure(dir, rel, spec);
+    }
+  }
+  return entries;
+}
+
+std::vector<FigureJob> claim_figure_jobs(const nlohmann::json& claim, const nlohmann::json& phase_marks) {
+  std::vector<FigureJob> jobs;
+  if (!claim.contains("seeds")) return jobs;
   // figure id -> [(seed, spec)], in the order the kind declared them
   std::vector<std::string> order;
   std::map<std::string, std::vector<std::pair<uint64_t, nlohmann::json>>> by_id;
@@ -339,8 +402,14 @@ nlohmann::json claim_figures(const std::string& dir, const nlohmann::json& claim
       spec[kind].push_back(
           {{"at", claim["reported"]["value"]}, {"label", "paper: " + claim["reported"]["text"].get<std::string>()}});
     }
-    figures.push_back(render_figure(dir, "figures/" + claim["id"].get<std::string>() + "-" + id + ".png", spec));
+    jobs.push_back({"figures/" + claim["id"].get<std::string>() + "-" + id + ".png", spec});
   }
+  return jobs;
+}
+
+nlohmann::json claim_figures(const std::string& dir, const nlohmann::json& claim, const nlohmann::json& phase_marks) {
+  nlohmann::json figures = nlohmann::json::array();
+  for (auto& entry : render_figures(dir, claim_figure_jobs(claim, phase_marks))) figures.push_back(std::move(entry));
   return figures;
 }
 

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace cc::report {
 
@@ -25,6 +26,21 @@ std::string gnuplot_script(const nlohmann::json& spec, const std::string& png_pa
 // Data no plot could show (no finite value; every point at one x) is not drawn: {"text", "caption"},
 // the reason and, for points at one x, the points themselves, which the report prints instead.
 nlohmann::json render_figure(const std::string& dir, const std::string& rel, const nlohmann::json& spec);
+
+// One figure to draw: its path relative to the report directory, and its spec.
+struct FigureJob {
+  std::string rel;
+  nlohmann::json spec;
+};
+
+// Renders every job as render_figure would, each entry in the jobs' order, with one gnuplot process
+// for them all (a report has dozens of figures, and gnuplot's start-up costs more than a figure).
+std::vector<nlohmann::json> render_figures(const std::string& dir, const std::vector<FigureJob>& jobs);
+
+// One claim's figures as jobs (DIR-relative "figures/<claim id>-<figure id>.png"), as claim_figures
+// below draws them.
+std::vector<FigureJob> claim_figure_jobs(const nlohmann::json& claim,
+                                         const nlohmann::json& phase_marks = nlohmann::json::array());
 
 // Renders one claim's figures (`claim`: as report.json holds it, claims::to_json) into DIR/figures/
 // and returns them: [{"file" (relative to DIR), "caption", "paper_figure"}], or {"error", "caption"}

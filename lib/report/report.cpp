@@ -21,6 +21,7 @@
 #include "train/run_config.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/file_io.h"
 #include "util/provenance.h"
 
 namespace cc::report {
@@ -572,6 +573,24 @@ std::string summary_lines(const Report& rep) {
   return valid_utf8(s.str());
 }
 
+std::map<std::string, double> claim_seconds(const std::string& dir) {
+  constexpr size_t kMaxReportBytes = size_t{64} << 20;  // Assign and Add's, with every detail: 10 MB
+  std::map<std::string, double> out;
+  const std::string path = dir + "/report.json";
+  try {
+    if (!fs::is_regular_file(path)) return out;
+    const auto rep = nlohmann::json::parse(read_regular_file(path, kMaxReportBytes, "report"), nullptr, false);
+    if (!rep.is_object() || !rep.contains("claims") || !rep["claims"].is_array()) return out;
+    for (const auto& c : rep["claims"])
+      if (c.is_object() && c.contains("file") && c["file"].is_string() && c.contains("seconds") &&
+          c["seconds"].is_number())
+        out[fs::path(c["file"].get<std::string>()).lexically_normal().string()] = c["seconds"].get<double>();
+  } catch (const std::exception&) {
+    out.clear();  // unreadable: no hint
+  }
+  return out;
+}
+
 void check_report_dir(const std::string& dir) {
   // The path reaches gnuplot's `set output '...'`, where a control character cannot stand (it would
   // end the command): the figures would go elsewhere than the report links. No folder needs one.
@@ -598,13 +617,20 @@ void write_reports(const std::string& dir, Report& rep) {
     for (const auto& e : fs::directory_iterator(dir + "/figures", ec))
       if (e.is_regular_file() && (e.path().extension() == ".png" || e.path().extension() == ".part"))
         fs::remove(e.path(), ec);
-  // Drawn from each claim as report.json holds it (its strings made valid UTF-8: the ids name files).
-  rep.figures.assign(rep.claims.size(), nlohmann::json::array());
+  // Drawn from each claim as report.json holds it (its strings made valid UTF-8: the ids name files),
+  // every claim's figures at once (one gnuplot process).
+  std::vector<FigureJob> jobs;
+  std::vector<size_t> first_job(rep.claims.size() + 1, 0);  // claim i's jobs: [first_job[i], first_job[i + 1])
   for (size_t i = 0; i < rep.claims.size(); ++i) {
     nlohmann::json claim = claims::to_json(rep.claims[i]);
     replace_invalid_utf8(claim);
-    rep.figures[i] = claim_figures(dir, claim, rep.context.phase_marks);
+    for (auto& job : claim_figure_jobs(claim, rep.context.phase_marks)) jobs.push_back(std::move(job));
+    first_job[i + 1] = jobs.size();
   }
+  const std::vector<nlohmann::json> drawn = render_figures(dir, jobs);
+  rep.figures.assign(rep.claims.size(), nlohmann::json::array());
+  for (size_t i = 0; i < rep.claims.size(); ++i)
+    for (size_t j = first_job[i]; j < first_job[i + 1]; ++j) rep.figures[i].push_back(drawn[j]);
   if (rep.attribution) rep.attribution_figures = attribution_figures(dir, *rep.attribution);
   write_file_atomic(dir + "/report.json", to_json(rep).dump(2) + "\n");  // to_json's strings are UTF-8
   write_file_atomic(dir + "/REPORT.md", to_markdown(rep));

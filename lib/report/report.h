@@ -84,6 +84,10 @@ std::string to_junit(const Report& report);     // junit.xml
 // Draws the figures into DIR/figures/ (a folder used before keeps no figure of an earlier run), then
 // writes DIR/REPORT.md, DIR/report.json and DIR/junit.xml, each atomically.
 void write_reports(const std::string& dir, Report& report);
+// How long each claim took when DIR/report.json was written, by claim file (lexically normal): the
+// order in which the next verification into DIR starts its claims (claims::VerifyOptions). Empty when
+// there is no such report or it cannot be read: it is a hint, never an input that changes a value.
+std::map<std::string, double> claim_seconds(const std::string& dir);
 // Creates DIR and checks a file can be written there; throws cc::Error naming --report DIR and the
 // reason. verify calls it before measuring, so a bad path costs nothing.
 void check_report_dir(const std::string& dir);

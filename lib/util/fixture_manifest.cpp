@@ -54,9 +54,19 @@ std::vector<std::string> tree_files(const std::string& root, std::vector<std::st
   return out;
 }
 
+std::string digest_of(const std::string& path, FileDigests* digests) {
+  return digests ? digests->of(path) : sha256_file(path);
+}
+
 }  // namespace
 
-ManifestCheck check_fixture_run(const std::string& run_dir) {
+std::string FileDigests::of(const std::string& path) {
+  const std::string key = lexical_absolute(path).string();
+  if (const auto it = known_.find(key); it != known_.end()) return it->second;
+  return known_.emplace(key, sha256_file(path)).first->second;
+}
+
+ManifestCheck check_fixture_run(const std::string& run_dir, FileDigests* digests) {
   ManifestCheck out;
   const fs::path manifest = fs::path(run_dir) / "run.json";
   if (!path_present(manifest.string())) {
@@ -85,7 +95,7 @@ ManifestCheck check_fixture_run(const std::string& run_dir) {
       out.problems.push_back(f.string() + ": missing (listed in run.json)");
     } else {
       try {
-        if (sha256_file(f.string()) != want.get<std::string>())
+        if (digest_of(f.string(), digests) != want.get<std::string>())
           out.problems.push_back(f.string() + ": sha256 differs from run.json");
       } catch (const Error& e) {
         out.problems.push_back(e.what());
@@ -95,7 +105,7 @@ ManifestCheck check_fixture_run(const std::string& run_dir) {
   return out;
 }
 
-ManifestCheck check_fixture_tree(const std::string& root) {
+ManifestCheck check_fixture_tree(const std::string& root, FileDigests* digests) {
   ManifestCheck out;
   if (!fs::is_directory(root)) return out;
   std::vector<fs::path> dirs;
@@ -103,7 +113,7 @@ ManifestCheck check_fixture_tree(const std::string& root) {
     if (entry.path().filename() == "run.json") dirs.push_back(entry.path().parent_path());
   std::sort(dirs.begin(), dirs.end());
   for (const auto& d : dirs) {
-    ManifestCheck one = check_fixture_run(d.string());
+    ManifestCheck one = check_fixture_run(d.string(), digests);
     out.runs += one.runs;
     out.files += one.files;
     out.problems.insert(out.problems.end(), one.problems.begin(), one.problems.end());
@@ -145,7 +155,7 @@ size_t write_manifest(const std::string& root) {
   return files.size();
 }
 
-ManifestCheck check_manifest(const std::string& root) {
+ManifestCheck check_manifest(const std::string& root, FileDigests* digests) {
   ManifestCheck out;
   std::map<std::string, std::string> listed;
   try {
@@ -165,7 +175,7 @@ ManifestCheck check_manifest(const std::string& root) {
     if (!fs::exists(st)) {
       out.problems.push_back(f + ": missing (listed in " + kManifestName + ")");
     } else if (fs::is_regular_file(st)) {
-      if (sha256_file(f) != want) out.problems.push_back(f + ": sha256 differs from " + kManifestName);
+      if (digest_of(f, digests) != want) out.problems.push_back(f + ": sha256 differs from " + kManifestName);
     }  // anything else was reported by tree_files
   }
   return out;

@@ -24,11 +24,22 @@ struct ManifestCheck {
   std::vector<std::string> problems;  // "PATH: sha256 differs from run.json", "PATH: missing", ...
 };
 
+// The sha256 of files, each read once however many checks ask for it: a whole tree's check hashes
+// every file for MANIFEST.sha256 and again for its run.json otherwise. Held for one check of files
+// that do not change meanwhile.
+class FileDigests {
+ public:
+  std::string of(const std::string& path);  // sha256_file(path), remembered under its absolute path
+ private:
+  std::map<std::string, std::string> known_;
+};
+
 // Checks one fixture run directory (DIR/run.json). A missing or unreadable run.json is a problem.
-ManifestCheck check_fixture_run(const std::string& run_dir);
+// `digests`: files hashed already (nullptr: every file is hashed here).
+ManifestCheck check_fixture_run(const std::string& run_dir, FileDigests* digests = nullptr);
 
 // Every run.json under `root` (recursively); a root without any is an empty, clean result.
-ManifestCheck check_fixture_tree(const std::string& root);
+ManifestCheck check_fixture_tree(const std::string& root, FileDigests* digests = nullptr);
 
 // ROOT/MANIFEST.sha256: relative path -> sha256. Throws cc::Error (FILE:LINE) on a malformed line, a
 // path that leaves the root, or a path listed twice; a missing manifest is an Error too.
@@ -37,7 +48,7 @@ std::map<std::string, std::string> read_manifest(const std::string& root);
 // Throws on anything under root that is not a regular file or a directory (a symlink, a FIFO).
 size_t write_manifest(const std::string& root);
 // The whole manifest: every listed file present and equal, every file under root listed.
-ManifestCheck check_manifest(const std::string& root);
+ManifestCheck check_manifest(const std::string& root, FileDigests* digests = nullptr);
 
 // Checks fixture files against the manifest before they are read, each folder or file once per
 // process. Throws cc::Error naming the file and the problem.

@@ -140,9 +140,9 @@ torch::Tensor Model::gradient(const Batch& b, const torch::Tensor& W) const {
 std::pair<torch::Tensor, torch::Tensor> Model::gradient_by_key(const Batch& b, const torch::Tensor& W) const {
   auto s = scores(b, W).detach().set_requires_grad(true);  // [B, T]
   torch::nn::functional::cross_entropy(logits_from_scores(b, s), b.y).backward();
-  const auto g = s.grad().detach();                 // [B, T]: ∂L/∂s_bt
-  const auto query = b.X.select(1, s_.T - 1);       // [B, D]: x_T
-  const auto keys = (g.unsqueeze(2) * b.X).sum(1);  // [B, D]: Σ_t g_bt x_bt
+  const auto g = s.grad().detach();                              // [B, T]: ∂L/∂s_bt
+  const auto query = b.X.select(1, s_.T - 1);                    // [B, D]: x_T
+  const auto keys = torch::bmm(g.unsqueeze(1), b.X).squeeze(1);  // [B, D]: Σ_t g_bt x_bt
   const auto at_target = b.X.gather(1, b.target.view({-1, 1, 1}).expand({-1, 1, D_})).squeeze(1);  // [B, D]: x_bt*
   const auto g_target = g.gather(1, b.target.unsqueeze(1));                                        // [B, 1]
   return {keys.t().matmul(query), (g_target * at_target).t().matmul(query)};                       // [D, D] each
@@ -151,14 +151,66 @@ std::pair<torch::Tensor, torch::Tensor> Model::gradient_by_key(const Batch& b, c
 namespace {
 
 // Σ_t coef_bt (x_bt − x̄_b) x_bT^T over the batch, [D, D]: the matrix a pair sum with per-key weights makes.
+// The sums over t are products ([B, 1, T] x [B, T, D]), not an elementwise product summed: X is the
+// largest tensor of the model (64 MB a chunk), and a [B, T, D] temporary per sum cost more than the rest.
 torch::Tensor key_sum(const Batch& b, const torch::Tensor& coef, const torch::Tensor& mean_x, int T) {
-  const auto vec = (coef.unsqueeze(2) * b.X).sum(1) - coef.sum(1, true) * mean_x;  // [B, D]
+  const auto vec = torch::bmm(coef.unsqueeze(1), b.X).squeeze(1) - coef.sum(1, true) * mean_x;  // [B, D]
   return vec.t().matmul(b.X.select(1, T - 1));
 }
 
 }  // namespace
 
+// The same sums as gradient_by_pair_table, without its [B, T, T] tables (and their per-sequence 16 x 29
+// products, most of §7's time): c_w is bilinear and symmetric in (t, t'),
+//   c_w(t, t') = (2/N) Σ_f [re_tf (cw_f re_t'f + sw_f im_t'f) + im_tf (sw_f re_t'f − cw_f im_t'f)]
+// (cw = w cosᵀ, sw = w sinᵀ), so a sum over t' with weights a, Σ_t' a_t' c_w(t, t'), is U_t against the
+// a-weighted sum of U. Every class of pairs is such a sum for each key t: the whole row (weights σ), the
+// pair with t* (weights e_t*), or both restricted to the keys the class allows.
 PairSplit Model::gradient_by_pair(const Batch& b, const torch::Tensor& W) const {
+  const int T = s_.T, F = (s_.N - 1) / 2;
+  const int64_t B = b.X.size(0);
+  const auto s = scores(b, W);                                         // [B, T]
+  const auto sigma = torch::softmax(s, 1);                             // [B, T]
+  const auto mean_x = torch::bmm(sigma.unsqueeze(1), b.X).squeeze(1);  // [B, D]: x̄
+  const auto U = b.X.matmul(phi2_);                                    // [B, T, 2F]: Φ2 x_t = (re | im)
+  const auto p_hat = torch::softmax(logits_from_scores(b, s), 1);      // [B, N]
+  const auto one_hot = torch::one_hot(b.y, s_.N).to(torch::kFloat64);  // [B, N]
+  // Σ_t' a_t' c_w(t, t') for every t, from v = Σ_t' a_t' U_t' [B, 2F]: [B, T].
+  auto against = [&](const torch::Tensor& w, const torch::Tensor& v) {
+    const auto cw = w.matmul(cos_.t()), sw = w.matmul(sin_.t());  // [B, F]
+    const auto vr = v.slice(1, 0, F), vi = v.slice(1, F, 2 * F);  // [B, F]
+    const auto dual = torch::cat({cw * vr + sw * vi, sw * vr - cw * vi}, 1);
+    return torch::bmm(U, dual.unsqueeze(2)).squeeze(2) * (2.0 / s_.N);
+  };
+  const auto at = torch::one_hot(b.target, T).to(torch::kFloat64);  // [B, T]: t = t*
+  auto at_m = torch::zeros({B, T}, torch::kFloat64);                // [B, T]: t = T−2, the constant m
+  at_m.select(1, T - 2).fill_(1);
+  const auto sigma_star = (sigma * at).sum(1, true);                 // [B, 1]: σ_t*
+  const auto U_mean = torch::bmm(sigma.unsqueeze(1), U).squeeze(1);  // [B, 2F]: Σ_t' σ_t' U_t'
+  const auto U_star = torch::bmm(at.unsqueeze(1), U).squeeze(1);     // [B, 2F]: U_t*
+  const auto with_t_star = against(one_hot, U_star);                 // [B, T]: c_y(t, t*)
+  const auto c_m_star = (with_t_star * at_m).sum(1, true);           // [B, 1]: c_y(T−2, t*)
+  const auto sigma_m = (sigma * at_m).sum(1, true);                  // [B, 1]: σ_{T−2}
+  // The per-key weights coef_t = σ_t Σ_{t' : (t, t') in the class} σ_t' c(t, t'), then (α/B) Σ_b Σ_t
+  // coef_t (x_t − x̄) x_T^T (key_sum). With w = 1{k=y} − p̂ and every pair it is -dL/dW; with w = 1{k=y},
+  // the correct label's part of it.
+  auto term = [&](const torch::Tensor& coef) {
+    return key_sum(b, coef, mean_x, T) * (s_.alpha / static_cast<double>(B));
+  };
+  const auto pair_with_t_star = sigma * sigma_star * with_t_star;  // σ_t σ_t* c(t, t*)
+  PairSplit r;
+  r.expansion = term(sigma * against(one_hot - p_hat, U_mean));
+  // Key t*: its whole row (t*, t'); every other key t: its pair (t, t*).
+  r.t_star = term(sigma * against(one_hot, U_mean) * at + pair_with_t_star * (1 - at));
+  r.t_star_twice = term(pair_with_t_star * at);
+  // (t*, T−2) on key t* and (T−2, t*) on key T−2: one value c(T−2, t*), counted once where t* = T−2.
+  r.constructive = term(sigma_star * sigma_m * c_m_star * (at + at_m).clamp_max(1));
+  // The keys t ≠ t* with the pairs t' ≠ t*.
+  r.other_pairs = term(sigma * against(one_hot, U_mean - sigma_star * U_star) * (1 - at));
+  return r;
+}
+
+PairSplit Model::gradient_by_pair_table(const Batch& b, const torch::Tensor& W) const {
   const int T = s_.T, F = (s_.N - 1) / 2;
   const int64_t B = b.X.size(0);
   const auto s = scores(b, W);                                         // [B, T]

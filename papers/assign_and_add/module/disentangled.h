@@ -72,6 +72,10 @@ class Model {
   torch::Tensor gradient(const Batch& b, const torch::Tensor& W) const;                 // dL/dW at W, [D, D]
   // dL/dW expanded as Appendix C writes it, by pairs (t, t') of the MLP's bilinear form (see PairSplit).
   PairSplit gradient_by_pair(const Batch& b, const torch::Tensor& W) const;
+  // The same, from the table of every pair's coefficient σ_t σ_t' c(t, t') [B, T, T] with a mask per
+  // class: Appendix C's sum as written, the reference gradient_by_pair is tested against (it is ~10x
+  // slower: a 16 x 29 product per sequence and pair table).
+  PairSplit gradient_by_pair_table(const Batch& b, const torch::Tensor& W) const;
   // dL/dW split by key position: s_t = x_t^T W x_T, so dL/dW = Σ_b Σ_t (∂L/∂s_bt) x_bt x_bT^T. Returns
   // {the whole sum, the terms with t = t* alone} (t*: the position of the operand's assignment).
   std::pair<torch::Tensor, torch::Tensor> gradient_by_key(const Batch& b, const torch::Tensor& W) const;

@@ -204,6 +204,28 @@ TEST(Theory, GradientByPairRebuildsTheGradientAndSplitsTheCorrectLabel) {
             1e-12 + 1e-9 * correct.abs().max().item<double>());
 }
 
+// gradient_by_pair sums each class of pairs without the [B, T, T] table; the table (Appendix C's sum as
+// written) gives the same five terms, at W_0 and away from it.
+TEST(Theory, GradientByPairIsThePairTablesSum) {
+  const Model model(tiny());
+  const auto batch = model.sample(40, 11, 0);
+  torch::manual_seed(5);
+  for (const auto& W : {model.W0(), model.W0() + 0.3 * torch::randn({model.dim(), model.dim()}, torch::kFloat64)}) {
+    const auto fast = model.gradient_by_pair(batch, W), table = model.gradient_by_pair_table(batch, W);
+    const std::vector<std::pair<const char*, std::pair<torch::Tensor, torch::Tensor>>> terms = {
+        {"expansion", {fast.expansion, table.expansion}},
+        {"t_star", {fast.t_star, table.t_star}},
+        {"t_star_twice", {fast.t_star_twice, table.t_star_twice}},
+        {"constructive", {fast.constructive, table.constructive}},
+        {"other_pairs", {fast.other_pairs, table.other_pairs}}};
+    for (const auto& [name, pair] : terms) {
+      const double scale = pair.second.abs().max().item<double>();
+      EXPECT_GT(scale, 0.0) << name;
+      EXPECT_LT((pair.first - pair.second).abs().max().item<double>(), 1e-12 * scale) << name;
+    }
+  }
+}
+
 // With one assignment the only number tokens are t*'s constant and m (PAD and the variable have no Φ2
 // part), so the pairs with t* are exactly (t*, t*) and the constructive (t*, m), (m, t*).
 TEST(Theory, PairsWithTStarAreTheTwoNamedTermsWhenOneConstantIsAssigned) {
