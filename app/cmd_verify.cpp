@@ -395,7 +395,9 @@ void add_verify_options(po::options_description& desc, VerifyFlags& f) {
        "also measure every run claim on each variant of these sweeps (comma-separated, e.g. "
        "attribution_screen,attribution_confirm,robustness) and attribute each claim the default does not support "
        "(the paper.yaml beside the runs file: the score and the rules)")
-      ("report", po::value(&f.report_dir), "report directory (default reports/latest)")
+      ("report", po::value(&f.report_dir),
+       "report directory (default reports/latest); the claims its last report.json says took longest start "
+       "first")
       ("fail-on", po::value(&f.fail_on), "any: exit 1 unless every claim passes or skips; error: only on ERROR/INVALID")
       ("baseline", po::value(&f.baseline_file),
        "compare every outcome with this baseline (papers/NAME/expected.json): exit 3 when a verdict or value moved, 0 when "

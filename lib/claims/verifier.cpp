@@ -523,8 +523,8 @@ std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const
   if (!o.activations) o.activations = &own.emplace(kActivationStoreBytes);
   o.activations->want(registry.activation_reads());  // each forward then keeps what every kind reads
   std::vector<ClaimResult> results(files.size());
-  // Workers take the next file in order; each claim's result goes to its own slot. A worker with no
-  // file left helps with the seeds of the claims still running, until every claim has ended.
+  // Workers take the next file in start_order; each claim's result goes to its own slot. A worker with
+  // no file left helps with the seeds of the claims still running, until every claim has ended.
   WorkPool pool;
   if (o.jobs > 1) o.pool = &pool;
   // A thread waiting for another's forward helps with seeds meanwhile, while the pool lives.
