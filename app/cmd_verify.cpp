@@ -456,7 +456,11 @@ verify::Request make_request(const VerifyFlags& f, const po::variables_map& vm, 
   if (vm.count("seeds")) eo.seeds = parse_seed_list(f.seeds);  // --seeds "" is refused, not "every seed"
   eo.strict_controls = vm.count("strict-controls") > 0;
   eo.jobs = f.jobs > 0 ? f.jobs : req.store.budget == catalogue::Tier::Fixture ? usable_cores() : 1;
-  eo.last_seconds = report::claim_seconds(f.report_dir);  // the last report there: the longest claims start first
+  // The last report there, else the paper's committed one: the longest claims start first.
+  eo.last_seconds = report::claim_seconds(f.report_dir);
+  if (eo.last_seconds.empty())
+    if (const auto committed = catalogue::committed_report_beside(req.runs_path))
+      eo.last_seconds = report::claim_seconds(committed->string());
   eo.run = f.run;
   eo.sweep_as = parse_sweep_as(f.sweep_as);
   req.activation_bytes = static_cast<size_t>(f.activation_mb) << 20;

@@ -120,6 +120,24 @@ TEST(Papers, FixturesAreBesideTheRunsFileOrWherePaperYamlSays) {
   EXPECT_FALSE(catalogue::runs_beside(root / "elsewhere", root).has_value());
 }
 
+// paper.yaml's `report:` names the committed report whose claim times order a first verification.
+TEST(Papers, TheCommittedReportIsWherePaperYamlSaysAndAWrongTypeIsAnErrorAtItsLine) {
+  const fs::path root = test::fresh_dir("checkout");
+  write(root / "papers/plain/runs.yaml", "runs: {}\n");
+  EXPECT_FALSE(catalogue::committed_report_beside(root / "papers/plain/runs.yaml").has_value());
+  write(root / "papers/plain/paper.yaml", "paper: {title: t, arxiv: x}\n");
+  EXPECT_FALSE(catalogue::committed_report_beside(root / "papers/plain/runs.yaml").has_value());
+  write(root / "papers/plain/paper.yaml", "paper: {title: t, arxiv: x}\nreport: ../../reports/x\n");
+  EXPECT_EQ(catalogue::committed_report_beside(root / "papers/plain/runs.yaml"), root / "reports/x");
+  write(root / "papers/plain/paper.yaml", "paper: {title: t, arxiv: x}\nreport: {a: 1}\n");
+  try {
+    catalogue::committed_report_beside(root / "papers/plain/runs.yaml");
+    FAIL() << "a map was accepted as the report folder";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("paper.yaml:2"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Papers, AFixturesKeyThatIsNotAFolderNameIsAnErrorAtItsLine) {
   const fs::path root = test::fresh_dir("checkout");
   write(root / "runs.yaml", "runs: {}\n");

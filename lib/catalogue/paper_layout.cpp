@@ -40,6 +40,17 @@ fs::path fixtures_beside(const fs::path& runs_file) {
   return (dir / "fixtures").lexically_normal();
 }
 
+std::optional<fs::path> committed_report_beside(const fs::path& runs_file) {
+  const fs::path paper_yaml = runs_file.parent_path() / "paper.yaml";
+  if (!fs::is_regular_file(paper_yaml)) return std::nullopt;
+  const YamlDoc doc = load_yaml_file(paper_yaml.string());
+  if (!doc.value.is_object() || !doc.value.contains("report")) return std::nullopt;
+  ObjectReader top(doc, "");  // as fixtures_beside: for the FILE:LINE of a wrong type, no finish()
+  const std::string rel = top.string("report");
+  if (rel.empty()) top.fail("report", "expected a folder, relative to paper.yaml");
+  return (runs_file.parent_path() / rel).lexically_normal();
+}
+
 std::optional<fs::path> runs_beside(const fs::path& fixtures_dir, const fs::path& root) {
   std::error_code ec;
   for (const fs::path& paper : paper_folders(root)) {

@@ -18,6 +18,12 @@ std::vector<std::filesystem::path> paper_folders(const std::filesystem::path& ro
 // The committed fixtures of the paper whose runs file this is (see above). The folder need not exist.
 std::filesystem::path fixtures_beside(const std::filesystem::path& runs_file);
 
+// The folder of the paper's committed report (paper.yaml's `report:`, relative to it), or none: the
+// claims that report says took longest start first in a verification whose report folder has no
+// report of its own yet (a fresh clone's first `verify`). A `report:` that is not a string is an Error
+// naming paper.yaml's line.
+std::optional<std::filesystem::path> committed_report_beside(const std::filesystem::path& runs_file);
+
 // The runs file whose fixtures this folder is: the paper of the checkout whose fixtures_beside() is
 // this folder, else DIR/../runs.yaml where that exists; nullopt when neither.
 std::optional<std::filesystem::path> runs_beside(const std::filesystem::path& fixtures_dir,

@@ -75,6 +75,7 @@ PaperFacts PaperFacts::load(const std::string& path) {
   top.object_or_empty("paper");  // the paper itself: the report header reads it (read_paper_header)
   if (top.has("cross_checks")) top.raw("cross_checks");  // the report reads them (report/cross_checks.h)
   if (top.has("fixtures")) top.raw("fixtures");          // the fixtures' folder (catalogue/paper_layout.h)
+  if (top.has("report")) top.raw("report");              // the committed report's folder (the same)
   top.finish();
   return f;
 }
@@ -83,7 +84,7 @@ void PaperFacts::check_keys(const std::string& path) {
   const YamlDoc doc = load_yaml_file(path);
   ObjectReader top(doc, "");
   // Each is read in full by its reader (paper_header, read_phases, load, report/cross_checks.h).
-  for (const char* key : {"paper", "phases", "attribution", "cross_checks", "fixtures"})
+  for (const char* key : {"paper", "phases", "attribution", "cross_checks", "fixtures", "report"})
     if (top.has(key)) top.raw(key);
   top.finish();
 }
