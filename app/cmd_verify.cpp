@@ -477,7 +477,7 @@ verify::Request make_request(const VerifyFlags& f, const po::variables_map& vm, 
     auto weight = std::make_shared<std::map<std::string, double>>();
     double known = 0;
     for (const auto& file : req.claim_files) {
-      const auto it = eo.last_seconds.find(fs::path(file).lexically_normal().string());
+      const auto it = eo.last_seconds.find(claims::last_seconds_key(file));
       if (it == eo.last_seconds.end()) {
         weight->clear();
         break;

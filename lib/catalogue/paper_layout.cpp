@@ -23,32 +23,31 @@ std::vector<fs::path> paper_folders(const fs::path& root) {
   return out;
 }
 
-fs::path fixtures_beside(const fs::path& runs_file) {
-  const fs::path dir = runs_file.parent_path();
-  const fs::path paper_yaml = dir / "paper.yaml";
-  if (fs::is_regular_file(paper_yaml)) {
-    const YamlDoc doc = load_yaml_file(paper_yaml.string());
-    if (doc.value.is_object() && doc.value.contains("fixtures")) {
-      // Read through ObjectReader for its FILE:LINE message on a wrong type; the other keys belong
-      // to the paper's facts, read elsewhere, so no finish() here.
-      ObjectReader top(doc, "");
-      const std::string rel = top.string("fixtures");
-      if (rel.empty()) top.fail("fixtures", "expected a folder, relative to paper.yaml");
-      return (dir / rel).lexically_normal();
-    }
-  }
-  return (dir / "fixtures").lexically_normal();
-}
+namespace {
 
-std::optional<fs::path> committed_report_beside(const fs::path& runs_file) {
+// paper.yaml's `key` beside the runs file: a folder relative to paper.yaml; none without a paper.yaml
+// or without the key. Read through ObjectReader for its FILE:LINE message on a wrong type; the other
+// keys belong to the paper's facts, read elsewhere, so no finish() here.
+std::optional<fs::path> folder_in_paper_yaml(const fs::path& runs_file, const std::string& key) {
   const fs::path paper_yaml = runs_file.parent_path() / "paper.yaml";
   if (!fs::is_regular_file(paper_yaml)) return std::nullopt;
   const YamlDoc doc = load_yaml_file(paper_yaml.string());
-  if (!doc.value.is_object() || !doc.value.contains("report")) return std::nullopt;
-  ObjectReader top(doc, "");  // as fixtures_beside: for the FILE:LINE of a wrong type, no finish()
-  const std::string rel = top.string("report");
-  if (rel.empty()) top.fail("report", "expected a folder, relative to paper.yaml");
+  if (!doc.value.is_object() || !doc.value.contains(key)) return std::nullopt;
+  ObjectReader top(doc, "");
+  const std::string rel = top.string(key);
+  if (rel.empty()) top.fail(key, "expected a folder, relative to paper.yaml");
   return (runs_file.parent_path() / rel).lexically_normal();
+}
+
+}  // namespace
+
+fs::path fixtures_beside(const fs::path& runs_file) {
+  return folder_in_paper_yaml(runs_file, "fixtures")
+      .value_or((runs_file.parent_path() / "fixtures").lexically_normal());
+}
+
+std::optional<fs::path> committed_report_beside(const fs::path& runs_file) {
+  return folder_in_paper_yaml(runs_file, "report");
 }
 
 std::optional<fs::path> runs_beside(const fs::path& fixtures_dir, const fs::path& root) {

@@ -504,9 +504,13 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
   return r;
 }
 
+std::string last_seconds_key(const std::string& file) {
+  return std::filesystem::path(file).lexically_normal().string();
+}
+
 std::vector<size_t> start_order(const std::vector<std::string>& files, const std::map<std::string, double>& seconds) {
   auto cost = [&](size_t i) {
-    const auto it = seconds.find(std::filesystem::path(files[i]).lexically_normal().string());
+    const auto it = seconds.find(last_seconds_key(files[i]));
     return it == seconds.end() ? std::numeric_limits<double>::infinity() : it->second;
   };
   std::vector<size_t> order(files.size());

@@ -92,6 +92,8 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
 // ctest orders tests by their last cost, so that a long claim does not start when the others are
 // done and run on one core; the files it does not know start first, in their order.
 std::vector<size_t> start_order(const std::vector<std::string>& files, const std::map<std::string, double>& seconds);
+// A claim file's key in VerifyOptions::last_seconds: its path, lexically normal ("a/./b.yaml" is "a/b.yaml").
+std::string last_seconds_key(const std::string& file);
 std::vector<ClaimResult> run_claims(const std::vector<std::string>& files, const analysis::Registry& registry,
                                     const catalogue::Runs& runs, catalogue::RunStore& store, const VerifyOptions& opts);
 

@@ -338,11 +338,12 @@ nlohmann::json render_figure(const std::string& dir, const std::string& rel, con
 // One gnuplot process draws them all: its start-up (loading cairo, pango, fontconfig) cost more than
 // drawing a figure, and a report has dozens. `reset session` before each figure gives it gnuplot's
 // defaults, so it is drawn as it would be alone (the same bytes: tests/test_figures.cpp), and `unset
-// output` completes its file. A figure whose file the shared process did not complete (a script
-// error ends gnuplot, and every figure after it) is drawn again alone, for its own error.
+// output` completes its file. A figure whose file the shared process did not complete (gnuplot rejected
+// its script and went on to the next; or the process died, leaving the rest undrawn) is drawn again
+// alone, for its own error.
 std::vector<nlohmann::json> render_figures(const std::string& dir, const std::vector<FigureJob>& jobs) {
   std::vector<nlohmann::json> entries(jobs.size());
-  std::vector<bool> shared(jobs.size(), false);  // drawn by the shared process, whose script is `script`
+  std::vector<std::string> parts(jobs.size());  // the shared process's file for each job it draws, else ""
   size_t n_shared = 0;
   std::string script;
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -353,7 +354,7 @@ std::vector<nlohmann::json> render_figures(const std::string& dir, const std::ve
       std::error_code ec;
       fs::remove(part, ec);
       script += "reset session\n" + gnuplot_script(spec, part) + "unset output\n";
-      shared[i] = true;
+      parts[i] = part;
       ++n_shared;
     } catch (const std::exception&) {  // render_figure reports it
     }
@@ -366,7 +367,7 @@ std::vector<nlohmann::json> render_figures(const std::string& dir, const std::ve
   }
   for (size_t i = 0; i < jobs.size(); ++i) {
     const auto& [rel, spec] = jobs[i];
-    if (n_shared > 1 && shared[i] && keep_if_complete(dir, rel, dir + "/" + rel + ".part")) {
+    if (n_shared > 1 && !parts[i].empty() && keep_if_complete(dir, rel, parts[i])) {
       entries[i] = entry_for(spec);
       entries[i]["file"] = rel;
     } else {

@@ -584,7 +584,7 @@ std::map<std::string, double> claim_seconds(const std::string& dir) {
     for (const auto& c : rep["claims"])
       if (c.is_object() && c.contains("file") && c["file"].is_string() && c.contains("seconds") &&
           c["seconds"].is_number())
-        out[fs::path(c["file"].get<std::string>()).lexically_normal().string()] = c["seconds"].get<double>();
+        out[claims::last_seconds_key(c["file"].get<std::string>())] = c["seconds"].get<double>();
   } catch (const std::exception&) {
     out.clear();  // unreadable: no hint
   }
