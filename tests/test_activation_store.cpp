@@ -32,16 +32,14 @@ train::Checkpoint random_model(uint64_t seed) {
 const analysis::HookRead kPattern{"blocks.0.attn.hook_pattern"};
 const analysis::HookRead kResidMidAtEquals{"blocks.1.hook_resid_mid", task::kEqualsPos};
 
-// The hook as the kinds read it before the store existed: their own forward over the sampled
-// sequences, made into tokens afresh.
+// The hook as a kind reads it without the store: its own forward over the sampled sequences, made into
+// tokens afresh, recording that hook alone.
 torch::Tensor own_forward(const train::Checkpoint& ck, const std::vector<std::string>& sets, int size,
                           const analysis::HookRead& h) {
   std::vector<torch::Tensor> parts;
-  analysis::for_each_cached(*ck.model,
-                            assign_and_add::tokens_tensor(assign_and_add::sample_examples(ck, sets, size, 7)),
-                            [&](const model::ActivationCache& c, size_t, size_t) {
-                              parts.push_back(h.position < 0 ? c[h.hook] : c[h.hook].select(1, h.position));
-                            });
+  analysis::for_each_recorded(*ck.model,
+                              assign_and_add::tokens_tensor(assign_and_add::sample_examples(ck, sets, size, 7)), {h},
+                              [&](const model::ActivationCache& c, size_t, size_t) { parts.push_back(c[h.key()]); });
   return torch::cat(parts);
 }
 
@@ -121,8 +119,12 @@ TEST(ActivationStore, TheKindsDeclareWhatTheyRead) {
   const auto reads = analysis::builtin_registry().activation_reads();
   std::set<std::string> keys;
   for (const auto& r : reads) keys.insert(r.key());
-  EXPECT_TRUE(keys.count("blocks.1.attn.hook_pattern"));
-  EXPECT_TRUE(keys.count("blocks.1.hook_resid_mid[:, " + std::to_string(task::kEqualsPos) + "]"));
+  const std::string at_equals = "[:, " + std::to_string(task::kEqualsPos) + "]";
+  EXPECT_TRUE(keys.count("blocks.0.attn.hook_pattern"));
+  EXPECT_TRUE(keys.count("blocks.1.hook_resid_mid" + at_equals));
+  // Layer 2's pattern is read at '=' alone, so no forward computes layer 2's queries at other positions.
+  EXPECT_TRUE(keys.count("blocks.1.attn.hook_pattern" + at_equals));
+  EXPECT_FALSE(keys.count("blocks.1.attn.hook_pattern"));
   // The Fourier kinds declare none: their grid's position is the task's last, read per checkpoint.
   EXPECT_FALSE(keys.count("blocks.1.mlp.hook_pre[:, " + std::to_string(task::kEqualsPos) + "]"));
 }

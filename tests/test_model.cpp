@@ -149,9 +149,11 @@ TEST(Model, OtherShapesKeepNamesAndTheTwoPathsAgree) {
   }
 }
 
-// record(): the reads only, each under its key, with run_with_cache's values: bit for bit before the last
-// block's MLP (the same operations on the same rows), to float rounding after it (a matmul over the
-// rows of one position can round otherwise than over every position's).
+// record(): the reads only, each under its key, with run_with_cache's values: bit for bit where a hook is read at
+// every position, and at one position where it is computed at every position anyway (the embeddings, every
+// block's resid_pre, k and v); to float rounding for a block's query side read at one position, which is computed
+// for that position alone (its products run over other rows, and its attention row is a sum, not a matmul).
+// A pattern or scores read at one position is its query row.
 TEST(Model, RecordKeepsItsReadsWithRunWithCachesValues) {
   for (const auto& [layers, mlps] : std::vector<std::pair<int, std::vector<int>>>{{2, {1}}, {3, {0, 1, 2}}}) {
     model::ModelConfig c = default_model();
@@ -164,29 +166,35 @@ TEST(Model, RecordKeepsItsReadsWithRunWithCachesValues) {
     model::ActivationCache full;
     m.run_with_cache(tokens, full);
     const std::string last = "blocks." + std::to_string(layers - 1) + ".";
-    const std::set<model::HookRead> reads = {{"hook_pos_embed", 3},          {"blocks.0.attn.hook_pattern"},
-                                             {last + "hook_resid_mid", 9},   {last + "hook_resid_post", 9},
-                                             {last + "hook_resid_post", 15}, {last + "mlp.hook_pre"}};
+    const std::set<model::HookRead> reads = {{"hook_pos_embed", 3},           {"blocks.0.attn.hook_pattern"},
+                                             {last + "hook_resid_pre", 9},    {last + "attn.hook_k", 9},
+                                             {last + "attn.hook_pattern", 9}, {last + "attn.hook_attn_scores", 4},
+                                             {last + "hook_resid_mid", 9},    {last + "hook_resid_post", 9},
+                                             {last + "hook_resid_post", 15},  {last + "mlp.hook_pre"}};
     const auto got = m.record(tokens, reads);
     std::vector<std::string> keys;
     for (const auto& r : reads) keys.push_back(r.key());
     std::sort(keys.begin(), keys.end());
     EXPECT_EQ(got.names(), keys);
     for (const auto& r : reads) {
-      const auto want = r.position < 0 ? full[r.hook] : full[r.hook].select(1, r.position);
+      const bool query_row = r.hook.find("attn.hook_pattern") != std::string::npos ||
+                             r.hook.find("attn.hook_attn_scores") != std::string::npos;
+      const auto want = r.position < 0 ? full[r.hook] : full[r.hook].select(query_row ? 2 : 1, r.position);
       EXPECT_EQ(got[r.key()].sizes(), want.sizes()) << r.key();
-      if (r.hook.find("resid_post") == std::string::npos)
-        EXPECT_TRUE(torch::equal(got[r.key()], want)) << r.key();
-      else
+      const bool apart = r.position >= 0 && r.hook.rfind(last, 0) == 0 &&
+                         r.hook.find("resid_pre") == std::string::npos && r.hook.find("hook_k") == std::string::npos;
+      if (apart)
         EXPECT_TRUE(torch::allclose(got[r.key()], want, 1e-5, 1e-5)) << r.key();
+      else
+        EXPECT_TRUE(torch::equal(got[r.key()], want)) << r.key();
       EXPECT_TRUE(got[r.key()].is_contiguous() && got[r.key()].storage().nbytes() == got[r.key()].nbytes())
           << r.key() << " is a view: a cache would keep more than it counts";
     }
   }
 }
 
-// What else is read with a hook never changes its value: each position's MLP runs on its own, whether or
-// not that MLP also runs over every position (read there, or needed by a block after it).
+// What else is read with a hook never changes its value: each position's query side (attention row, MLP) runs on
+// its own, whether or not it also runs over every position (read there, or needed by a block after it).
 TEST(Model, RecordsAReadTheSameWhateverIsReadWithIt) {
   model::ModelConfig c = default_model();
   c.n_layers = 3;
@@ -195,11 +203,18 @@ TEST(Model, RecordsAReadTheSameWhateverIsReadWithIt) {
   m.init(5);
   torch::NoGradGuard no_grad;
   const auto tokens = some_tokens(40);
-  for (const model::HookRead read : {model::HookRead{"blocks.2.hook_resid_post", 9}, {"blocks.1.mlp.hook_post", 9}}) {
+  for (const model::HookRead read : {model::HookRead{"blocks.2.hook_resid_post", 9},
+                                     {"blocks.1.mlp.hook_post", 9},
+                                     {"blocks.2.hook_resid_mid", 9},
+                                     {"blocks.2.attn.hook_pattern", 9}}) {
     const auto alone = m.record(tokens, {read})[read.key()];
     const std::string b = read.hook.substr(0, 9);  // "blocks.L."
-    const auto with =
-        m.record(tokens, {read, {b + "hook_resid_post", 4}, {b + "mlp.hook_post"}, {"blocks.2.hook_resid_mid", 9}});
+    const auto with = m.record(tokens, {read,
+                                        {b + "hook_resid_post", 4},
+                                        {b + "mlp.hook_post"},
+                                        {b + "attn.hook_pattern"},
+                                        {"blocks.2.hook_resid_mid", 9},
+                                        {"blocks.2.attn.hook_z", 9}});
     EXPECT_TRUE(torch::equal(with[read.key()], alone)) << read.key();
   }
 }

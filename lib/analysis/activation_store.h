@@ -10,7 +10,8 @@
 // What is kept: the hooks the kinds declare they read (MeasurementKind::reads, given to want()) and any
 // other asked for (a request for a hook not kept reruns that forward once, keeping both); a hook read
 // at one position is kept at that position only, and a forward computes only what its hooks need
-// (model::Transformer::record: no unembedding, the last block's MLP only at the positions read).
+// (model::Transformer::record: no unembedding, the last block's queries, attention, output and MLP only
+// at the positions read).
 // Lifetime: an entry (a set's activations or a derived value) lives while its checkpoint's model does
 // (a value no checkpoint owns, while the store does) and until the store's byte budget evicts it
 // (least recently used first); the store lives for one verify.

@@ -19,6 +19,17 @@ Attended causal_attention(const torch::Tensor& q, const torch::Tensor& k, const 
   return {scores, pattern, pattern.matmul(v.transpose(1, 2)).transpose(1, 2)};
 }
 
+// One query's row: the broadcast multiply-and-sum of last_query_attention below, masked after p.
+Attended query_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, int64_t p) {
+  const int64_t T = k.size(1);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(2)));
+  auto scores = ((k * q.unsqueeze(1)).sum(-1) * scale).transpose(1, 2);  // [B, H, T]
+  auto future = torch::arange(T, torch::TensorOptions().dtype(torch::kLong).device(q.device())) > p;
+  scores = scores.masked_fill(future, -std::numeric_limits<float>::infinity()).contiguous();
+  auto pattern = torch::softmax(scores, -1);
+  return {scores, pattern, (pattern.transpose(1, 2).unsqueeze(-1) * v).sum(1)};  // z [B, H, E]
+}
+
 // The same for the last query only (it sees every position, so no mask). q [B, H, E],
 // k, v [B, T, H, E] -> z [B, H, E]. A broadcast multiply-and-sum: on CPU a bmm over B tiny
 // matrices costs far more in per-matrix overhead than this does in arithmetic.

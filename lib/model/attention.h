@@ -11,6 +11,11 @@ struct Attended {
 };
 Attended causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v);
 
+// The query at position p alone, causally masked (keys after p: -inf scores, zero pattern), as
+// causal_attention's row p up to float rounding: q [B, H, E], k, v [B, T, H, E] -> scores, pattern
+// [B, H, T]; z [B, H, E].
+Attended query_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, int64_t p);
+
 // The last query only (it sees every position, so no mask): q [B, H, E], k, v [B, T, H, E]
 // -> z [B, H, E].
 torch::Tensor last_query_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v);

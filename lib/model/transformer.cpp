@@ -162,19 +162,25 @@ struct Transformer::Recorder {
     return out;
   }
 
-  // Block b's ("blocks.L.") MLP hooks: whether one is read at every position, and the positions read.
-  static constexpr const char* kMlpHooks[] = {"mlp.hook_pre", "mlp.hook_post", "hook_mlp_out", "hook_resid_post"};
-  bool mlp_read_everywhere(const std::string& b) const {
+  // Block b's ("blocks.L.") query side: the hooks that need its queries, so its attention's output, its
+  // MLP and the residual after them (k and v serve every query: they are computed at every position).
+  // Its MLP's hooks are the last four.
+  static constexpr const char* kQuerySide[] = {
+      "attn.hook_q",    "attn.hook_attn_scores", "attn.hook_pattern", "attn.hook_z",  "hook_attn_out",
+      "hook_resid_mid", "mlp.hook_pre",          "mlp.hook_post",     "hook_mlp_out", "hook_resid_post"};
+  static constexpr size_t kFirstMlpHook = 6;
+  // Whether one of `hooks` (of block b) is read at every position, and the positions they are read at.
+  bool read_everywhere(const std::string& b, size_t first_hook = 0) const {
     if (everything()) return true;
-    for (const char* h : kMlpHooks)
-      if (reads->count(HookRead{b + h, -1})) return true;
+    for (size_t i = first_hook; i < std::size(kQuerySide); ++i)
+      if (reads->count(HookRead{b + kQuerySide[i], -1})) return true;
     return false;
   }
-  std::set<int> mlp_positions(const std::string& b) const {
+  std::set<int> positions_read(const std::string& b, size_t first_hook = 0) const {
     std::set<int> at;
     if (everything()) return at;
-    for (const char* h : kMlpHooks)
-      for (const auto& r : reads_of(b + h))
+    for (size_t i = first_hook; i < std::size(kQuerySide); ++i)
+      for (const auto& r : reads_of(b + kQuerySide[i]))
         if (r.position >= 0) at.insert(r.position);
     return at;
   }
@@ -249,47 +255,74 @@ torch::Tensor Transformer::run_recording(const torch::Tensor& tokens, Recorder& 
   torch::Tensor resid = embed + pos;  // blocks.0.hook_resid_pre
   for (int layer = 0; layer <= rec.last_block; ++layer) {
     const std::string b = "blocks." + std::to_string(layer) + ".";
-    rec.keep(b + "hook_resid_pre", resid);
-    auto q = resid.matmul(flat_in(layer, "W_Q")).view({B, T, H, E});
-    auto k = resid.matmul(flat_in(layer, "W_K")).view({B, T, H, E});
-    auto v = resid.matmul(flat_in(layer, "W_V")).view({B, T, H, E});
-    auto att = causal_attention(q, k, v);
-    auto attn_out = att.z.reshape({B, T, H * E}).matmul(flat_out(layer));  // [B, T, D]
-    rec.keep(b + "attn.hook_q", q);
+    const torch::Tensor pre = resid;  // [B, T, D]
+    rec.keep(b + "hook_resid_pre", pre);
+    // pre · W [B, T, H, E] at every position. Block 0's input W_E[token] + W_pos[t] takes V·T values, so
+    // there it is rows of a small [V·T, HE] product (the same sums: the rows are the same vectors), taken
+    // per token and position: a sequence's values depend on its tokens alone, never on its batch.
+    auto project = [&](const char* w) {
+      if (layer > 0) return pre.matmul(flat_in(layer, w)).view({B, T, H, E});
+      const auto x = (W_E().unsqueeze(1) + W_pos().slice(0, 0, T).unsqueeze(0)).reshape({-1, D});  // [V*T, D]
+      const auto row = (ids * T + torch::arange(T, ids.options()).unsqueeze(0)).reshape({-1});     // token * T + t
+      return x.matmul(flat_in(0, w)).index_select(0, row).view({B, T, H, E});
+    };
+    const auto k = project("W_K"), v = project("W_V");
     rec.keep(b + "attn.hook_k", k);
     rec.keep(b + "attn.hook_v", v);
-    rec.keep(b + "attn.hook_attn_scores", att.scores);
-    rec.keep(b + "attn.hook_pattern", att.pattern);
-    rec.keep(b + "attn.hook_z", att.z);
-    rec.keep(b + "hook_attn_out", attn_out);
-    resid = resid + attn_out;
-    if (!cfg_.has_mlp(layer)) {  // the paper removes the layer-1 MLP
-      rec.keep(b + "hook_resid_post", resid);
-      continue;
-    }
-    rec.keep(b + "hook_resid_mid", resid);
     // x [..., D] -> blocks.L.hook_resid_post [..., D], handing each of the MLP's hooks to `keep`.
     auto mlp = [&](const torch::Tensor& x, const std::function<void(const std::string&, const torch::Tensor&)>& keep) {
-      auto pre = x.matmul(W_in(layer));  // [..., d_mlp]
-      auto post = mlp_activation(pre);
+      auto pre_act = x.matmul(W_in(layer));  // [..., d_mlp]
+      auto post = mlp_activation(pre_act);
       auto mlp_out = post.matmul(W_out(layer));
-      keep(b + "mlp.hook_pre", pre);
+      keep(b + "mlp.hook_pre", pre_act);
       keep(b + "mlp.hook_post", post);
       keep(b + "hook_mlp_out", mlp_out);
       auto out = x + mlp_out;
       keep(b + "hook_resid_post", out);
       return out;
     };
-    // The MLP over every position when the next block needs it or it is read there; each position it is
-    // read at on its own (record: a value never depends on what else is read).
-    const torch::Tensor mid = resid;
-    const bool next_block_runs = layer < rec.last_block;
-    if (rec.everything() || next_block_runs || rec.mlp_read_everywhere(b)) {
-      auto out = mlp(mid, [&](const std::string& h, const torch::Tensor& t) { rec.keep_everywhere(h, t); });
-      if (rec.everything() || next_block_runs) resid = out;
+    // The query side over every position when the next block needs it or one of its hooks is read there;
+    // at each position one is read at, on its own (record: a value never depends on what else is read).
+    if (rec.everything() || layer < rec.last_block || rec.read_everywhere(b)) {
+      auto everywhere = [&](const std::string& h, const torch::Tensor& t) { rec.keep_everywhere(h, t); };
+      const auto q = project("W_Q");
+      auto att = causal_attention(q, k, v);
+      auto attn_out = att.z.reshape({B, T, H * E}).matmul(flat_out(layer));  // [B, T, D]
+      everywhere(b + "attn.hook_q", q);
+      everywhere(b + "attn.hook_attn_scores", att.scores);
+      everywhere(b + "attn.hook_pattern", att.pattern);
+      everywhere(b + "attn.hook_z", att.z);
+      everywhere(b + "hook_attn_out", attn_out);
+      resid = pre + attn_out;
+      if (!cfg_.has_mlp(layer)) {  // the paper removes the layer-1 MLP
+        everywhere(b + "hook_resid_post", resid);
+      } else {
+        everywhere(b + "hook_resid_mid", resid);
+        if (rec.everything() || layer < rec.last_block || rec.read_everywhere(b, Recorder::kFirstMlpHook))
+          resid = mlp(resid, everywhere);
+      }
     }
-    for (int p : rec.mlp_positions(b))
-      mlp(mid.select(1, p), [&](const std::string& h, const torch::Tensor& t) { rec.keep_at(h, p, t); });
+    if (rec.everything()) continue;
+    const auto mlp_positions = rec.positions_read(b, Recorder::kFirstMlpHook);
+    for (int p : rec.positions_read(b)) {
+      auto at = [&](const std::string& h, const torch::Tensor& t) { rec.keep_at(h, p, t); };
+      const auto x = pre.select(1, p);                                          // [B, D]
+      const auto q = x.matmul(flat_in(layer, "W_Q")).view({B, H, E});           // [B, H, E]
+      const auto att = query_attention(q, k, v, p);                             // scores, pattern [B, H, T]
+      const auto attn_out = att.z.reshape({B, H * E}).matmul(flat_out(layer));  // [B, D]
+      const auto mid = x + attn_out;
+      at(b + "attn.hook_q", q);
+      at(b + "attn.hook_attn_scores", att.scores);
+      at(b + "attn.hook_pattern", att.pattern);
+      at(b + "attn.hook_z", att.z);
+      at(b + "hook_attn_out", attn_out);
+      if (!cfg_.has_mlp(layer)) {
+        at(b + "hook_resid_post", mid);
+        continue;
+      }
+      at(b + "hook_resid_mid", mid);
+      if (mlp_positions.count(p)) mlp(mid, at);
+    }
   }
   if (!rec.everything()) return {};
   return resid.matmul(W_U());  // [B, T, d_vocab_out]

@@ -30,7 +30,8 @@ namespace cc::model {
 //   blocks.L.hook_resid_mid, blocks.L.hook_mlp_out  [B, T, d_model]  (blocks with an MLP)
 //   blocks.L.mlp.hook_pre / hook_post               [B, T, d_mlp]
 // A hook as an analysis reads it: at every position, or at one position only (the T axis, dim 1,
-// dropped: [B, ...]), which is all most measurements need and T times smaller to keep.
+// dropped: [B, ...]; for hook_attn_scores and hook_pattern, the query's row: [B, H, T]), which is all
+// most measurements need and T times smaller to keep.
 struct HookRead {
   std::string hook;         // a TransformerLens name, e.g. blocks.1.hook_resid_mid
   int position = -1;        // -1: every position
@@ -72,11 +73,12 @@ class Transformer {
 
   // Analysis path for the activations a measurement reads: records `reads` only, each under
   // HookRead::key() in its own storage, and computes only what they need: no block after the last one
-  // read, no unembedding, the last block's MLP only where it is read. An MLP hook read at one position
-  // is computed for that position alone (its B rows), so a value depends only on its own read, never on
-  // what else is read with it. A hook outside an MLP is run_with_cache's value bit for bit; an MLP's is
-  // too up to the BLAS kernel's rounding (a matmul over other rows can round otherwise: OpenBLAS's
-  // Haswell kernel does, for the rows of an incomplete tile).
+  // read, no unembedding, and the last block's query side (its queries, attention row, output, MLP) only
+  // at the positions read. A query-side hook read at one position is computed for that position alone
+  // (its B rows), so a value depends only on its own read, never on what else is read with it. A hook
+  // read at every position, and the embeddings, resid_pre, k and v at any position, are run_with_cache's
+  // values bit for bit; a query-side hook read at one position is too up to float rounding (a matmul over
+  // other rows can round otherwise: OpenBLAS's Haswell kernel does, for the rows of an incomplete tile).
   // cc::Error for a hook this model does not have (naming those it has) or a position outside [0, T).
   ActivationCache record(const torch::Tensor& tokens, const std::set<HookRead>& reads) const;
 

@@ -63,9 +63,14 @@ Scores score(const MeasureInput& in, const std::vector<std::string>& sets) {
   const std::string query = p["query"], target = p["target"];
   const task::Vocab vocab(assign_and_add::task_config(in.checkpoint.config));
   const std::string hook = pattern_hook(layer);
+  // Layer 2's '=' query reads its row alone, so the forward computes layer 2's queries at '=' only; every
+  // other query reads the whole pattern (layer 1's is computed at every position anyway: layer 2 needs it).
+  const bool equals_row = layer == 1 && query == "equals";
+  const HookRead read = equals_row ? HookRead{hook, task::kEqualsPos} : HookRead{hook};
   const auto acts =
-      activations(in.activations, in.checkpoint, sets, p["size"].get<int>(), p["eval_seed"].get<uint64_t>(), {{hook}});
+      activations(in.activations, in.checkpoint, sets, p["size"].get<int>(), p["eval_seed"].get<uint64_t>(), {read});
   const auto ex = sample_examples(in.checkpoint, sets, p["size"].get<int>(), p["eval_seed"].get<uint64_t>());
+  const auto row = [&](int qpos) -> int64_t { return equals_row ? 0 : qpos; };  // a query's row in `pattern`
   size_t sequences = 0;
 
   Scores sc;
@@ -74,9 +79,11 @@ Scores score(const MeasureInput& in, const std::vector<std::string>& sets) {
     const std::vector<task::Example> part(ex.begin() + static_cast<std::ptrdiff_t>(begin),
                                           ex.begin() + static_cast<std::ptrdiff_t>(end));
     sequences += part.size();
-    const auto pattern = cache[hook].select(1, 0).to(torch::kCPU, torch::kDouble).contiguous();  // [B, T, T] (head 0)
-    if (query == "equals") sc.mean_row += pattern.select(1, task::kEqualsPos).sum(0);
-    if (!sc.example.defined() && !part.empty()) {
+    auto pattern = cache[read.key()].select(1, 0).to(torch::kCPU, torch::kDouble);  // [B, T, T] or [B, T] (head 0)
+    if (equals_row) pattern = pattern.unsqueeze(1);                                 // [B, 1, T]: the '=' row
+    pattern = pattern.contiguous();
+    if (query == "equals") sc.mean_row += pattern.select(1, row(task::kEqualsPos)).sum(0);
+    if (!equals_row && !sc.example.defined() && !part.empty()) {
       sc.example = pattern[0].clone();
       for (int t : part[0].tokens) sc.example_tokens.push_back(vocab.name(t));
     }
@@ -100,18 +107,24 @@ Scores score(const MeasureInput& in, const std::vector<std::string>& sets) {
         std::vector<int> order(static_cast<size_t>(qpos + 1));  // causal: keys 0..qpos
         for (int j = 0; j <= qpos; ++j) order[static_cast<size_t>(j)] = j;
         std::sort(order.begin(), order.end(), [&](int x, int y) {
-          return a[static_cast<int64_t>(b)][qpos][x] > a[static_cast<int64_t>(b)][qpos][y];
+          return a[static_cast<int64_t>(b)][row(qpos)][x] > a[static_cast<int64_t>(b)][row(qpos)][y];
         });
         const std::set<int> top(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(targets.size()));
         sc.hits += top == targets;
         ++sc.rows;
         double mass = 0;
-        for (int t : targets) mass += a[static_cast<int64_t>(b)][qpos][t];
+        for (int t : targets) mass += a[static_cast<int64_t>(b)][row(qpos)][t];
         sc.masses.push_back(mass);
       }
     }
   });
   if (sequences > 0) sc.mean_row /= static_cast<double>(sequences);
+  if (equals_row && !ex.empty()) {  // Figure 4's example: the first sequence's whole pattern, a forward of its own
+    torch::NoGradGuard no_grad;
+    const auto first = acts.sets.front()->tokens.slice(0, 0, 1);
+    sc.example = in.checkpoint.model->record(first, {{hook}})[hook][0][0].to(torch::kCPU, torch::kDouble);
+    for (int t : ex.front().tokens) sc.example_tokens.push_back(vocab.name(t));
+  }
   return sc;
 }
 
@@ -183,7 +196,7 @@ void register_attention(Registry& r) {
       "| constants\n"
       "target: operands | sources | previous\nreport_sets: sets measured the same way and reported without a threshold "
       "(default [])";
-  add_modes(r, measure, parse, doc, {{pattern_hook(0)}, {pattern_hook(1)}},
+  add_modes(r, measure, parse, doc, {{pattern_hook(0)}, {pattern_hook(1), task::kEqualsPos}},
             {{"attention_targets", Statistic::Proportion, "top_fraction",
               "fraction of '=' (or assignment-constant) rows whose top attended positions are the targets"},
              {"attention_mass", Statistic::Scalar, "mass",

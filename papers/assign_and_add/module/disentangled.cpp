@@ -2,8 +2,10 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <vector>
 
 #include "papers/assign_and_add/module/task/rng.h"
 #include "util/error.h"
@@ -57,13 +59,17 @@ Batch Model::sample(int64_t n, uint64_t seed, uint64_t index) const {
   task::Rng rng(seed, task::stream_id("disentangled_s7"), index);
   // The control's label offsets come from a stream of their own: the sequences stay those of `rng`.
   task::Rng unlink(seed, task::stream_id("disentangled_s7_unlinked"), index);
-  auto X = torch::zeros({n, T, D_}, torch::kFloat64);
+  auto ids = torch::full({n, T, 3}, D_, torch::kLong);
   auto y = torch::zeros({n}, torch::kLong), target = torch::zeros({n}, torch::kLong),
        k = torch::zeros({n}, torch::kLong);
   auto slots = torch::zeros({n, T}, torch::kBool);
-  auto x = X.accessor<double, 3>();
+  auto x = ids.accessor<int64_t, 3>();
   auto ya = y.accessor<int64_t, 1>(), ta = target.accessor<int64_t, 1>(), ka = k.accessor<int64_t, 1>();
   auto sa = slots.accessor<bool, 2>();
+  auto put = [&](int64_t i, int t, std::vector<int> basis) {  // x_t = Σ e_basis, kept ascending
+    std::sort(basis.begin(), basis.end());
+    for (size_t j = 0; j < basis.size(); ++j) x[i][t][static_cast<int64_t>(j)] = basis[j];
+  };
   std::vector<int> vars(static_cast<size_t>(s_.V)), places(static_cast<size_t>(T - 3));
   for (int64_t i = 0; i < n; ++i) {
     const int kk = s_.k_min + static_cast<int>(rng.below(s_.k_max - s_.k_min + 1));
@@ -76,40 +82,65 @@ Batch Model::sample(int64_t n, uint64_t seed, uint64_t index) const {
     const int which = static_cast<int>(rng.below(kk));  // the operand's assignment
     const int v_star = vars[static_cast<size_t>(which)];
     const int m = static_cast<int>(rng.below(s_.N));
-    for (int t = 0; t < T - 3; ++t) {
-      x[i][t][pos(t)] = 1;
-      x[i][t][pad()] = 1;
-    }
+    for (int t = 0; t < T - 3; ++t) put(i, t, {pos(t), pad()});
     int n_star = 0;
     for (int j = 0; j < kk; ++j) {
       const int t = places[static_cast<size_t>(j)], v = vars[static_cast<size_t>(j)];
       const int c = static_cast<int>(rng.below(s_.N));
       const int carried = s_.scrambled ? static_cast<int>(rng.below(s_.V)) : v;
-      x[i][t][pad()] = 0;
-      x[i][t][num(c)] = 1;
-      x[i][t][tag(carried)] = 1;
+      put(i, t, {pos(t), num(c), tag(carried)});
       sa[i][t] = true;
       if (j == which) {
         n_star = c;
         ta[i] = t;
       }
     }
-    x[i][T - 3][pos(T - 3)] = 1;
-    x[i][T - 3][var(v_star)] = 1;
-    x[i][T - 2][pos(T - 2)] = 1;
-    x[i][T - 2][num(m)] = 1;
-    x[i][T - 1][pos(T - 1)] = 1;
-    x[i][T - 1][tag(v_star)] = 1;
+    put(i, T - 3, {pos(T - 3), var(v_star)});
+    put(i, T - 2, {pos(T - 2), num(m)});
+    put(i, T - 1, {pos(T - 1), tag(v_star)});
     ya[i] = (n_star + m) % s_.N;
     if (s_.unlinked) ya[i] = (ya[i] + 1 + unlink.below(s_.N - 1)) % s_.N;
     ka[i] = kk;
   }
-  return {X, y, target, slots, k};
+  return {ids, y, target, slots, k};
 }
 
+torch::Tensor Model::dense(const Batch& b) const {
+  const auto X = torch::zeros({b.ids.size(0), b.ids.size(1), D_ + 1}, torch::kFloat64).scatter_(2, b.ids, 1.0);
+  return X.narrow(2, 0, D_).contiguous();  // [B, T, D]
+}
+
+namespace {
+
+// Products with X from its indices (Batch::ids [B, T, 3], D where x_t has no third vector): each reads
+// 3 B T entries. A column D of zeros takes the filler's share.
+torch::Tensor rows_dot(const torch::Tensor& ids, int64_t D, const torch::Tensor& v) {  // v [B, D] -> [B, T]: x_bt · v_b
+  const int64_t B = ids.size(0), T = ids.size(1);
+  const auto padded = torch::cat({v, torch::zeros({B, 1}, v.options())}, 1);  // [B, D + 1]
+  return padded.gather(1, ids.view({B, T * 3})).view({B, T, 3}).sum(2);
+}
+
+torch::Tensor weighted_rows(const torch::Tensor& ids, int64_t D,
+                            const torch::Tensor& w) {  // w [B, T] -> [B, D]: Σ_t w_bt x_bt
+  const int64_t B = ids.size(0), T = ids.size(1);
+  const auto each = w.unsqueeze(2).expand({B, T, 3}).reshape({B, T * 3});  // x_t's weight on each of its vectors
+  return torch::zeros({B, D + 1}, w.options()).scatter_add(1, ids.view({B, T * 3}), each).narrow(1, 0, D);
+}
+
+torch::Tensor row_at(const torch::Tensor& ids, int64_t D, const torch::Tensor& t) {  // t [B] -> [B, D]: x_{b, t_b}
+  const int64_t B = ids.size(0);
+  const auto at = ids.gather(1, t.view({B, 1, 1}).expand({B, 1, 3})).squeeze(1);  // [B, 3]
+  return torch::zeros({B, D + 1}, torch::kFloat64).scatter_(1, at, 1.0).narrow(1, 0, D);
+}
+
+torch::Tensor last_row(const torch::Tensor& ids, int64_t D) {  // [B, D]: x_T, the '=' position
+  return row_at(ids, D, torch::full({ids.size(0)}, ids.size(1) - 1, torch::kLong));
+}
+
+}  // namespace
+
 torch::Tensor Model::scores(const Batch& b, const torch::Tensor& W) const {
-  auto query = b.X.select(1, s_.T - 1);                                 // [B, D]: x_T
-  return torch::bmm(b.X, query.matmul(W.t()).unsqueeze(2)).squeeze(2);  // [B, T]: x_t^T W x_T
+  return rows_dot(b.ids, D_, last_row(b.ids, D_).matmul(W.t()));  // [B, T]: x_t^T (W x_T)
 }
 
 torch::Tensor Model::logits(const Batch& b, const torch::Tensor& W) const {
@@ -117,9 +148,9 @@ torch::Tensor Model::logits(const Batch& b, const torch::Tensor& W) const {
 }
 
 torch::Tensor Model::logits_from_scores(const Batch& b, const torch::Tensor& scores) const {
-  auto attn = torch::softmax(scores, 1);                       // [B, T]
-  auto mixed = torch::bmm(attn.unsqueeze(1), b.X).squeeze(1);  // [B, D]: X σ
-  auto z = mixed.matmul(phi2_);                                // [B, 2F]
+  auto attn = torch::softmax(scores, 1);        // [B, T]
+  auto mixed = weighted_rows(b.ids, D_, attn);  // [B, D]: X σ
+  auto z = mixed.matmul(phi2_);                 // [B, 2F]
   const int F = (s_.N - 1) / 2;
   auto re = z.slice(1, 0, F), im = z.slice(1, F, 2 * F);                            // c_f = re + i im
   auto M = ((re * re - im * im).matmul(cos_) + (2 * re * im).matmul(sin_)) / s_.N;  // [B, N]: Re[c_f² e^{-iθ}]
@@ -140,22 +171,20 @@ torch::Tensor Model::gradient(const Batch& b, const torch::Tensor& W) const {
 std::pair<torch::Tensor, torch::Tensor> Model::gradient_by_key(const Batch& b, const torch::Tensor& W) const {
   auto s = scores(b, W).detach().set_requires_grad(true);  // [B, T]
   torch::nn::functional::cross_entropy(logits_from_scores(b, s), b.y).backward();
-  const auto g = s.grad().detach();                              // [B, T]: ∂L/∂s_bt
-  const auto query = b.X.select(1, s_.T - 1);                    // [B, D]: x_T
-  const auto keys = torch::bmm(g.unsqueeze(1), b.X).squeeze(1);  // [B, D]: Σ_t g_bt x_bt
-  const auto at_target = b.X.gather(1, b.target.view({-1, 1, 1}).expand({-1, 1, D_})).squeeze(1);  // [B, D]: x_bt*
-  const auto g_target = g.gather(1, b.target.unsqueeze(1));                                        // [B, 1]
-  return {keys.t().matmul(query), (g_target * at_target).t().matmul(query)};                       // [D, D] each
+  const auto g = s.grad().detach();                                           // [B, T]: ∂L/∂s_bt
+  const auto query = last_row(b.ids, D_);                                     // [B, D]: x_T
+  const auto keys = weighted_rows(b.ids, D_, g);                              // [B, D]: Σ_t g_bt x_bt
+  const auto at_target = row_at(b.ids, D_, b.target);                         // [B, D]: x_bt*
+  const auto g_target = g.gather(1, b.target.unsqueeze(1));                   // [B, 1]
+  return {keys.t().matmul(query), (g_target * at_target).t().matmul(query)};  // [D, D] each
 }
 
 namespace {
 
 // Σ_t coef_bt (x_bt − x̄_b) x_bT^T over the batch, [D, D]: the matrix a pair sum with per-key weights makes.
-// The sums over t are products ([B, 1, T] x [B, T, D]), not an elementwise product summed: X is the
-// largest tensor of the model (64 MB a chunk), and a [B, T, D] temporary per sum cost more than the rest.
-torch::Tensor key_sum(const Batch& b, const torch::Tensor& coef, const torch::Tensor& mean_x, int T) {
-  const auto vec = torch::bmm(coef.unsqueeze(1), b.X).squeeze(1) - coef.sum(1, true) * mean_x;  // [B, D]
-  return vec.t().matmul(b.X.select(1, T - 1));
+torch::Tensor key_sum(const Batch& b, int64_t D, const torch::Tensor& coef, const torch::Tensor& mean_x) {
+  const auto vec = weighted_rows(b.ids, D, coef) - coef.sum(1, true) * mean_x;  // [B, D]
+  return vec.t().matmul(last_row(b.ids, D));
 }
 
 }  // namespace
@@ -165,14 +194,14 @@ torch::Tensor key_sum(const Batch& b, const torch::Tensor& coef, const torch::Te
 //   c_w(t, t') = (2/N) Σ_f [re_tf (cw_f re_t'f + sw_f im_t'f) + im_tf (sw_f re_t'f − cw_f im_t'f)]
 // (cw = w cosᵀ, sw = w sinᵀ), so a sum over t' with weights a, Σ_t' a_t' c_w(t, t'), is U_t against the
 // a-weighted sum of U. Every class of pairs is such a sum for each key t: the whole row (weights σ), the
-// pair with t* (weights e_t*), or both restricted to the keys the class allows.
+// pair with t* (weights e_t*), or both restricted to the keys the class allows. U_t = Φ2 x_t is linear in
+// x_t, so neither U nor X is built: a sum of U is Φ2 of the sum of x, and U_t · d is x_t · (Φ2ᵀ d).
 PairSplit Model::gradient_by_pair(const Batch& b, const torch::Tensor& W) const {
   const int T = s_.T, F = (s_.N - 1) / 2;
-  const int64_t B = b.X.size(0);
+  const int64_t B = b.ids.size(0);
   const auto s = scores(b, W);                                         // [B, T]
   const auto sigma = torch::softmax(s, 1);                             // [B, T]
-  const auto mean_x = torch::bmm(sigma.unsqueeze(1), b.X).squeeze(1);  // [B, D]: x̄
-  const auto U = b.X.matmul(phi2_);                                    // [B, T, 2F]: Φ2 x_t = (re | im)
+  const auto mean_x = weighted_rows(b.ids, D_, sigma);                 // [B, D]: x̄
   const auto p_hat = torch::softmax(logits_from_scores(b, s), 1);      // [B, N]
   const auto one_hot = torch::one_hot(b.y, s_.N).to(torch::kFloat64);  // [B, N]
   // Σ_t' a_t' c_w(t, t') for every t, from v = Σ_t' a_t' U_t' [B, 2F]: [B, T].
@@ -180,22 +209,22 @@ PairSplit Model::gradient_by_pair(const Batch& b, const torch::Tensor& W) const 
     const auto cw = w.matmul(cos_.t()), sw = w.matmul(sin_.t());  // [B, F]
     const auto vr = v.slice(1, 0, F), vi = v.slice(1, F, 2 * F);  // [B, F]
     const auto dual = torch::cat({cw * vr + sw * vi, sw * vr - cw * vi}, 1);
-    return torch::bmm(U, dual.unsqueeze(2)).squeeze(2) * (2.0 / s_.N);
+    return rows_dot(b.ids, D_, dual.matmul(phi2_.t())) * (2.0 / s_.N);  // U_t · dual
   };
   const auto at = torch::one_hot(b.target, T).to(torch::kFloat64);  // [B, T]: t = t*
   auto at_m = torch::zeros({B, T}, torch::kFloat64);                // [B, T]: t = T−2, the constant m
   at_m.select(1, T - 2).fill_(1);
-  const auto sigma_star = (sigma * at).sum(1, true);                 // [B, 1]: σ_t*
-  const auto U_mean = torch::bmm(sigma.unsqueeze(1), U).squeeze(1);  // [B, 2F]: Σ_t' σ_t' U_t'
-  const auto U_star = torch::bmm(at.unsqueeze(1), U).squeeze(1);     // [B, 2F]: U_t*
-  const auto with_t_star = against(one_hot, U_star);                 // [B, T]: c_y(t, t*)
-  const auto c_m_star = (with_t_star * at_m).sum(1, true);           // [B, 1]: c_y(T−2, t*)
-  const auto sigma_m = (sigma * at_m).sum(1, true);                  // [B, 1]: σ_{T−2}
+  const auto sigma_star = (sigma * at).sum(1, true);              // [B, 1]: σ_t*
+  const auto U_mean = mean_x.matmul(phi2_);                       // [B, 2F]: Σ_t' σ_t' U_t'
+  const auto U_star = row_at(b.ids, D_, b.target).matmul(phi2_);  // [B, 2F]: U_t*
+  const auto with_t_star = against(one_hot, U_star);              // [B, T]: c_y(t, t*)
+  const auto c_m_star = (with_t_star * at_m).sum(1, true);        // [B, 1]: c_y(T−2, t*)
+  const auto sigma_m = (sigma * at_m).sum(1, true);               // [B, 1]: σ_{T−2}
   // The per-key weights coef_t = σ_t Σ_{t' : (t, t') in the class} σ_t' c(t, t'), then (α/B) Σ_b Σ_t
   // coef_t (x_t − x̄) x_T^T (key_sum). With w = 1{k=y} − p̂ and every pair it is -dL/dW; with w = 1{k=y},
   // the correct label's part of it.
   auto term = [&](const torch::Tensor& coef) {
-    return key_sum(b, coef, mean_x, T) * (s_.alpha / static_cast<double>(B));
+    return key_sum(b, D_, coef, mean_x) * (s_.alpha / static_cast<double>(B));
   };
   const auto pair_with_t_star = sigma * sigma_star * with_t_star;  // σ_t σ_t* c(t, t*)
   PairSplit r;
@@ -212,11 +241,12 @@ PairSplit Model::gradient_by_pair(const Batch& b, const torch::Tensor& W) const 
 
 PairSplit Model::gradient_by_pair_table(const Batch& b, const torch::Tensor& W) const {
   const int T = s_.T, F = (s_.N - 1) / 2;
-  const int64_t B = b.X.size(0);
+  const auto X = dense(b);  // [B, T, D]
+  const int64_t B = X.size(0);
   const auto s = scores(b, W);                                         // [B, T]
   const auto sigma = torch::softmax(s, 1);                             // [B, T]
-  const auto mean_x = torch::bmm(sigma.unsqueeze(1), b.X).squeeze(1);  // [B, D]: x̄
-  const auto U = b.X.matmul(phi2_);                                    // [B, T, 2F]: Φ2 x_t
+  const auto mean_x = torch::bmm(sigma.unsqueeze(1), X).squeeze(1);    // [B, D]: x̄
+  const auto U = X.matmul(phi2_);                                      // [B, T, 2F]: Φ2 x_t
   const auto re = U.slice(2, 0, F), im = U.slice(2, F, 2 * F);         // [B, T, F]
   const auto p_hat = torch::softmax(logits_from_scores(b, s), 1);      // [B, N]
   const auto one_hot = torch::one_hot(b.y, s_.N).to(torch::kFloat64);  // [B, N]
@@ -236,7 +266,7 @@ PairSplit Model::gradient_by_pair_table(const Batch& b, const torch::Tensor& W) 
   auto weighted = [&](const torch::Tensor& w) { return sigma2 * pair_coefficients(w); };
   auto pairs = [&](const torch::Tensor& weighted_pairs, const torch::Tensor& mask) {
     const auto coef = (weighted_pairs * mask).sum(2);  // [B, T]: summed over t'
-    return key_sum(b, coef, mean_x, T) * (s_.alpha / static_cast<double>(B));
+    return key_sum(b, D_, coef, mean_x) * (s_.alpha / static_cast<double>(B));
   };
   const auto at = torch::one_hot(b.target, T).to(torch::kBool);  // [B, T]: t = t*
   auto at_m = torch::zeros({B, T}, torch::kBool);                // [B, T]: t = T−2, the constant m

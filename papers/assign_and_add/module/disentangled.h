@@ -33,8 +33,11 @@ struct Sizes {
   bool unlinked = false;     // negative control: the label is (y + d) mod N, d uniform in 1..N-1
 };
 
+// Every x_t is the sum of two or three basis vectors, so a batch keeps their indices, not X: a product
+// with X is a gather or a scatter over 3 B T entries instead of a pass over B T D mostly zero doubles
+// (Model::dense builds X where a reference needs it).
 struct Batch {
-  torch::Tensor X;       // [B, T, D] float64, the residual stream after layer 1
+  torch::Tensor ids;     // [B, T, 3] int64: the basis vectors x_t sums, ascending; D (no vector) fills the rest
   torch::Tensor y;       // [B] target class
   torch::Tensor target;  // [B] t*, the position of the operand variable's assignment
   torch::Tensor slots;   // [B, T] bool: assignment positions (τ)
@@ -63,7 +66,8 @@ class Model {
   torch::Tensor W0() const;      // [D, D]
   torch::Tensor G_star() const;  // [D, D]
   Batch sample(int64_t n, uint64_t seed,
-               uint64_t index) const;  // one-variable sequences: Rng(seed, "disentangled_s7", index)
+               uint64_t index) const;         // one-variable sequences: Rng(seed, "disentangled_s7", index)
+  torch::Tensor dense(const Batch& b) const;  // [B, T, D] float64: X, the residual stream after layer 1
 
   torch::Tensor scores(const Batch& b, const torch::Tensor& W) const;                   // [B, T]: x_t^T W x_T
   torch::Tensor logits(const Batch& b, const torch::Tensor& W) const;                   // [B, N], differentiable in W

@@ -12,8 +12,9 @@ using namespace cc::analysis;
 // The work of one Monte Carlo seed, in one-hot token slots: sequences × T × (N + V + 3), summed over
 // the sizes (the gradient's samples plus `eval_size` test sequences). Capped so that no claim within
 // the ranges runs for minutes or past the memory bound: one batch (samples / batches sequences of
-// the largest size) at most kMaxBatchSlots, measured at ~250 MB of RSS for T1a's 4.85e6 (libtorch
-// itself ~100 MB), and one seed at most kMaxSeedSlots (~25 s here at T1a-grid's rate of 6.7e7 in 4 s).
+// the largest size) at most kMaxBatchSlots, and one seed at most kMaxSeedSlots. Both were measured
+// when a batch held X densely (~250 MB of RSS for T1a's 4.85e6 slots; ~25 s for 4e8 at T1a-grid's rate
+// then); a batch now holds X's indices and costs less, so they are bounds with room, not estimates.
 constexpr double kMaxBatchSlots = 5e6;
 constexpr double kMaxSeedSlots = 4e8;
 
@@ -106,7 +107,9 @@ std::string size_label(const Sizes& s) {
   return "N=" + std::to_string(s.N) + " V=" + std::to_string(s.V) + " T=" + std::to_string(s.T);
 }
 
-int64_t chunk_for(const Model& model) {  // sequences per chunk: X stays near 8M doubles (64 MB)
+// Sequences per chunk: as many as kept a dense X near 8M doubles (64 MB). The Monte Carlo draws depend on
+// it (Model::sample is seeded per chunk), so it stays although X is no longer built.
+int64_t chunk_for(const Model& model) {
   return std::max<int64_t>(64, (int64_t{8} << 20) / (model.sizes().T * model.dim()));
 }
 

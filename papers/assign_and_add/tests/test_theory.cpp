@@ -27,8 +27,9 @@ Sizes tiny() {
 std::vector<double> hand_gradient(const Model& model, const Batch& b, const torch::Tensor& Wt) {
   const Sizes& s = model.sizes();
   const int D = model.dim(), T = s.T, N = s.N, F = (N - 1) / 2;
-  const int64_t B = b.X.size(0);
-  auto X = b.X.accessor<double, 3>();
+  const auto Xt = model.dense(b);
+  const int64_t B = Xt.size(0);
+  auto X = Xt.accessor<double, 3>();
   auto W = Wt.accessor<double, 2>();
   std::vector<double> dW(static_cast<size_t>(D * D), 0.0);
   for (int64_t i = 0; i < B; ++i) {
@@ -126,8 +127,9 @@ TEST(Theory, GradientByKeySumsToTheGradientAndIsolatesTStar) {
   torch::nn::functional::cross_entropy(model.logits_from_scores(batch, s), batch.y).backward();
   const auto mask = torch::zeros_like(s).scatter_(1, batch.target.unsqueeze(1), 1.0);
   const auto gs = s.grad() * mask;  // [B, T]
-  const auto q = batch.X.select(1, model.sizes().T - 1);
-  const auto hand = (gs.unsqueeze(2) * batch.X).sum(1).t().matmul(q);
+  const auto X = model.dense(batch);
+  const auto q = X.select(1, model.sizes().T - 1);
+  const auto hand = (gs.unsqueeze(2) * X).sum(1).t().matmul(q);
   EXPECT_LT((at_target - hand).abs().max().item<double>(), 1e-15 + 1e-12 * hand.abs().max().item<double>());
   EXPECT_GT(at_target.abs().max().item<double>(), 0.0);
   EXPECT_GT((whole - at_target).abs().max().item<double>(), 0.0);  // the other keys contribute too
@@ -160,7 +162,7 @@ TEST(Theory, IdealMlpAddsTwoConstantsWithEqualWeights) {
   // attention splits evenly between t* and m.
   for (int64_t i = 0; i < 40; ++i)
     for (int t = 0; t < s.T - 3; ++t)
-      if (batch.slots[i][t].item<bool>() && t != batch.target[i].item<int64_t>()) batch.X[i][t].zero_();
+      if (batch.slots[i][t].item<bool>() && t != batch.target[i].item<int64_t>()) batch.ids[i][t].fill_(model.dim());
   const int eq = s.N + s.V + 1 + s.T - 1;
   for (int n = 0; n < s.N; ++n) W[n][eq] = 40.0;
   auto pred = model.logits(batch, W).argmax(1);
@@ -174,12 +176,13 @@ TEST(Theory, ScrambledTagsCarryNoVariableIdentity) {
   s.scrambled = true;
   const Model model(s);
   const auto b = model.sample(4000, 5, 0);
+  const auto X = model.dense(b);
   // The tag the operand's constant carries matches the query's tag about 1/V of the time.
   const int tag0 = s.N + s.V + 1 + s.T;
   int64_t same = 0;
   for (int64_t i = 0; i < 4000; ++i) {
-    auto carried = b.X[i][b.target[i].item<int64_t>()].slice(0, tag0, tag0 + s.V).argmax().item<int64_t>();
-    auto query = b.X[i][s.T - 1].slice(0, tag0, tag0 + s.V).argmax().item<int64_t>();
+    auto carried = X[i][b.target[i].item<int64_t>()].slice(0, tag0, tag0 + s.V).argmax().item<int64_t>();
+    auto query = X[i][s.T - 1].slice(0, tag0, tag0 + s.V).argmax().item<int64_t>();
     same += carried == query;
   }
   EXPECT_NEAR(static_cast<double>(same) / 4000, 0.25, 0.03);
@@ -245,7 +248,7 @@ TEST(Theory, UnlinkedLabelsKeepTheSequencesAndMoveEveryLabel) {
   const auto linked = Model(s).sample(4000, 5, 0);
   s.unlinked = true;
   const auto unlinked = Model(s).sample(4000, 5, 0);
-  EXPECT_TRUE(unlinked.X.equal(linked.X));
+  EXPECT_TRUE(unlinked.ids.equal(linked.ids));
   EXPECT_TRUE(unlinked.target.equal(linked.target));
   const auto offset = (unlinked.y - linked.y).remainder(s.N);
   EXPECT_EQ((offset == 0).sum().item<int64_t>(), 0);
