@@ -253,18 +253,19 @@ torch::Tensor Transformer::run_recording(const torch::Tensor& tokens, Recorder& 
   rec.keep("hook_pos_embed", pos);
 
   torch::Tensor resid = embed + pos;  // blocks.0.hook_resid_pre
+  // Block 0's input W_E[token] + W_pos[t] takes V·T values: every one of them, and each position's row.
+  const auto inputs = (W_E().unsqueeze(1) + W_pos().slice(0, 0, T).unsqueeze(0)).reshape({-1, D});  // [V*T, D]
+  const auto input_row = (ids * T + torch::arange(T, ids.options()).unsqueeze(0)).reshape({-1});    // token*T + t
   for (int layer = 0; layer <= rec.last_block; ++layer) {
     const std::string b = "blocks." + std::to_string(layer) + ".";
     const torch::Tensor pre = resid;  // [B, T, D]
     rec.keep(b + "hook_resid_pre", pre);
-    // pre · W [B, T, H, E] at every position. Block 0's input W_E[token] + W_pos[t] takes V·T values, so
-    // there it is rows of a small [V·T, HE] product (the same sums: the rows are the same vectors), taken
-    // per token and position: a sequence's values depend on its tokens alone, never on its batch.
+    // pre · W [B, T, H, E] at every position. In block 0 it is rows of a small [V·T, HE] product (the same
+    // sums: the rows are the same vectors), taken per token and position: a sequence's values depend on
+    // its tokens alone, never on its batch.
     auto project = [&](const char* w) {
       if (layer > 0) return pre.matmul(flat_in(layer, w)).view({B, T, H, E});
-      const auto x = (W_E().unsqueeze(1) + W_pos().slice(0, 0, T).unsqueeze(0)).reshape({-1, D});  // [V*T, D]
-      const auto row = (ids * T + torch::arange(T, ids.options()).unsqueeze(0)).reshape({-1});     // token * T + t
-      return x.matmul(flat_in(0, w)).index_select(0, row).view({B, T, H, E});
+      return inputs.matmul(flat_in(0, w)).index_select(0, input_row).view({B, T, H, E});
     };
     const auto k = project("W_K"), v = project("W_V");
     rec.keep(b + "attn.hook_k", k);

@@ -105,15 +105,18 @@ Batch Model::sample(int64_t n, uint64_t seed, uint64_t index) const {
   return {ids, y, target, slots, k};
 }
 
-torch::Tensor Model::dense(const Batch& b) const {
-  const auto X = torch::zeros({b.ids.size(0), b.ids.size(1), D_ + 1}, torch::kFloat64).scatter_(2, b.ids, 1.0);
-  return X.narrow(2, 0, D_).contiguous();  // [B, T, D]
-}
-
 namespace {
 
 // Products with X from its indices (Batch::ids [B, T, 3], D where x_t has no third vector): each reads
 // 3 B T entries. A column D of zeros takes the filler's share.
+
+// idx [..., 3] -> [..., D]: the rows of X those indices make (the filler's column D dropped).
+torch::Tensor rows_from(const torch::Tensor& idx, int64_t D) {
+  auto sizes = idx.sizes().vec();
+  sizes.back() = D + 1;
+  return torch::zeros(sizes, torch::kFloat64).scatter_(-1, idx, 1.0).narrow(-1, 0, D).contiguous();
+}
+
 torch::Tensor rows_dot(const torch::Tensor& ids, int64_t D, const torch::Tensor& v) {  // v [B, D] -> [B, T]: x_bt · v_b
   const int64_t B = ids.size(0), T = ids.size(1);
   const auto padded = torch::cat({v, torch::zeros({B, 1}, v.options())}, 1);  // [B, D + 1]
@@ -129,8 +132,7 @@ torch::Tensor weighted_rows(const torch::Tensor& ids, int64_t D,
 
 torch::Tensor row_at(const torch::Tensor& ids, int64_t D, const torch::Tensor& t) {  // t [B] -> [B, D]: x_{b, t_b}
   const int64_t B = ids.size(0);
-  const auto at = ids.gather(1, t.view({B, 1, 1}).expand({B, 1, 3})).squeeze(1);  // [B, 3]
-  return torch::zeros({B, D + 1}, torch::kFloat64).scatter_(1, at, 1.0).narrow(1, 0, D);
+  return rows_from(ids.gather(1, t.view({B, 1, 1}).expand({B, 1, 3})).squeeze(1), D);
 }
 
 torch::Tensor last_row(const torch::Tensor& ids, int64_t D) {  // [B, D]: x_T, the '=' position
@@ -138,6 +140,8 @@ torch::Tensor last_row(const torch::Tensor& ids, int64_t D) {  // [B, D]: x_T, t
 }
 
 }  // namespace
+
+torch::Tensor Model::dense(const Batch& b) const { return rows_from(b.ids, D_); }  // [B, T, D]
 
 torch::Tensor Model::scores(const Batch& b, const torch::Tensor& W) const {
   return rows_dot(b.ids, D_, last_row(b.ids, D_).matmul(W.t()));  // [B, T]: x_t^T (W x_T)
@@ -182,9 +186,11 @@ std::pair<torch::Tensor, torch::Tensor> Model::gradient_by_key(const Batch& b, c
 namespace {
 
 // Σ_t coef_bt (x_bt − x̄_b) x_bT^T over the batch, [D, D]: the matrix a pair sum with per-key weights makes.
-torch::Tensor key_sum(const Batch& b, int64_t D, const torch::Tensor& coef, const torch::Tensor& mean_x) {
+// query: x_T [B, D] (last_row).
+torch::Tensor key_sum(const Batch& b, int64_t D, const torch::Tensor& coef, const torch::Tensor& mean_x,
+                      const torch::Tensor& query) {
   const auto vec = weighted_rows(b.ids, D, coef) - coef.sum(1, true) * mean_x;  // [B, D]
-  return vec.t().matmul(last_row(b.ids, D));
+  return vec.t().matmul(query);
 }
 
 }  // namespace
@@ -202,6 +208,7 @@ PairSplit Model::gradient_by_pair(const Batch& b, const torch::Tensor& W) const 
   const auto s = scores(b, W);                                         // [B, T]
   const auto sigma = torch::softmax(s, 1);                             // [B, T]
   const auto mean_x = weighted_rows(b.ids, D_, sigma);                 // [B, D]: x̄
+  const auto query = last_row(b.ids, D_);                              // [B, D]: x_T
   const auto p_hat = torch::softmax(logits_from_scores(b, s), 1);      // [B, N]
   const auto one_hot = torch::one_hot(b.y, s_.N).to(torch::kFloat64);  // [B, N]
   // Σ_t' a_t' c_w(t, t') for every t, from v = Σ_t' a_t' U_t' [B, 2F]: [B, T].
@@ -224,7 +231,7 @@ PairSplit Model::gradient_by_pair(const Batch& b, const torch::Tensor& W) const 
   // coef_t (x_t − x̄) x_T^T (key_sum). With w = 1{k=y} − p̂ and every pair it is -dL/dW; with w = 1{k=y},
   // the correct label's part of it.
   auto term = [&](const torch::Tensor& coef) {
-    return key_sum(b, D_, coef, mean_x) * (s_.alpha / static_cast<double>(B));
+    return key_sum(b, D_, coef, mean_x, query) * (s_.alpha / static_cast<double>(B));
   };
   const auto pair_with_t_star = sigma * sigma_star * with_t_star;  // σ_t σ_t* c(t, t*)
   PairSplit r;
@@ -246,6 +253,7 @@ PairSplit Model::gradient_by_pair_table(const Batch& b, const torch::Tensor& W) 
   const auto s = scores(b, W);                                         // [B, T]
   const auto sigma = torch::softmax(s, 1);                             // [B, T]
   const auto mean_x = torch::bmm(sigma.unsqueeze(1), X).squeeze(1);    // [B, D]: x̄
+  const auto query = last_row(b.ids, D_);                              // [B, D]: x_T
   const auto U = X.matmul(phi2_);                                      // [B, T, 2F]: Φ2 x_t
   const auto re = U.slice(2, 0, F), im = U.slice(2, F, 2 * F);         // [B, T, F]
   const auto p_hat = torch::softmax(logits_from_scores(b, s), 1);      // [B, N]
@@ -266,7 +274,7 @@ PairSplit Model::gradient_by_pair_table(const Batch& b, const torch::Tensor& W) 
   auto weighted = [&](const torch::Tensor& w) { return sigma2 * pair_coefficients(w); };
   auto pairs = [&](const torch::Tensor& weighted_pairs, const torch::Tensor& mask) {
     const auto coef = (weighted_pairs * mask).sum(2);  // [B, T]: summed over t'
-    return key_sum(b, D_, coef, mean_x) * (s_.alpha / static_cast<double>(B));
+    return key_sum(b, D_, coef, mean_x, query) * (s_.alpha / static_cast<double>(B));
   };
   const auto at = torch::one_hot(b.target, T).to(torch::kBool);  // [B, T]: t = t*
   auto at_m = torch::zeros({B, T}, torch::kBool);                // [B, T]: t = T−2, the constant m
