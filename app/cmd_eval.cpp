@@ -58,7 +58,7 @@ int cmd_eval(const std::vector<std::string>& args) {
   if (!parse("eval", "CHECKPOINT [options]", desc, pos, args, vm)) return kExitOk;
   // Every evaluation set is built at this size and held (~1 KB per unit of --size over the ten
   // sets: 0.27 GB of RSS at 100000), so the cap keeps eval near 1 GB.
-  if (size < 1 || size > 1000000) throw Error("--size must be in [1, 1000000]");
+  if (size < 1 || size > 1000000) throw po::error("--size must be in [1, 1000000]");
 
   train::apply_threads(train::default_threads());
   const auto ck = train::load_checkpoint(checkpoint, train::parse_device(device));

@@ -18,6 +18,7 @@
 //   reruns the command recorded in DIR/RUN/seedK/run.json (the paper's runs file as its --config),
 //   with the thread setup recorded in its sidecars, into a fresh directory (or --out), and compares
 //   every committed checkpoint it reaches with the retrained one (max |Δw|; 0 = bitwise identical).
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -371,6 +372,10 @@ int cmd_fixtures(const std::vector<std::string>& args) {
     if (target.empty()) throw po::error("recreate needs the run name, e.g. fixtures recreate default --seed 0");
     if (!vm.count("seed")) throw po::error("recreate needs --seed");
     if (vm.count("resume") && out.empty()) throw po::error("--resume needs --out (the directory to continue)");
+    // -1 is "the whole run" inside; a negative --until would read as it and retrain everything.
+    if (vm.count("until") && until < 0) throw po::error("--until " + std::to_string(until) + ": must be a step >= 0");
+    // NaN compares false with everything: every difference would pass as "not more than NaN".
+    if (!std::isfinite(tolerance) || tolerance < 0) throw po::error("--tolerance must be a finite number >= 0");
     return recreate(dir, runs_file, target, parse_seed(vm["seed"].as<std::string>(), "--seed"), until, out, tolerance,
                     vm.count("resume") > 0);
   }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 #include <regex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "cli.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/yaml_json.h"
 
 namespace cc::app {
 namespace fs = std::filesystem;
@@ -142,6 +144,36 @@ bool is_module_name(const std::string& name) {
   return name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string::npos;
 }
 
+// Names a paper cannot take although they are snake_case: they break the build it is added to. A C++
+// keyword or a namespace of cc:: (its code is namespace cc::NAME), a name whose targets the tree has
+// already (NAME_tests, cc_paper_NAME: "modules" is the generated registration's), and a few
+// namespaces a module's code reaches (std, torch, ...). Why: `new-paper int` wrote a paper whose
+// module did not compile.
+std::string reserved_because(const std::string& name) {
+  static const std::set<std::string> keywords = {
+      "alignas",     "alignof",   "and",        "and_eq",    "asm",      "auto",         "bitand",
+      "bitor",       "bool",      "break",      "case",      "catch",    "char",         "char8_t",
+      "char16_t",    "char32_t",  "class",      "compl",     "concept",  "const",        "consteval",
+      "constexpr",   "constinit", "const_cast", "continue",  "co_await", "co_return",    "co_yield",
+      "decltype",    "default",   "delete",     "do",        "double",   "dynamic_cast", "else",
+      "enum",        "explicit",  "export",     "extern",    "false",    "float",        "for",
+      "friend",      "goto",      "if",         "inline",    "int",      "long",         "mutable",
+      "namespace",   "new",       "noexcept",   "not",       "not_eq",   "nullptr",      "operator",
+      "or",          "or_eq",     "private",    "protected", "public",   "register",     "reinterpret_cast",
+      "requires",    "return",    "short",      "signed",    "sizeof",   "static",       "static_assert",
+      "static_cast", "struct",    "switch",     "template",  "this",     "thread_local", "throw",
+      "true",        "try",       "typedef",    "typeid",    "typename", "union",        "unsigned",
+      "using",       "virtual",   "void",       "volatile",  "wchar_t",  "while",        "xor",
+      "xor_eq"};
+  static const std::set<std::string> taken = {"analysis", "app",   "catalogue", "claims", "model", "plugin", "report",
+                                              "sweep",    "train", "verify",    "util",   "test",  "tests",  "gpu",
+                                              "papers",   "task",  "modules",   "std",    "torch", "at",     "c10",
+                                              "nlohmann", "boost", "yaml",      "fs",     "po"};
+  if (keywords.count(name)) return "a C++ keyword";
+  if (taken.count(name)) return "a name the engine's namespaces or build targets already use";
+  return "";
+}
+
 }  // namespace
 
 int cmd_new_paper(const std::vector<std::string>& args) {
@@ -162,6 +194,8 @@ int cmd_new_paper(const std::vector<std::string>& args) {
     throw po::error("paper name '" + name +
                     "': snake_case (a-z, 0-9, '_', the first a letter, at most 64): it names "
                     "a folder and a C++ namespace");
+  if (const std::string why = reserved_because(name); !why.empty())
+    throw po::error("paper name '" + name + "': " + why + " (it names a C++ namespace and build targets)");
   if (!std::regex_match(arxiv, std::regex("[0-9]{4}\\.[0-9]{4,5}v[0-9]+")))
     throw po::error("--arxiv '" + arxiv + "': an arXiv id with its version, e.g. 2306.00802v2");
   if (title.empty()) title = name;
@@ -179,6 +213,17 @@ int cmd_new_paper(const std::vector<std::string>& args) {
     fs::create_directories((staging / path).parent_path());
     write_file_atomic((staging / path).string(),
                       substitute(text, {{"@NAME@", name}, {"@TITLE@", title}, {"@ARXIV@", arxiv}}));
+  }
+  // Each YAML file read back by the loader claimcheck will read it with: a title it would refuse
+  // (a control character, bad UTF-8, past the size cap) is refused now, before the paper exists.
+  for (const auto& [path, text] : skeleton()) {
+    if (fs::path(path).extension() != ".yaml") continue;
+    try {
+      load_yaml_file((staging / path).string());
+    } catch (const Error& e) {
+      fs::remove_all(staging);
+      throw po::error(std::string("--title: the scaffold's ") + path + " would not load: " + e.what());
+    }
   }
   fs::rename(staging, dest);
   std::cout << "wrote " << dest.string() << " (" << skeleton().size() << " files); next: re-run cmake, build, and\n"

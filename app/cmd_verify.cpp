@@ -27,6 +27,7 @@
 #include "util/folder_lock.h"
 #include "util/error.h"
 #include "util/atomic_file.h"
+#include "util/file_io.h"
 #include "util/platform.h"
 #include "util/registry.h"
 
@@ -372,7 +373,7 @@ struct VerifyFlags {
   Common common;
   std::string budget = "fixture", device = "cpu", seeds, run, robustness, report_dir = "reports/latest",
               fail_on = "any";
-  std::string baseline_file, write_baseline, attribution, sweep_as;
+  std::string baseline_file, write_baseline, attribution, sweep_as, junit;
   int jobs = 0, activation_mb = static_cast<int>(claims::kActivationStoreBytes >> 20);
 };
 
@@ -395,6 +396,9 @@ void add_verify_options(po::options_description& desc, VerifyFlags& f) {
        "also measure every run claim on each variant of these sweeps (comma-separated, e.g. "
        "attribution_screen,attribution_confirm,robustness) and attribute each claim the default does not support "
        "(the paper.yaml beside the runs file: the score and the rules)")
+      ("junit", po::value(&f.junit),
+       "also write the JUnit XML here (REPORT/junit.xml is always written); every exit writes it, a usage error or "
+       "a missing input as one <error> naming it")
       ("report", po::value(&f.report_dir),
        "report directory (default reports/latest); the claims its last report.json says took longest start "
        "first")
@@ -426,11 +430,28 @@ void check_flags(const VerifyFlags& f, const po::variables_map& vm) {
     throw po::error("--budget " + f.budget + ": expected fixture, cpu or gpu");
   for (const auto& p : f.common.paths)
     if (!fs::exists(p)) throw po::error(p + ": no such claim file or folder");
+  // A file a flag names that is not there is a wrong flag value (exit 2), as a path is.
+  for (const auto& [flag, file] :
+       {std::pair<std::string, std::string>{"--baseline", f.baseline_file}, {"--runs", f.common.runs_file}})
+    if (!file.empty() && !fs::exists(file)) throw po::error(flag + " " + file + ": no such file");
+  // --report naming a file: the report cannot be written there (exit 4, as the table says).
+  if (fs::exists(f.report_dir) && !fs::is_directory(f.report_dir))
+    throw WriteError("--report " + f.report_dir + ": exists and is not a folder; the report cannot be written there");
   // A fixtures folder that is not there would make every claim "not available" (all SKIPPED, exit 77).
   if (vm.count("fixtures") && !fs::is_directory(f.common.fixtures))
     throw po::error("--fixtures " + f.common.fixtures + ": no such folder");
   if (vm.count("jobs") && (f.jobs < 1 || f.jobs > 256)) throw po::error("--jobs must be in [1, 256]");
   if (f.activation_mb < 0) throw po::error("--activation-memory must be >= 0");
+  // A report among trained runs would be locked twice by this process (the report, then the run folder
+  // its training writes) and wait for itself; and its files would stand among checkpoints.
+  std::string fixtures;
+  try {
+    fixtures = fixtures_dir(f.common);
+  } catch (const Error&) {  // no paper found (yet): the verification itself says so
+  }
+  if (lies_within(f.report_dir, f.common.cache) || (!fixtures.empty() && lies_within(f.report_dir, fixtures)))
+    throw po::error("--report " + f.report_dir + ": lies in the cache (" + f.common.cache +
+                    ") or the fixtures folder; choose a folder of its own");
   report::check_report_dir(f.report_dir);
   if (!f.run.empty() && !f.baseline_file.empty())
     throw po::error("--baseline compares the claims on their own runs; not with --run");
@@ -505,21 +526,78 @@ verify::Request make_request(const VerifyFlags& f, const po::variables_map& vm, 
 int every_paper_or_one(VerifyFlags& f, const po::variables_map& vm, const std::vector<std::string>& args) {
   bool one_paper = false;
   for (const char* o :
-       {"runs", "fixtures", "baseline", "write-baseline", "run", "robustness", "attribution", "sweep-as"})
+       {"runs", "fixtures", "baseline", "write-baseline", "run", "robustness", "attribution", "sweep-as", "junit"})
     one_paper = one_paper || vm.count(o) > 0;
   const auto papers = paper_claim_folders();
   if (papers.size() > 1 && !one_paper) return verify_every_paper(args, papers, f.report_dir);
   if (papers.size() > 1)
     throw po::error(
-        "--runs, --fixtures, --baseline, --write-baseline, --run, --robustness, --attribution and "
-        "--sweep-as name one paper's files: give that paper's folder too");
+        "--runs, --fixtures, --baseline, --write-baseline, --run, --robustness, --attribution, "
+        "--sweep-as and --junit name one paper's files: give that paper's folder too");
   f.common.paths = {papers.front().string()};
   return -1;
 }
 
 }  // namespace
 
+namespace {
+
+// Where this run's junit.xml goes, read from the arguments as given (flags that fail to parse
+// included): --junit, else REPORT/junit.xml, else the default report folder's.
+std::vector<std::string> junit_paths_in(const std::vector<std::string>& args) {
+  std::string report = "reports/latest", junit;
+  for (size_t i = 0; i < args.size(); ++i) {
+    for (const auto& [flag, into] : {std::pair<std::string, std::string*>{"--report", &report}, {"--junit", &junit}}) {
+      if (args[i] == flag && i + 1 < args.size()) *into = args[i + 1];
+      if (args[i].rfind(flag + "=", 0) == 0) *into = args[i].substr(flag.size() + 1);
+    }
+  }
+  std::vector<std::string> out = {report + "/junit.xml"};
+  if (!junit.empty()) out.push_back(junit);
+  return out;
+}
+
+// A run that ends before any claim is judged writes, in place of whatever junit.xml was there (an old
+// green one), one that says so: best effort, since the output itself may be what failed.
+void write_error_junit(const std::vector<std::string>& paths, const std::string& message, int status) {
+  for (const auto& path : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path(), ec))
+      continue;  // nowhere to write it; nothing stale there either
+    try {
+      write_file_atomic(path, report::junit_for_error("claimcheck verify", message, status));
+    } catch (const std::exception&) {
+      fs::remove(path, ec);  // at least no stale one
+    }
+  }
+}
+
+int verify_command(const std::vector<std::string>& args);
+
+}  // namespace
+
+// Every exit writes a junit.xml that says what the exit status says: a claim's outcome each where the
+// claims were judged (report/outcome.h), else one <error> naming why the run stopped.
 int cmd_verify(const std::vector<std::string>& args) {
+  const std::vector<std::string> junit = junit_paths_in(args);
+  auto fail = [&](const std::string& message, int status) { write_error_junit(junit, message, status); };
+  try {
+    return verify_command(args);
+  } catch (const po::error& e) {
+    fail(std::string("usage error: ") + e.what(), kExitUsage);
+    throw;
+  } catch (const WriteError& e) {
+    fail(e.what(), kExitWrite);
+    throw;
+  } catch (const std::exception& e) {
+    fail(e.what(), kExitFailure);
+    throw;
+  }
+}
+
+namespace {
+
+int verify_command(const std::vector<std::string>& args) {
   po::options_description desc("verify options");
   VerifyFlags f;
   add_verify_options(desc, f);
@@ -549,9 +627,12 @@ int cmd_verify(const std::vector<std::string>& args) {
     throw po::error(e.what());  // a flag that names what the runs file lacks: a usage error (exit 2)
   }
   print_and_write(result, req.options.jobs, f.report_dir);
+  if (!f.junit.empty()) write_file_atomic(f.junit, report::to_junit(result.report));
   if (!f.write_baseline.empty()) write_baseline_file(result.report, f.write_baseline, req.command);
   return announced_exit_status(result.report);
 }
+
+}  // namespace
 
 int cmd_list(const std::vector<std::string>& args) {
   po::options_description desc("list options");
@@ -585,7 +666,12 @@ int cmd_list(const std::vector<std::string>& args) {
   for (const auto& paths : claim_paths_by_paper(common)) {
     common.paths = paths;
     if (!json && !vm.count("paths")) std::printf("== %s\n", paths.front().c_str());
-    bad += list_claims(common, json, rows, papers_of_id);
+    try {
+      bad += list_claims(common, json, rows, papers_of_id);
+    } catch (const Error& e) {  // a broken paper (its runs.yaml, paper.yaml) is said; the others are listed
+      std::cerr << "error: " << e.what() << "\n";
+      ++bad;
+    }
   }
   // Ids are a paper's own (ctest and junit.xml name claim.PAPER.ID), so two papers may share one; said
   // here because `explain ID` then needs the paper.

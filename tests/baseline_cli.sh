@@ -5,6 +5,7 @@
 #   - a claim that FAILs, its threshold lowered                   -> unexpected pass
 #   - a measurement that returns a slightly different value       -> value
 #   - a claim the baseline does not know                          -> added
+#   - a loosened rule, another subject, a removed control          -> rule/subject/controls changed
 # and exit 0 for unchanged copies, an expected FAIL included. `claimcheck diff` prints the rows.
 # usage (from the source tree): baseline_cli.sh CLAIMCHECK
 set -uo pipefail
@@ -40,6 +41,16 @@ out=$("$CC" diff papers/assign_and_add/expected.json "$W/report/report.json" 2>&
 if [ "$rc" -eq 3 ] && grep -q "| G1new | \*\*added\*\*" <<<"$out"; then echo "ok   diff: exit 3, the added row"; else echo "FAIL diff: exit $rc"; echo "$out"; fail=1; fi
 out=$("$CC" diff papers/assign_and_add/expected.json papers/assign_and_add/expected.json 2>&1); rc=$?
 if [ "$rc" -eq 0 ] && grep -qx "none" <<<"$out"; then echo "ok   diff with itself: none"; else echo "FAIL diff with itself: exit $rc"; echo "$out"; fail=1; fi
+# The claim's meaning is pinned: a loosened rule, another subject or a removed control is a change even
+# where the verdict and every value stay the same; a wording edit is not.
+sed 's/  threshold: 0.98/  threshold: 0.5/' "$G1" >"$W/c/g1_loosened.yaml"
+check rule_loosened 3 "CHANGED G1 +rule changed +each seed > 0.98 \(>= 3 seeds\) -> each seed > 0.5 \(>= 3 seeds\)" "$W/c/g1_loosened.yaml"
+sed 's/  seeds: all/  seeds: [0, 1, 2]/' "$G1" >"$W/c/g1_subject.yaml"
+check subject_changed 3 "CHANGED G1 +subject changed" "$W/c/g1_subject.yaml"
+sed '/^control:/,$d' "$G1" >"$W/c/g1_no_control.yaml" && printf 'control:\n  none: "removed"\n' >>"$W/c/g1_no_control.yaml"
+check control_removed 3 "CHANGED G1 +controls changed" "$W/c/g1_no_control.yaml"
+sed 's/^title: .*/title: "0-var accuracy, reworded"/; s/  text: "> 98%"/  text: "above 98 %"/' "$G1" >"$W/c/g1_title.yaml"
+check title_only 0 "expected.json: no change" "$W/c/g1_title.yaml"
 # A baseline that would hide a change is refused before anything is measured, naming the entry:
 # a huge or negative tolerance, an unknown or missing format, no tolerance, a claim listed twice, a seed's
 # row given twice.

@@ -43,6 +43,20 @@ expect 2 - "$cc" frobnicate
 expect 2 - "$cc" verify "$G1" --seeds "" --report "$w/x"               # not "every seed"
 expect 2 - "$cc" verify "$G1" --fixtures "$w/no_such_folder" --report "$w/x"  # not "all SKIPPED"
 expect 2 - "$cc" train --config "$P/runs.yaml" --run default --out "$w/t" --stop-after -5  # not "to the end"
+# Every exit writes junit.xml: a usage error or a missing input into a folder that holds an old, green
+# junit.xml replaces it with one <error> naming why (no stale green file survives a failing run).
+cp -r "$w/r0" "$w/rstale"
+expect 2 "$w/rstale" "$cc" verify "$G1" --budget gpus --report "$w/rstale"
+grep -q "usage error: --budget gpus" "$w/rstale/junit.xml" || fail "the usage error's junit.xml does not name it"
+cp -r "$w/r0" "$w/rstale2"
+expect 2 "$w/rstale2" "$cc" verify "$G1" --baseline "$w/no_such_baseline.json" --report "$w/rstale2"
+expect 2 "$w/rstale2" "$cc" verify "$G1" --runs "$w/no_such_runs.yaml" --report "$w/rstale2"
+echo 'runs: [' > "$w/broken_runs.yaml"
+expect 1 "$w/rstale2" "$cc" verify "$G1" --runs "$w/broken_runs.yaml" --report "$w/rstale2"
+expect 0 "$w/rj" "$cc" verify "$G1" --report "$w/rj" --junit "$w/elsewhere.xml"
+cmp -s "$w/rj/junit.xml" "$w/elsewhere.xml" || fail "--junit did not get the report's junit.xml"
+: > "$w/a_file"
+expect 4 - "$cc" verify "$G1" --report "$w/a_file"
 # A baseline that records G1 as failing: G1's PASS is an unexpected pass.
 python3 - "$P/expected.json" "$w/edited.json" <<'PY'
 import json, os, sys

@@ -49,6 +49,13 @@ if "$CC" fixtures restore tiny_sweep --cache "$W/tampered2" 2>"$W/err"; then
   echo "FAIL: a point whose run.json was rewritten to match a changed file was restored"; exit 1
 fi
 grep -q "sha256 differs from .*MANIFEST.sha256" "$W/err" || { echo "FAIL: unexpected error:"; cat "$W/err"; exit 1; }
+# ... and with the manifest deleted too: refused, not trusted to run.json alone.
+mv "$F/MANIFEST.sha256" "$W/manifest.kept"
+if "$CC" fixtures restore tiny_sweep --cache "$W/tampered3" 2>"$W/err"; then
+  echo "FAIL: a tree without its manifest was restored from"; exit 1
+fi
+grep -q "MANIFEST.sha256: missing; restore reads packed points only" "$W/err" || { echo "FAIL: unexpected error:"; cat "$W/err"; exit 1; }
+mv "$W/manifest.kept" "$F/MANIFEST.sha256"
 
 # One run by itself: a recreate command with a double quote stays valid JSON.
 src=$(dirname "$(find "$W/cache" -name final_eval.json | sort | head -1)")
@@ -66,4 +73,12 @@ if "$CC" fixtures pack "$src" --out "$F/single/seed1" --steps 0,999999 2>"$W/err
 fi
 grep -q "step999999.safetensors: missing, nothing packed" "$W/err" || { echo "FAIL: unexpected error:"; cat "$W/err"; exit 1; }
 [ ! -e "$F/single/seed1" ] || { echo "FAIL: a refused pack left a folder"; exit 1; }
+# A corrupted checkpoint (one byte of its weights changed) is refused, not packed with its new hash.
+cp -a "$src" "$W/corrupt"
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[-3] ^= 1; open(sys.argv[1], "wb").write(b)' "$W/corrupt/step000000.safetensors"
+if "$CC" fixtures pack "$W/corrupt" --out "$F/single/seed2" --steps 0 2>"$W/err"; then
+  echo "FAIL: a corrupted checkpoint was packed"; exit 1
+fi
+grep -q "does not match the sidecar.*nothing packed" "$W/err" || { echo "FAIL: unexpected error:"; cat "$W/err"; exit 1; }
+[ ! -e "$F/single/seed2" ] || { echo "FAIL: a refused pack left a folder"; exit 1; }
 echo "PASS: 4 points packed and restored byte for byte; a changed one is refused, with its run.json rewritten too; a run packed alone has a valid run.json"

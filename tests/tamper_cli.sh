@@ -101,6 +101,13 @@ own "$W/f/MANIFEST.sha256" && sed -i '/sweeps\/pair_fraction\/summary.jsonl/d' "
 rm "$W/f/sweeps/pair_fraction/summary.jsonl"
 check unlisted_summary.verify_G6 "summary.jsonl: missing \(runs.yaml commits sweep 'pair_fraction'\)" verify "$SRC/papers/assign_and_add/claims/s4_sweeps/G6.yaml"
 
+# A checkpoint and its sidecar deleted with their manifest lines, run.json kept (it still lists them):
+# this turned D2a FAIL -> PASS with exit 0 (the step read as one the run "does not keep").
+fresh
+own "$W/f/MANIFEST.sha256" && sed -i '/default\/seed2\/step030000\./d' "$W/f/MANIFEST.sha256"
+rm "$W/f/default/seed2/step030000.safetensors" "$W/f/default/seed2/step030000.json"
+check unlisted_checkpoint.verify_D2a "seed2/step030000.(safetensors|json): missing from .*MANIFEST.sha256 but listed in .*seed2/run.json" verify "$SRC/papers/assign_and_add/claims/s6_dynamics/D2a.yaml"
+
 # A symlink loop in place of run.json is listed as a problem, not an "internal error" abort.
 fresh
 rm "$W/f/default/seed0/run.json" && ln -s run.json "$W/f/default/seed0/run.json"

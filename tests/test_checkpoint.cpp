@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <sys/resource.h>
+
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -146,6 +149,23 @@ TEST(MetricsLog, RefusesBadRecordsNamingFileAndLine) {
       {line0 + R"({"step":100,"acc":{"test_0":"0.5"}})"
                "\n",
        ":2:1: acc.test_0 is \"0.5\""},
+      // Other families' metrics, by name (the grokking and Bietti logs): read as written before, so
+      // grokking's N2 took an accuracy of 1.5 and Bietti's B8 a recall of 7.
+      {line0 + R"({"step":100,"test_accuracy":1.5})"
+               "\n",
+       ":2:1: test_accuracy is 1.5; expected a number in [0, 1]"},
+      {line0 + R"({"step":100,"sum_squared_weights":-5})"
+               "\n",
+       ":2:1: sum_squared_weights is -5; expected a finite number >= 0"},
+      {line0 + R"({"step":100,"memory_recall":{"W_K1":7}})"
+               "\n",
+       ":2:1: memory_recall.W_K1 is 7; expected a number in [0, 1]"},
+      {line0 + R"({"step":100,"test_loss":-0.5})"
+               "\n",
+       ":2:1: test_loss is -0.5"},
+      {line0 + R"({"step":100,"some_statistic":null})"
+               "\n",
+       ":2:1: some_statistic is null; expected a finite number"},
       {line0 + line0, ":2:1: step 0 after step 0 (a duplicate)"},
       {R"({"step":100})"
        "\n" +
@@ -179,23 +199,44 @@ TEST(MetricsLog, AResumedLogDropsATornLastRecord) {
 
 // ---- Disk full: a clear error, and nothing half-written left behind --------------------------------
 
-TEST(AtomicFile, DiskFullIsAClearErrorAndLeavesNoTmp) {
-  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+TEST(AtomicFile, AFailedWriteIsAClearErrorAndLeavesNoTmp) {
   const std::string dir = cc::test::fresh_dir("full");
   const std::string path = dir + "/step000100.safetensors";
   std::ofstream(path) << "the previous version";
-  // Writes to PATH.tmp go to /dev/full: every write fails with ENOSPC, as on a full disk.
-  std::filesystem::create_symlink("/dev/full", path + ".tmp");
+  // A file-size limit stands for a full disk (a test cannot fill one): every write past 1 KiB fails
+  // (EFBIG, SIGXFSZ ignored), for this one write; the limit is put back before anything is checked.
+  rlimit before{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
+  const auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  const rlimit small{1024, before.rlim_max};
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  std::string what;
   try {
     cc::write_file_atomic(path, std::string(1 << 16, 'x'));
-    ADD_FAILURE() << "a write to a full disk succeeded";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("the disk is full"), std::string::npos) << e.what();
+  } catch (const WriteError& e) {
+    what = e.what();
   }
+  ::setrlimit(RLIMIT_FSIZE, &before);
+  ::signal(SIGXFSZ, old_handler);
+  EXPECT_NE(what.find("write failed"), std::string::npos) << "no WriteError: '" << what << "'";
+  EXPECT_NE(what.find(path + " is unchanged"), std::string::npos) << what;
   EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(path + ".tmp"))) << "the .tmp was left behind";
   std::ifstream in(path);
   std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(kept, "the previous version");
+}
+
+// A link planted where the .tmp goes (to another file, or to /dev/full) is removed, never written through.
+TEST(AtomicFile, APlantedTmpLinkIsNotWrittenThrough) {
+  const std::string dir = cc::test::fresh_dir("planted");
+  const std::string path = dir + "/report.json", victim = dir + "/victim";
+  std::ofstream(victim) << "not the report";
+  std::filesystem::create_symlink(victim, path + ".tmp");
+  cc::write_file_atomic(path, "the report");
+  std::ifstream v(victim), r(path);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(v)), std::istreambuf_iterator<char>()), "not the report");
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(r)), std::istreambuf_iterator<char>()), "the report");
+  EXPECT_FALSE(std::filesystem::is_symlink(path));
 }
 
 // ---- The platform a bitwise result depends on --------------------------------------------------------

@@ -281,6 +281,16 @@ TEST(Baseline, VerdictsValuesAndToleranceByPlatform) {
             V{});
   EXPECT_EQ(kinds(report::compare_outcomes(outcomes("PASS", 0.5, false), outcomes("SKIPPED", 0.5, false), exact)),
             V{"no longer measured"});
+  // Skipped in the baseline (a repro claim at the fixture budget) and measured here: judged on its own.
+  // PASS agrees; anything else is a change, so a repro claim run by ctest at the cpu budget can fail.
+  EXPECT_EQ(kinds(report::compare_outcomes(outcomes("SKIPPED", 0.5, false, "cpu"), outcomes("PASS", 0.5, false, "cpu"),
+                                           exact)),
+            V{});
+  for (const char* v : {"FAIL", "ERROR", "INVALID", "INCONCLUSIVE"})
+    EXPECT_EQ(
+        kinds(report::compare_outcomes(outcomes("SKIPPED", 0.5, false, "cpu"), outcomes(v, 0.5, false, "cpu"), exact)),
+        V{"not in the baseline"})
+        << v;
   // Added and removed.
   nlohmann::json none = {{"claims", nlohmann::json::array()}};
   EXPECT_EQ(kinds(report::compare_outcomes(none, outcomes("PASS", 0.5, false), exact)), V{"added"});

@@ -106,6 +106,7 @@ TEST(Papers, FixturesAreBesideTheRunsFileOrWherePaperYamlSays) {
   write(root / "papers/moved/paper.yaml", "paper: {title: t, arxiv: x}\nfixtures: ../../shared_fixtures\n");
   fs::create_directories(root / "papers/moved/claims");
   fs::create_directories(root / "shared_fixtures");
+  write(root / "shared_fixtures/MANIFEST.sha256", "");       // a committed fixtures folder (empty)
   write(root / "papers/no_claims/runs.yaml", "runs: {}\n");  // not a paper: no claims/
 
   const auto papers = catalogue::paper_folders(root);
@@ -118,6 +119,16 @@ TEST(Papers, FixturesAreBesideTheRunsFileOrWherePaperYamlSays) {
   EXPECT_EQ(catalogue::runs_beside(root / "shared_fixtures", root), root / "papers/moved/runs.yaml");
   EXPECT_EQ(catalogue::runs_beside(root / "papers/plain/fixtures/", root), root / "papers/plain/runs.yaml");
   EXPECT_FALSE(catalogue::runs_beside(root / "elsewhere", root).has_value());
+  // A folder paper.yaml names that is no committed fixtures folder (a typo, /etc): an error naming it,
+  // not a paper whose every claim is "not available".
+  write(root / "papers/moved/paper.yaml", "paper: {title: t, arxiv: x}\nfixtures: /etc\n");
+  try {
+    catalogue::fixtures_beside(root / "papers/moved/runs.yaml");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("paper.yaml: fixtures: /etc holds no MANIFEST.sha256"), std::string::npos)
+        << e.what();
+  }
 }
 
 // paper.yaml's `report:` names the committed report whose claim times order a first verification.

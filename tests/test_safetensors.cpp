@@ -160,3 +160,31 @@ TEST(JsonInput, AWideListParsesInLinearTimeAndOneTooLargeInMemoryIsAnError) {
         << e.what();
   }
 }
+
+// Several documents kept together (a metrics log's lines) share one bound: each line small, the log's
+// records together past it (a 16 MiB log of short lines took 632 MB). And a number's literal is bounded
+// (a 16 MiB literal took 313 MB while it was lexed).
+TEST(JsonInput, DocumentsKeptTogetherShareTheBoundAndANumberLiteralIsBounded) {
+  int64_t spent = 0;
+  EXPECT_EQ(parse_json("{\"a\":1}", "line 1", true, &spent)["a"], 1);
+  EXPECT_GT(spent, 0);
+  spent = kMaxJsonDomBytes - 10;
+  try {
+    parse_json("{\"a\":1}", "log.jsonl:7", true, &spent);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("log.jsonl:7: JSON whose parsed form would take more than 32 MiB"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(parse_json("[1.2345678901234567e-300]", "short.json")[0], 1.2345678901234567e-300);
+  const std::string long_literal = "[1" + std::string(100, '0') + "]";
+  try {
+    parse_json(long_literal, "long.json");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("long.json: a number written with 101 characters (at most 64)"),
+              std::string::npos)
+        << e.what();
+  }
+}

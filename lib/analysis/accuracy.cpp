@@ -6,6 +6,7 @@
 #include "analysis/kinds.h"
 #include "train/evaluate.h"
 #include "train/metrics_log.h"
+#include "util/error.h"
 
 #include <filesystem>
 
@@ -28,7 +29,12 @@ Measurement measure(const MeasureInput& in) {
   const auto set = train::make_task_data(in.checkpoint.config)
                        ->eval_set(in.params["set"].get<std::string>(), in.params["size"].get<int>(),
                                   in.params["eval_seed"].get<uint64_t>());
-  const auto r = train::evaluate_set(*in.checkpoint.model, set);
+  train::SetResult r;
+  try {
+    r = train::evaluate_set(*in.checkpoint.model, set);
+  } catch (const Error& e) {  // the checkpoint it was read from, named
+    throw Error(in.checkpoint.path + ": " + e.what());
+  }
   Measurement m;
   m.n = r.n;
   m.successes = r.correct;

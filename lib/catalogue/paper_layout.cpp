@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <system_error>
 
+#include "util/error.h"
+#include "util/fixture_manifest.h"
 #include "util/yaml_json.h"
 
 namespace cc::catalogue {
@@ -42,8 +44,15 @@ std::optional<fs::path> folder_in_paper_yaml(const fs::path& runs_file, const st
 }  // namespace
 
 fs::path fixtures_beside(const fs::path& runs_file) {
-  return folder_in_paper_yaml(runs_file, "fixtures")
-      .value_or((runs_file.parent_path() / "fixtures").lexically_normal());
+  const std::optional<fs::path> named = folder_in_paper_yaml(runs_file, "fixtures");
+  if (!named) return (runs_file.parent_path() / "fixtures").lexically_normal();
+  // A folder paper.yaml names is a statement that the paper's fixtures are there: one without a
+  // manifest (a typo, `/etc`) would make every claim "not available", all SKIPPED.
+  std::error_code ec;
+  if (!fs::is_regular_file(*named / kManifestName, ec))
+    throw Error((runs_file.parent_path() / "paper.yaml").string() + ": fixtures: " + named->string() + " holds no " +
+                kManifestName + " (not a committed fixtures folder)");
+  return *named;
 }
 
 std::optional<fs::path> committed_report_beside(const fs::path& runs_file) {

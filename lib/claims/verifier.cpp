@@ -168,6 +168,12 @@ SeedMeasure checkpoint_measure(const Claim& c, const catalogue::RunSpec& spec, c
                                           Missing& missing) -> std::optional<analysis::Measurement> {
     const int64_t step = stage.step_of(spec);
     auto ck = store.get(spec, seed, step, why);
+    // The claim's (or control's) own step, which the run never keeps and no fixture holds: a mistake of
+    // the claim file at any budget, never "not available" (SKIPPED). A kind reading the run's history
+    // may still find a step missing (RunHistory::checkpoint_at: analysis::Unavailable).
+    if (!ck && !spec.for_seed(seed).train.keeps_checkpoint(step))
+      throw Error("run '" + spec.name + "' does not keep a checkpoint at step " + std::to_string(step) +
+                  " (its train.checkpoint_steps in runs.yaml do not include it, and no fixture holds it)");
     if (!ck) return std::nullopt;
     analysis::Measurement m;
     try {
@@ -485,8 +491,14 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
                                   : sweep ? sweep_measure(c, *sweep, sweep_points)
                                           : checkpoint_measure(c, *spec, store, opts.activations);
       std::vector<uint64_t> missing;
-      measure_seeds(c, measure, seeds, c.stage, opts.pool, r.seeds, missing, why);
-      if (r.seeds.empty()) {
+      bool not_computable = false;
+      measure_seeds(c, measure, seeds, c.stage, opts.pool, r.seeds, missing, why, &not_computable);
+      if (r.seeds.empty() && not_computable) {
+        // The kind cannot compute on the claim's own subject (memory_recall on a one-layer model, a layer
+        // the model lacks): the claim file is wrong, not a budget short of data.
+        throw Error(c.file + ": the measurement '" + c.kind + "' cannot be computed on its own subject (" +
+                    c.subject.name + "): " + why);
+      } else if (r.seeds.empty()) {
         r.verdict = Verdict::Skipped;
         r.reason = why;
       } else {
@@ -598,7 +610,9 @@ nlohmann::json to_json(const ClaimResult& r) {
   j["paper"] = {
       {"arxiv", c.paper.arxiv}, {"section", c.paper.section}, {"figure", c.paper.figure}, {"quote", c.paper.quote}};
   j["reported"] = {{"value", c.reported ? nlohmann::json(*c.reported) : nlohmann::json()}, {"text", c.reported_text}};
-  j["subject"] = {{c.subject.field(), c.subject.name}, {"checkpoint", c.stage.text()}};
+  j["subject"] = {{c.subject.field(), c.subject.name},
+                  {"checkpoint", c.stage.text()},
+                  {"seeds", c.seeds.empty() ? nlohmann::json("all") : nlohmann::json(c.seeds)}};
   j["measure"] = {{"kind", c.kind}, {"params", c.params}};
   j["rule"] = c.rule.describe();
   j["tier"] = catalogue::tier_name(c.tier);

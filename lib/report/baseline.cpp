@@ -11,6 +11,7 @@
 #include "util/error.h"
 #include "util/file_io.h"
 #include "util/json_input.h"
+#include "util/sha256.h"
 
 namespace cc::report {
 namespace {
@@ -137,9 +138,51 @@ void value_changes(const nlohmann::json& a, const nlohmann::json& b, const Toler
   control_changes(a, b, tol, out);
 }
 
+// What a claim asserts, as its report row states it: the rule, the subject (run or sweep, checkpoint,
+// seeds), the measurement with its parameters, the negative controls (each as declared, without its
+// results) and the tier. A title, quote or note is wording, not meaning. Empty for a claim that did
+// not load (an ERROR row has no rule).
+nlohmann::json meaning_of(const nlohmann::json& c) {
+  if (c.contains("meaning")) return c["meaning"];  // a baseline row keeps it
+  nlohmann::json m = nlohmann::json::object();
+  if (!c.contains("rule")) return m;
+  for (const char* key : {"rule", "subject", "measure", "tier", "role"})
+    if (c.contains(key)) m[key] = c[key];
+  m["controls"] = nlohmann::json::array();
+  for (const auto& ctl : c.value("controls", nlohmann::json::array())) {
+    nlohmann::json declared = ctl;
+    declared.erase("seeds");
+    declared.erase("unavailable");
+    m["controls"].push_back(declared);
+  }
+  return m;
+}
+
+std::string meaning_text(const nlohmann::json& v) {
+  if (v.is_null()) return "(none)";
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+// One change per part of the claim's meaning that differs ("rule changed: each seed > 0.98 -> each
+// seed > 0.5"): a loosened rule, another subject or a removed control is a change whatever the verdict.
+void meaning_changes(const std::string& id, const nlohmann::json& a, const nlohmann::json& b,
+                     std::vector<Change>& out) {
+  const nlohmann::json ma = meaning_of(a), mb = meaning_of(b);
+  if (ma.empty() || mb.empty() || ma == mb) return;
+  for (const char* key : {"rule", "subject", "measure", "controls", "tier", "role"}) {
+    const nlohmann::json va = ma.value(key, nlohmann::json()), vb = mb.value(key, nlohmann::json());
+    if (va != vb)
+      out.push_back({id, std::string(key) + " changed", meaning_text(va), meaning_text(vb),
+                     "the claim file now asserts something else; its baseline row must be regenerated"});
+  }
+}
+
 int rank(const std::string& kind) {
-  static const std::vector<std::string> order = {"regression", "unexpected pass", "verdict", "no longer measured",
-                                                 "value",      "added",           "removed"};
+  static const std::vector<std::string> order = {
+      "rule changed",    "subject changed", "measure changed",    "controls changed",
+      "tier changed",    "role changed",    "regression",         "not in the baseline",
+      "unexpected pass", "verdict",         "no longer measured", "value",
+      "added",           "removed"};
   for (size_t i = 0; i < order.size(); ++i)
     if (order[i] == kind) return static_cast<int>(i);
   return static_cast<int>(order.size());
@@ -162,6 +205,10 @@ nlohmann::json baseline_from_report(const nlohmann::json& report, const nlohmann
                         {"tier", c.value("tier", "")},
                         {"verdict", c["verdict"]},
                         {"measured_is_proportion", c.value("measured_is_proportion", false)}};
+    if (const nlohmann::json m = meaning_of(c); !m.empty()) {
+      e["meaning"] = m;
+      e["meaning_sha256"] = sha256_hex(m.dump());
+    }
     if (c.contains("measured")) e["measured"] = c["measured"];
     if (c.contains("seeds")) {
       e["seeds"] = nlohmann::json::array();
@@ -257,11 +304,21 @@ std::vector<Change> compare_outcomes(const nlohmann::json& before, const nlohman
         out.push_back({id, "removed", outcome(*x), "—", gone ? file + " is gone" : "not in the newer outcomes"});
       continue;
     }
+    meaning_changes(id, *x, *y, out);
     const std::string va = (*x)["verdict"], vb = (*y)["verdict"];
-    if (va == "SKIPPED" || vb == "SKIPPED") {
-      if (va != vb && x->value("tier", "") == "fixture" && vb == "SKIPPED")
+    if (va == "SKIPPED" && vb != "SKIPPED") {
+      // The baseline did not measure it (its budget, a foreign kernel): nothing to compare with, so it
+      // is judged on its own. A verdict other than PASS is no recorded finding; it is a change.
+      if (!is_pass(vb))
+        out.push_back({id, "not in the baseline", outcome(*x), outcome(*y),
+                       "the baseline did not measure it (tier " + x->value("tier", std::string("?")) +
+                           "); measured here, only PASS agrees with it: " + y->value("reason", "")});
+      continue;
+    }
+    if (vb == "SKIPPED") {
+      if (va != vb && x->value("tier", "") == "fixture")
         out.push_back({id, "no longer measured", outcome(*x), outcome(*y), y->value("reason", "")});
-      continue;  // not measured on one side: nothing to compare
+      continue;  // not measured here (a budget, a foreign kernel): nothing to compare
     }
     if (va != vb) {
       const std::string kind = is_pass(va) && !is_pass(vb)  ? "regression"

@@ -10,9 +10,17 @@
 //   - its measured value or any seed's: proportions (accuracies counted on the same sequences) must
 //     be equal exactly, in value and n; other values within the baseline's stated tolerance for the
 //     device (`tolerance` in the file: see tolerance_for);
-//   - a claim in one and not the other (added, removed).
-// A claim SKIPPED on one side is not compared (not measured here: a budget, a foreign kernel), except
-// a claim of tier `fixture`, which every machine can measure: its skip is a change.
+//   - a claim in one and not the other (added, removed);
+//   - its meaning, whatever the verdict: the rule, the subject (run or sweep, checkpoint, seeds), the
+//     measurement and its parameters, the declared negative controls and the tier, each a change of
+//     its own ("rule changed: each seed > 0.98 (>= 3 seeds) -> each seed > 0.5 (>= 3 seeds)"). A
+//     baseline row keeps them as "meaning" (and their sha256 as "meaning_sha256"); a title, quote or
+//     note is wording and not part of it.
+// A claim SKIPPED here is not compared (not measured here: a budget, a foreign kernel), except a claim
+// of tier `fixture`, which every machine can measure: its skip is a change. A claim SKIPPED in the
+// baseline and measured here (a `cpu`-tier repro claim, which ctest runs at the cpu budget) has no
+// recorded outcome to agree with: it is judged on its own, and any verdict but PASS is a change
+// ("not in the baseline").
 #include <nlohmann/json.hpp>
 
 #include <set>
@@ -31,7 +39,8 @@ struct Tolerance {
 
 struct Change {
   std::string id;
-  std::string kind;  // "regression", "unexpected pass", "verdict", "value", "added", "removed", "no longer measured"
+  std::string kind;  // "regression", "unexpected pass", "verdict", "value", "added", "removed", "no longer measured",
+                     // "not in the baseline", "rule changed" (and subject, measure, controls, tier, role)
   std::string before, after;  // "PASS 99.51%" / "FAIL 97.02%", or the value that moved
   std::string detail;         // which seed, by how much
 };

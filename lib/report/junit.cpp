@@ -154,4 +154,17 @@ std::string to_junit(const Report& rep) {
   return valid_utf8(x.str());
 }
 
+std::string junit_for_error(const std::string& command, const std::string& message, int exit_status) {
+  const std::string name = xml_text(command);
+  const std::string text = xml_text(message + " (exit " + std::to_string(exit_status) + ")");
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    << "<testsuites name=\"claimcheck\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0\">\n"
+    << "<testsuite name=\"claimcheck\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0\">\n"
+    << "  <testcase name=\"" << name << "\" classname=\"" << name << "\" time=\"0\">\n"
+    << "    <error message=\"" << text << "\">" << text << "</error>\n"
+    << "  </testcase>\n</testsuite>\n</testsuites>\n";
+  return valid_utf8(x.str());
+}
+
 }  // namespace cc::report

@@ -31,6 +31,11 @@ std::vector<ClaimOutcome> claim_outcomes(const Report& report);
 // 0, 1 (a claim failed or erred), 3 (kExitBaselineChanged: an outcome moved) or 77 (all skipped).
 int exit_status(const Report& report);
 
+// A junit.xml for a run that ended before any claim was judged (a usage error, a missing input, an
+// output it could not write): one <testcase> named COMMAND with an <error> giving the message and the
+// exit status, so that a pipeline reading junit.xml sees the failure the exit status says.
+std::string junit_for_error(const std::string& command, const std::string& message, int exit_status);
+
 // The ctest name of a claim of the report's paper, claim.PAPER.ID (ReportContext::paper_name).
 std::string test_name(const Report& report, const std::string& id);
 

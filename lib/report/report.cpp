@@ -16,6 +16,7 @@
 #include "report/baseline.h"
 #include "report/cross_checks.h"
 #include "report/figures.h"
+#include "report/report_folder.h"
 #include "report/attribution_md.h"
 #include "report/robustness_md.h"
 #include "train/run_config.h"
@@ -591,32 +592,11 @@ std::map<std::string, double> claim_seconds(const std::string& dir) {
   return out;
 }
 
-void check_report_dir(const std::string& dir) {
-  // The path reaches gnuplot's `set output '...'`, where a control character cannot stand (it would
-  // end the command): the figures would go elsewhere than the report links. No folder needs one.
-  for (const char ch : dir)
-    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
-      throw Error(
-          "--report: the path holds a control character (a newline, tab or escape); choose a plain folder name");
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw Error("--report " + dir + ": cannot create the report directory (" + ec.message() + ")");
-  if (!fs::is_directory(dir)) throw Error("--report " + dir + ": exists and is not a directory");
-  std::string probe = dir + "/.write-test-XXXXXX";
-  const int fd = ::mkstemp(probe.data());
-  if (fd < 0) throw Error("--report " + dir + ": cannot write there (" + std::strerror(errno) + ")");
-  ::close(fd);
-  fs::remove(probe, ec);
-}
+namespace {
 
-void write_reports(const std::string& dir, Report& rep) {
-  check_report_dir(dir);
-  // A report folder used before keeps no figure of that run: figures/ holds this report's only.
-  std::error_code ec;
-  if (fs::is_directory(dir + "/figures"))
-    for (const auto& e : fs::directory_iterator(dir + "/figures", ec))
-      if (e.is_regular_file() && (e.path().extension() == ".png" || e.path().extension() == ".part"))
-        fs::remove(e.path(), ec);
+// Every file of the report into DIR, an empty folder: figures/ (this report's only), report.json,
+// REPORT.md and junit.xml.
+void write_report_files(const std::string& dir, Report& rep) {
   // Drawn from each claim as report.json holds it (its strings made valid UTF-8: the ids name files),
   // every claim's figures at once (one gnuplot process).
   std::vector<FigureJob> jobs;
@@ -635,6 +615,40 @@ void write_reports(const std::string& dir, Report& rep) {
   write_file_atomic(dir + "/report.json", to_json(rep).dump(2) + "\n");  // to_json's strings are UTF-8
   write_file_atomic(dir + "/REPORT.md", to_markdown(rep));
   write_file_atomic(dir + "/junit.xml", to_junit(rep));
+}
+
+}  // namespace
+
+void check_report_dir(const std::string& dir) {
+  // The path reaches gnuplot's `set output '...'`, where a control character cannot stand (it would
+  // end the command): the figures would go elsewhere than the report links. No folder needs one.
+  for (const char ch : dir)
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
+      throw Error(
+          "--report: the path holds a control character (a newline, tab or escape); choose a plain folder name");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error("--report " + dir + ": cannot create the report directory (" + ec.message() + ")");
+  if (!fs::is_directory(dir)) throw Error("--report " + dir + ": exists and is not a directory");
+  std::string probe = dir + "/.write-test-XXXXXX";
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) throw Error("--report " + dir + ": cannot write there (" + std::strerror(errno) + ")");
+  ::close(fd);
+  fs::remove(probe, ec);
+}
+
+// The report made complete in a staging folder inside DIR, then installed (report/report_folder.h):
+// an interrupted write leaves the old report whole, and no file is written through a link.
+void write_reports(const std::string& dir, Report& rep) {
+  check_report_dir(dir);
+  const std::string stage = begin_report(dir);
+  try {
+    write_report_files(stage, rep);
+  } catch (...) {
+    abandon_report(stage);
+    throw;
+  }
+  commit_report(dir, stage);
 }
 
 }  // namespace cc::report

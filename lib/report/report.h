@@ -81,8 +81,9 @@ nlohmann::json to_json(const Report& report);   // report.json
 std::string to_markdown(const Report& report);  // REPORT.md
 std::string to_junit(const Report& report);     // junit.xml
 
-// Draws the figures into DIR/figures/ (a folder used before keeps no figure of an earlier run), then
-// writes DIR/REPORT.md, DIR/report.json and DIR/junit.xml, each atomically.
+// Draws the figures into DIR/figures/ (a folder used before keeps no figure of an earlier run) and
+// writes DIR/REPORT.md, DIR/report.json and DIR/junit.xml: all made in a staging folder inside DIR,
+// then installed together (report/report_folder.h), never writing through a link.
 void write_reports(const std::string& dir, Report& report);
 // How long each claim took when DIR/report.json was written, by claim file (lexically normal): the
 // order in which the next verification into DIR starts its claims (claims::VerifyOptions). Empty when

@@ -47,6 +47,15 @@ size_t pack_run(const PackRequest& r) {
   if (fs::exists(r.src + "/" + kFinalEval)) files.push_back(kFinalEval);
   for (const auto& f : files)
     if (!fs::is_regular_file(r.src + "/" + f)) throw Error(r.src + "/" + f + ": missing, nothing packed");
+  // Each checkpoint loads as claimcheck will read it (its sha256 the sidecar's, finite weights) before
+  // its hash is recorded: a pack never vouches for a corrupted file.
+  for (int64_t step : r.steps) {
+    try {
+      train::load_checkpoint(train::checkpoint_path(r.src, step));
+    } catch (const Error& e) {
+      throw Error(std::string(e.what()) + "; nothing packed");
+    }
+  }
   const std::string commit = trained_with_commit(r.src);
 
   fs::create_directories(r.dst);
@@ -104,7 +113,13 @@ size_t restore_sweep(const SweepOptions& o, const catalogue::SweepSpec& s, const
     throw Error("sweep '" + s.name + "' has variants: its points are runs (" + s.name +
                 "/VARIANT), which the run store reads from the fixtures directly");
   // A committed tree's manifest is checked first: a point's run.json could be rewritten with its files.
+  // Packed points are always listed in one (pack writes it), so a tree without it is refused: with the
+  // manifest deleted, a re-hashed run.json alone would vouch for a changed file.
   auto guard = FixtureGuard::if_committed(fixtures_dir);
+  if (!guard)
+    throw Error(fixtures_dir + "/" + kManifestName +
+                ": missing; restore reads packed points only from a tree "
+                "whose manifest lists them (`claimcheck fixtures manifest` writes it)");
   size_t restored = 0;
   for (const auto& p : s.points) {
     const std::string src = packed_point_dir(fixtures_dir, s, p);

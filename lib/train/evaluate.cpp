@@ -2,8 +2,11 @@
 
 #include <torch/torch.h>
 
+#include <cmath>
+
 #include "model/blas_bridge.h"
 #include "train/loss.h"
+#include "util/error.h"
 
 namespace cc::train {
 namespace {
@@ -39,7 +42,14 @@ SetResult evaluate_with(model::FastLogits& logits_of, const NamedBatch& set, con
 SetResult evaluate_set(const model::Transformer& model, const NamedBatch& set, const std::string& loss_precision,
                        int batch) {
   model::FastLogits logits_of(model);
-  return evaluate_with(logits_of, set, loss_precision, batch);
+  SetResult r = evaluate_with(logits_of, set, loss_precision, batch);
+  // A measurement, unlike training's evaluation (where a diverged run is an outcome it records), is
+  // never read from a forward that overflowed: NaN logits have an argmax too (finite weights of 3e38
+  // gave an accuracy, and a PASS on a bound).
+  if (!std::isfinite(r.loss))
+    throw Error("evaluation set '" + set.name + "': the model's logits are not finite (loss " + std::to_string(r.loss) +
+                "): its weights overflow the forward, so no accuracy is read from it");
+  return r;
 }
 
 std::vector<SetResult> evaluate(const model::Transformer& model, const std::vector<NamedBatch>& sets,

@@ -27,7 +27,8 @@ struct SetResult {
 // arithmetic (measured: G1 from 11.2 s to the figure in reports/perf.md).
 constexpr int kEvalBatch = 512;
 
-// The loss in `loss_precision` (train/loss.h; a run's TrainConfig::loss_precision).
+// The loss in `loss_precision` (train/loss.h; a run's TrainConfig::loss_precision). For a measurement:
+// throws cc::Error when the logits are not finite (a loss that is NaN or infinite).
 SetResult evaluate_set(const model::Transformer& model, const NamedBatch& set,
                        const std::string& loss_precision = "float32", int batch = kEvalBatch);
 std::vector<SetResult> evaluate(const model::Transformer& model, const std::vector<NamedBatch>& sets,

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "model/param_layout.h"
 #include "train/evaluate.h"
@@ -75,8 +76,11 @@ int64_t training_memory_budget() {
   if (const char* env = std::getenv("CLAIMCHECK_TRAIN_MEMORY_MB")) {
     char* end = nullptr;
     const long long v = std::strtoll(env, &end, 10);
-    if (end == env || *end != '\0' || v < 1)
-      throw Error(std::string("CLAIMCHECK_TRAIN_MEMORY_MB='") + env + "': expected a positive number of megabytes");
+    // Past 2^43 MB the budget in bytes would overflow (it read as "-1 MB"); no machine has 8 EiB.
+    constexpr long long kMaxMb = std::numeric_limits<int64_t>::max() >> 20;
+    if (end == env || *end != '\0' || v < 1 || v > kMaxMb)
+      throw Error(std::string("CLAIMCHECK_TRAIN_MEMORY_MB='") + env + "': expected a number of megabytes in [1, " +
+                  std::to_string(kMaxMb) + "]");
     mb = v;
   }
   return mb * (int64_t{1} << 20);

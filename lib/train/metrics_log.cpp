@@ -46,30 +46,55 @@ void MetricsLog::append(const nlohmann::json& record) {
 
 namespace {
 
-// A record a verdict may rest on: step a non-negative integer; acc in [0, 1], n non-negative integers
-// and losses finite and non-negative, per evaluation set; wall_s and train_loss finite and non-negative.
-// A null (NaN written out) or a string where a number belongs is refused, not read as zero.
+// The range of a metric by its name, as every task family writes them: accuracies and recall rates
+// (a group "acc" or "memory_recall", a key "*_accuracy") in [0, 1]; losses, norms and times (a group
+// "loss", a key "*_loss", "sum_squared_weights", "wall_s") non-negative; any other number finite.
+struct Range {
+  double lo, hi;
+};
+constexpr Range kProportion{0, 1}, kNonNegative{0, INFINITY}, kAnyFinite{-INFINITY, INFINITY};
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+Range range_of_key(const std::string& key) {
+  if (ends_with(key, "accuracy")) return kProportion;
+  if (ends_with(key, "loss") || key == "wall_s" || key == "sum_squared_weights") return kNonNegative;
+  return kAnyFinite;
+}
+
+Range range_of_group(const std::string& group) {
+  if (group == "acc" || group == "memory_recall") return kProportion;
+  if (group == "loss") return kNonNegative;
+  return kAnyFinite;
+}
+
+// A record a verdict may rest on: step a non-negative integer, "n" counts non-negative integers, every
+// other number in its range (range_of_key, range_of_group). A null (NaN written out) or a string where
+// a number belongs is refused, not read as zero.
 void check_record(const nlohmann::json& rec, const SourcePos& at) {
   if (!rec.is_object() || !rec.contains("step")) throw Error(at, "metrics record has no 'step'");
   if (json_int64(rec["step"], at.str() + ": step") < 0) throw Error(at, "metrics record has a negative step");
-  auto number_in = [&](const nlohmann::json& v, const std::string& what, double lo, double hi) {
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo || v.get<double>() > hi)
-      throw Error(at, what + " is " + v.dump() + "; expected a number in [" + std::to_string(lo) + ", " +
-                          (std::isinf(hi) ? std::string("inf") : std::to_string(hi)) + "]");
+  auto number_in = [&](const nlohmann::json& v, const std::string& what, Range r) {
+    if (v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= r.lo && v.get<double>() <= r.hi) return;
+    const std::string want = std::isinf(r.lo)   ? "a finite number"
+                             : std::isinf(r.hi) ? "a finite number >= 0"
+                                                : "a number in [0, 1]";
+    throw Error(at, what + " is " + v.dump() + "; expected " + want);
   };
-  for (const char* key : {"wall_s", "train_loss"})
-    if (rec.contains(key)) number_in(rec[key], key, 0, INFINITY);
-  for (const char* group : {"acc", "loss", "n"}) {
-    if (!rec.contains(group)) continue;
-    if (!rec[group].is_object()) throw Error(at, std::string("'") + group + "' is not an object of evaluation sets");
-    for (const auto& [set, v] : rec[group].items()) {
-      const std::string what = std::string(group) + "." + set;
-      if (std::string(group) == "acc")
-        number_in(v, what, 0, 1);
-      else if (std::string(group) == "loss")
-        number_in(v, what, 0, INFINITY);
-      else if (!v.is_number_integer() || v.get<int64_t>() < 0)
-        throw Error(at, what + " is " + v.dump() + "; expected a count");
+  for (const auto& [key, v] : rec.items()) {
+    if (key == "step") continue;
+    if (!v.is_object()) {
+      if (v.is_number() || v.is_null()) number_in(v, key, range_of_key(key));
+      continue;
+    }
+    for (const auto& [set, x] : v.items()) {
+      const std::string what = key + "." + set;
+      if (key != "n")
+        number_in(x, what, range_of_group(key));
+      else if (!x.is_number_integer() || x.get<int64_t>() < 0)
+        throw Error(at, what + " is " + x.dump() + "; expected a count");
     }
   }
 }
@@ -85,13 +110,14 @@ std::vector<nlohmann::json> MetricsLog::parse(const std::string& text, const std
   std::vector<nlohmann::json> out;
   std::string line;
   int lineno = 0;
+  int64_t dom_bytes = 0;
   while (std::getline(in, line)) {
     ++lineno;
     const SourcePos at{path, lineno, 1};
     if (line.empty()) continue;
     nlohmann::json rec;
     try {
-      rec = parse_json(line, at.str() + ": metrics record");
+      rec = parse_json(line, at.str() + ": metrics record", true, &dom_bytes);  // the log's records together
     } catch (const nlohmann::json::exception& e) {
       throw Error(at, std::string("metrics record is not valid JSON: ") + e.what());
     }

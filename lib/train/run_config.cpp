@@ -14,8 +14,11 @@ namespace {
 void read_lr_and_decay(ObjectReader& r, TrainConfig& c) {
   c.lr = r.number("lr");
   c.weight_decay = r.number("weight_decay");
-  if (!(c.lr > 0)) r.fail("lr", "must be > 0");
-  if (!(c.weight_decay >= 0)) r.fail("weight_decay", "must be >= 0");  // NaN too
+  // Bounded above too: the optimizer multiplies float32 weights by lr and lr * weight_decay, and a
+  // factor past float's range (lr: 1e300) ended in libtorch's "internal error". 1e3 is far past any
+  // rate that trains; negated, the comparisons refuse NaN as well.
+  if (!(c.lr > 0 && c.lr <= 1e3)) r.fail("lr", "must be in (0, 1000]");
+  if (!(c.weight_decay >= 0 && c.weight_decay <= 1e3)) r.fail("weight_decay", "must be in [0, 1000]");
 }
 
 }  // namespace

@@ -20,7 +20,10 @@ void write_file_atomic(const std::string& path, const std::string& contents) {
     throw WriteError(tmp + ": " + what + " (" + std::strerror(err) +
                      (err == ENOSPC || err == EDQUOT ? ": the disk is full" : "") + "); " + path + " is unchanged");
   };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A file left there by an interrupted writer, or a link planted under the name, is removed, never
+  // written through: the new file is created afresh (O_EXCL; O_NOFOLLOW refuses a link that appeared since).
+  ::unlink(tmp.c_str());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) throw WriteError(tmp + ": cannot open for writing (" + std::strerror(errno) + ")");
   size_t done = 0;
   while (done < contents.size()) {

@@ -240,6 +240,28 @@ void FixtureGuard::require_file(const std::string& path) {
   checked_.insert(rel);
 }
 
+// A run folder's run.json lists its files too (the second layer above). Every file it lists must be
+// listed by the manifest with the same sha256: a checkpoint deleted together with its manifest lines
+// is then still missing, never a step the run "did not keep" (which let the other seeds decide a
+// verdict). The manifest's files were checked against the disk already, so this reads no file again.
+void FixtureGuard::require_run_json_agrees(const std::string& dir, const std::string& prefix) {
+  const auto& m = manifest();
+  if (!m.count(prefix + "run.json")) return;  // not a run folder (a sweep's summaries)
+  const std::string path = dir + "/run.json";
+  const nlohmann::json run = parse_json(read_regular_file(path, kMaxJsonBytes, "run.json"), path,
+                                        /*allow_exceptions=*/false);
+  if (run.is_discarded() || !run.is_object() || !run.contains("sha256") || !run["sha256"].is_object())
+    throw Error(path + ": not valid JSON with a \"sha256\" object");
+  for (const auto& [name, want] : run["sha256"].items()) {
+    const auto it = m.find(prefix + name);
+    if (it == m.end())
+      throw Error(dir + "/" + name + ": missing from " + root_ + "/" + kManifestName + " but listed in " + path +
+                  " (a committed file deleted with its manifest line?)");
+    if (!want.is_string() || want.get<std::string>() != it->second)
+      throw Error(dir + "/" + name + ": its sha256 in " + path + " differs from " + root_ + "/" + kManifestName);
+  }
+}
+
 void FixtureGuard::require_dir(const std::string& dir) {
   const std::string rel = relative(dir);
   if (rel.empty() || checked_.count(rel + "/")) return;
@@ -252,6 +274,7 @@ void FixtureGuard::require_dir(const std::string& dir) {
     require_file((fs::path(root_) / it->first).string());
   }
   if (listed == 0) throw Error(dir + ": no file of this folder is listed in " + root_ + "/" + kManifestName);
+  require_run_json_agrees(dir, prefix);
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string r = prefix + entry.path().filename().string();
     if (fs::is_regular_file(entry.symlink_status()) && !m.count(r))

@@ -70,6 +70,7 @@ class FixtureGuard {
 
  private:
   std::string relative(const std::string& path) const;  // "" when outside the root
+  void require_run_json_agrees(const std::string& dir, const std::string& prefix);
   const std::map<std::string, std::string>& manifest();
   std::string root_;
   bool loaded_ = false;

@@ -9,12 +9,17 @@
 #include <cstring>
 #include <filesystem>
 
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace cc {
 
 FolderLock::FolderLock(const std::string& dir, const std::string& what) {
-  std::filesystem::create_directories(dir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))  // `--out /etc/passwd`: a file where the folder goes
+    throw WriteError(dir + ": cannot make the " + what + " there (" +
+                     (ec ? ec.message() : std::string("it exists and is not a folder")) + ")");
   fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd_ < 0) throw Error(dir + ": cannot open the " + what + " folder to lock it (" + std::strerror(errno) + ")");
   if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;

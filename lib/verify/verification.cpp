@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "analysis/registry.h"
@@ -94,6 +95,21 @@ claims::AttributionSection attribution(const Request& req, const Sweeps& sweeps,
   return claims::attribution_section(on_default, facts.default_run, measured, runs, store, facts, on_thresholds);
 }
 
+// --seeds naming a seed that no run or sweep of runs.yaml has is a mistake: every claim would be
+// SKIPPED (exit 77), which a pipeline reads as "nothing to do".
+void check_seeds_exist(const std::vector<uint64_t>& wanted, const catalogue::Runs& runs) {
+  std::set<uint64_t> have;
+  for (const auto& name : runs.names()) have.insert(runs.find(name)->seeds.begin(), runs.find(name)->seeds.end());
+  for (const auto& sweep : runs.sweeps()) have.insert(sweep.seeds.begin(), sweep.seeds.end());
+  for (const uint64_t seed : wanted)
+    if (!have.count(seed)) {
+      std::string known;
+      for (const uint64_t s : have) known += (known.empty() ? "" : ", ") + std::to_string(s);
+      throw Error("--seeds " + std::to_string(seed) + ": no run or sweep of " + runs.path() + " has seed " +
+                  std::to_string(seed) + " (its seeds: " + known + ")");
+    }
+}
+
 }  // namespace
 
 Result verify(const Request& req) {
@@ -101,6 +117,7 @@ Result verify(const Request& req) {
   if (req.claim_files.empty()) throw Error("no claim files under the given paths");
   auto runs_owned = std::make_shared<const catalogue::Runs>(catalogue::Runs::load(req.runs_path));
   const catalogue::Runs& runs = *runs_owned;
+  check_seeds_exist(req.options.seeds, runs);
   const Sweeps sweeps = resolve_sweeps(req, runs);
   const nlohmann::json baseline =
       req.baseline_file.empty() ? nlohmann::json() : report::read_outcomes(req.baseline_file);

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Mistakes and corrupt inputs of reliability round five, each replayed as a user met it: a clear error
+# naming the thing (an ERROR verdict, or a usage error), never SKIPPED (exit 77), never "internal
+# error", never a verdict read from a value outside its range. Committed files are never changed: a
+# paper is copied first (its fixtures as hard links; a file is copied before it is changed).
+# usage: mistakes_cli.sh CLAIMCHECK SOURCE_DIR
+set -uo pipefail
+CC=$1 SRC=$2
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+fail=0
+BR=$SRC/papers/bietti_birth
+GR=$SRC/papers/nanda_grokking
+check() {  # NAME WANT-RC REGEX CMD... : exit WANT-RC and a line matching REGEX, no "internal error"
+  local name=$1 want=$2 regex=$3 out rc
+  shift 3
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$want" ] || ! grep -Eq -- "$regex" <<<"$out" || grep -q "internal error" <<<"$out"; then
+    echo "FAIL $name: exit $rc (want $want), or no line matching: $regex"
+    tail -5 <<<"$out"
+    fail=1
+    return
+  fi
+  echo "ok   $name: exit $rc: $(grep -Eo -- "$regex.*" <<<"$out" | head -1 | cut -c1-150)"
+}
+own() { cp "$1" "$1.own" && mv "$1.own" "$1"; }
+copy_paper() {  # PAPER-DIR -> $W/papers/NAME, fixtures hard-linked
+  local name
+  name=$(basename "$1")
+  rm -rf "$W/papers/$name" && mkdir -p "$W/papers"
+  cp -a "$1" "$W/papers/" && rm -rf "$W/papers/$name/fixtures" && cp -al "$1/fixtures" "$W/papers/$name/fixtures"
+}
+# rehash ROOT FILE...: each file's MANIFEST.sha256 line and its run.json entry rewritten to match, as
+# someone hiding a change would.
+rehash() {
+  python3 - "$@" <<'PY'
+import hashlib, json, os, sys
+root, files = sys.argv[1], sys.argv[2:]
+h = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+for f in list(files):
+    run = os.path.join(os.path.dirname(f), "run.json")
+    if os.path.exists(run) and os.path.basename(f) != "run.json":
+        r = json.load(open(run)); r["sha256"][os.path.basename(f)] = h(f)
+        os.remove(run); json.dump(r, open(run, "w"), indent=2); files.append(run)
+lines = open(f"{root}/MANIFEST.sha256").read().splitlines()
+for f in files:
+    rel = os.path.relpath(f, root)
+    lines = [f"{h(f)}  {rel}" if l.split("  ", 1)[1] == rel else l for l in lines]
+os.remove(f"{root}/MANIFEST.sha256")
+open(f"{root}/MANIFEST.sha256", "w").write("\n".join(lines) + "\n")
+PY
+}
+# shellcheck disable=SC2317  # called through `check NAME RC REGEX bverify ...`, which shellcheck cannot follow
+bverify() { "$CC" verify "$@" --report "$W/report" --cache "$W/cache" --fail-on error; }
+
+# --- A kind that cannot compute on the claim's own subject: an ERROR, not SKIPPED -----------------
+mkdir -p "$W/claims" && cp "$BR/claims/defaults.yaml" "$W/claims/"
+sed 's/run: simplified/run: one_layer/' "$BR/claims/B9a.yaml" > "$W/claims/recall_one_layer.yaml"
+check kind_on_wrong_model 1 "B9a +.*ERROR|ERROR +B9a.*cannot be computed on its own subject \(one_layer\)" \
+  bverify "$W/claims/recall_one_layer.yaml" --runs "$BR/runs.yaml"
+sed 's/layer: 1/layer: 3/' "$BR/claims/B6a.yaml" > "$W/claims/layer3.yaml"
+check layer_the_model_lacks 1 "cannot be computed on its own subject \(two_layer\).*no block" \
+  bverify "$W/claims/layer3.yaml" --runs "$BR/runs.yaml"
+# --- A checkpoint step the run never keeps ---------------------------------------------------------
+sed 's/checkpoint: final/checkpoint: 150/' "$BR/claims/B9a.yaml" > "$W/claims/step150.yaml"
+check step_never_kept 1 "does not keep a checkpoint at step 150" bverify "$W/claims/step150.yaml" --runs "$BR/runs.yaml"
+# --- --seeds naming no seed of the paper -----------------------------------------------------------
+check seeds_none 1 "--seeds 7: no run or sweep of .*runs.yaml has seed 7 \(its seeds: 0, 1, 2" \
+  bverify "$BR/claims/B9a.yaml" --seeds 7
+
+# --- Metrics logs out of range, re-hashed: an ERROR naming file and line ---------------------------
+copy_paper "$GR"
+M=$W/papers/nanda_grokking/fixtures/stated/seed0/metrics.jsonl
+own "$M" && sed -i '3s/"test_accuracy":[0-9.e-]*/"test_accuracy":1.5/' "$M" && rehash "$W/papers/nanda_grokking/fixtures" "$M"
+check grokking_accuracy_1_5 1 "stated/seed0/metrics.jsonl:3:1: test_accuracy is 1.5; expected a number in \[0, 1\]" \
+  bverify "$W/papers/nanda_grokking/claims"
+copy_paper "$BR"
+M=$W/papers/bietti_birth/fixtures/simplified/seed0/metrics.jsonl
+own "$M" && sed -i '2s/"W_K1":[0-9.e-]*/"W_K1":7/' "$M" && rehash "$W/papers/bietti_birth/fixtures" "$M"
+check bietti_recall_7 1 "simplified/seed0/metrics.jsonl:2:1: memory_recall.W_K1 is 7; expected a number in \[0, 1\]" \
+  bverify "$W/papers/bietti_birth/claims/B8.yaml"
+
+# --- Finite weights that overflow the forward (3e38), re-hashed: no accuracy is read from NaN logits -
+copy_paper "$BR"
+D=$W/papers/bietti_birth/fixtures/two_layer/seed0
+F=$(find "$D" -name 'step*.safetensors' | sort | tail -1)
+own "$F" && own "${F%.safetensors}.json"
+python3 - "$F" "${F%.safetensors}.json" <<'PY'
+import hashlib, json, struct, sys
+w, side = sys.argv[1], sys.argv[2]
+b = bytearray(open(w, "rb").read())
+n = struct.unpack("<Q", b[:8])[0]
+for i in range(8 + n, len(b), 4):
+    b[i:i + 4] = struct.pack("<f", 3e38)   # every weight
+open(w, "wb").write(b)
+s = json.load(open(side)); s["sha256"] = hashlib.sha256(b).hexdigest(); json.dump(s, open(side, "w"), indent=2)
+PY
+rehash "$W/papers/bietti_birth/fixtures" "$F" "${F%.safetensors}.json"
+check huge_weights.eval 1 "logits are not finite" "$CC" eval "$F" --size 64
+check huge_weights.B4 1 "ERROR +B4 .*two_layer/seed0/step[0-9]+.safetensors: evaluation set .in_context_first.: the model.s logits are not finite" \
+  bverify "$W/papers/bietti_birth/claims/B4.yaml" --seeds 0
+
+# --- paper.yaml naming a fixtures folder that is none -----------------------------------------------
+copy_paper "$BR"
+printf 'fixtures: /etc\n' >> "$W/papers/bietti_birth/paper.yaml"
+check fixtures_etc 1 "paper.yaml: fixtures: /etc holds no MANIFEST.sha256" bverify "$W/papers/bietti_birth/claims/B9a.yaml"
+# ... and `list` of a checkout with that broken paper still lists the others.
+mkdir -p "$W/root" && cp -a "$W/papers" "$W/root/" && copy_paper "$GR" && cp -a "$W/papers/nanda_grokking" "$W/root/papers/"
+out=$(cd "$W/root" && "$CC" list 2>&1); rc=$?
+if [ "$rc" -eq 1 ] && grep -q "fixtures: /etc holds no" <<<"$out" && grep -q "^N2 " <<<"$out"; then
+  echo "ok   list_goes_on: exit 1, the broken paper said, the other listed"
+else
+  echo "FAIL list_goes_on: exit $rc"; tail -5 <<<"$out"; fail=1
+fi
+
+# --- Flags: usage errors (exit 2), never exit 1 or an internal error --------------------------------
+check train_batch_0 2 "--batch must be >= 1" "$CC" train --config "$BR/runs.yaml" --run simplified --batch 0 --out "$W/t0"
+check train_steps_before_kept 2 "--steps 40: the run keeps a checkpoint at step 100" \
+  "$CC" train --config "$BR/runs.yaml" --run simplified --steps 40 --out "$W/t1"
+check eval_size 2 "--size must be in \[1, 1000000\]" "$CC" eval "$F" --size 1000001
+check recreate_until_negative 2 "--until -5: must be a step >= 0" \
+  "$CC" fixtures recreate simplified --seed 0 --until -5 --runs "$BR/runs.yaml" --out "$W/r0"
+check recreate_tolerance_nan 2 "--tolerance must be a finite number >= 0" \
+  "$CC" fixtures recreate simplified --seed 0 --tolerance nan --runs "$BR/runs.yaml" --out "$W/r1"
+check report_in_cache 2 "--report .*: lies in the cache" "$CC" verify "$BR/claims/B9a.yaml" --cache "$W/c" --report "$W/c/x"
+check train_out_is_a_file 4 "/etc/passwd: cannot make the run folder there" \
+  "$CC" train --config "$BR/runs.yaml" --run simplified --out /etc/passwd --stop-after 0
+sed 's/lr: [0-9.e-]*/lr: 1e300/' "$BR/runs.yaml" > "$W/lr.yaml"
+check lr_1e300 1 "field 'runs.simplified.*lr': must be in \(0, 1000\]|lr.*must be in \(0, 1000\]" \
+  "$CC" train --config "$W/lr.yaml" --run simplified --out "$W/t2" --stop-after 0
+check memory_budget_overflow 1 "CLAIMCHECK_TRAIN_MEMORY_MB='8796093022208': expected a number of megabytes in" \
+  env CLAIMCHECK_TRAIN_MEMORY_MB=8796093022208 "$CC" train --config "$BR/runs.yaml" --run simplified --out "$W/t3" --stop-after 0
+check unlisted_seed_said 0 "lists seeds 0, 1, 2 for run 'simplified'; seed 9 is trained as asked" \
+  "$CC" train --config "$BR/runs.yaml" --run simplified --seed 9 --out "$W/t4" --stop-after 0 --no-progress
+
+# --- new-paper: names that break the build, titles its own loader refuses --------------------------
+mkdir -p "$W/np/papers"
+check new_paper_keyword 2 "paper name 'int': a C\+\+ keyword" "$CC" new-paper int --root "$W/np"
+check new_paper_target 2 "paper name 'modules': a name the engine" "$CC" new-paper modules --root "$W/np"
+check new_paper_title 2 "--title: the scaffold's paper.yaml would not load: .*control character" \
+  "$CC" new-paper fine_name --root "$W/np" --title "$(printf 'a\001b')"
+if [ -z "$(ls -A "$W/np/papers")" ]; then echo "ok   new_paper: nothing left behind"; else echo "FAIL new_paper: left $(ls -A "$W/np/papers")"; fail=1; fi
+
+exit $fail
