@@ -41,6 +41,7 @@ std::string Rule::describe() const {
     s << threshold;
   if (seeds == SeedRule::Fraction) s << ", on a share >= " << fraction << " of seeds (Wilson 95% CI)";
   if (min_seeds > 1) s << " (>= " << min_seeds << " seeds)";
+  if (draws > 1) s << " on each of " << draws << " evaluation draws";
   return s.str();
 }
 
@@ -227,7 +228,7 @@ void read_measure(ObjectReader& measure, const analysis::Registry& registry, Cla
   if (has == analysis::Subject::Theory && c.seeds.empty()) c.seeds = {0};
 }
 
-// expect: {op, threshold, seeds, fraction, min_seeds}.
+// expect: {op, threshold, seeds, fraction, min_seeds, draws}.
 void read_rule(ObjectReader expect, Claim& c) {
   const std::string op = expect.one_of("op", {">", ">=", "<", "<=", "within"}, ">");
   c.rule.op = op == ">"    ? Comparison::Greater
@@ -265,6 +266,11 @@ void read_rule(ObjectReader expect, Claim& c) {
   }
   const int64_t min_seeds = expect.integer_in("min_seeds", 1, 1, 1000);
   c.rule.min_seeds = static_cast<int>(min_seeds);
+  c.rule.draws = static_cast<int>(expect.integer_in("draws", 1, 1, kMaxDraws));
+  // Another draw is the same measurement with the next eval_seed: a kind that draws no evaluation set
+  // has no other draw to take.
+  if (c.rule.draws > 1 && !c.params.contains("eval_seed"))
+    expect.fail("draws", "the measurement '" + c.kind + "' draws no evaluation set (it has no eval_seed)");
   expect.finish();
 }
 

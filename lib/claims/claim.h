@@ -22,6 +22,9 @@ std::string comparison_symbol(Comparison c);
 // Fraction: at least a fraction q of the seeds pass, judged by the Wilson interval of k of n.
 enum class SeedRule { Each, Mean, Median, Fraction };
 
+// The most evaluation draws a rule may ask for: each is a full measurement of every seed.
+constexpr int kMaxDraws = 10;
+
 struct Rule {
   Comparison op = Comparison::Greater;
   double threshold = 0;
@@ -29,6 +32,9 @@ struct Rule {
   SeedRule seeds = SeedRule::Each;
   double fraction = 0;  // Fraction: the q that the share of passing seeds must reach
   int min_seeds = 1;
+  // Independent evaluation draws the rule must hold on (the claim's eval_seed and the ones after it):
+  // a verdict that differs between them is INCONCLUSIVE, decided by the draw rather than the model.
+  int draws = 1;
   std::string describe() const;  // "each seed: Wilson 95% CI > 0.98 (>= 3 seeds)"
 };
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <functional>
@@ -162,10 +163,12 @@ analysis::RunHistory run_history(const catalogue::RunSpec& spec, uint64_t seed, 
 }
 
 // A run's checkpoints, through the run store (fixtures, cache, training).
+// `params`: the claim's own (c.params) unless another evaluation draw's; it must outlive the measure.
 SeedMeasure checkpoint_measure(const Claim& c, const catalogue::RunSpec& spec, catalogue::RunStore& store,
-                               analysis::ActivationStore* activations) {
-  return [&c, &spec, &store, activations](uint64_t seed, const Stage& stage, std::string& why,
-                                          Missing& missing) -> std::optional<analysis::Measurement> {
+                               analysis::ActivationStore* activations, const nlohmann::json* params = nullptr) {
+  const nlohmann::json& p = params ? *params : c.params;
+  return [&c, &p, &spec, &store, activations](uint64_t seed, const Stage& stage, std::string& why,
+                                              Missing& missing) -> std::optional<analysis::Measurement> {
     const int64_t step = stage.step_of(spec);
     auto ck = store.get(spec, seed, step, why);
     // The claim's (or control's) own step, which the run never keeps and no fixture holds: a mistake of
@@ -179,9 +182,9 @@ SeedMeasure checkpoint_measure(const Claim& c, const catalogue::RunSpec& spec, c
     try {
       if (c.measurement->needs_history) {
         const analysis::RunHistory history = run_history(spec, seed, *ck, store);
-        m = c.measurement->measure(analysis::MeasureInput{*ck, c.params, &history, activations});
+        m = c.measurement->measure(analysis::MeasureInput{*ck, p, &history, activations});
       } else {
-        m = c.measurement->measure(analysis::MeasureInput{*ck, c.params, nullptr, activations});
+        m = c.measurement->measure(analysis::MeasureInput{*ck, p, nullptr, activations});
       }
     } catch (const analysis::NotComputable& e) {
       why = e.what();
@@ -439,6 +442,51 @@ void check_controls(const Claim& c, const catalogue::Runs& runs, catalogue::RunS
   }
 }
 
+// The rule's other evaluation draws (Rule::draws): the same seeds measured again with the next
+// eval_seeds, each draw judged by the same rule. A verdict that differs between draws is decided by
+// the draw, not the model: INCONCLUSIVE, each draw's verdict and value in the reason. The first draw's
+// value stays the claim's (the committed one); the others are kept in the result.
+void check_draws(const Claim& c, const catalogue::RunSpec& spec, catalogue::RunStore& store, const VerifyOptions& opts,
+                 const std::vector<uint64_t>& seeds, ClaimResult& r) {
+  const uint64_t first = c.params["eval_seed"].get<uint64_t>();
+  std::vector<Verdict> verdicts = {r.verdict};
+  std::vector<double> values = {r.measured};
+  for (int k = 1; k < c.rule.draws; ++k) {
+    nlohmann::json params = c.params;
+    params["eval_seed"] = first + static_cast<uint64_t>(k);
+    ClaimResult::Draw d;
+    d.eval_seed = first + static_cast<uint64_t>(k);
+    std::vector<uint64_t> missing;
+    std::string why;
+    measure_seeds(c, checkpoint_measure(c, spec, store, opts.activations, &params), seeds, c.stage, opts.pool, d.seeds,
+                  missing, why);
+    if (!missing.empty())  // the first draw measured these seeds: another draw cannot lack them
+      throw Error(c.file + ": evaluation draw " + std::to_string(k + 1) + " could not measure seed(s) " +
+                  seed_list(missing) + ": " + why);
+    ClaimResult scratch;
+    d.verdict = combine(c.rule, d.seeds, scratch);
+    d.measured = scratch.measured;
+    verdicts.push_back(d.verdict);
+    values.push_back(d.measured);
+    r.draws.push_back(std::move(d));
+  }
+  std::string each;
+  for (size_t k = 0; k < verdicts.size(); ++k) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%.4g", values[k]);
+    each += (k ? ", " : "") + verdict_name(verdicts[k]) + " " + value;
+  }
+  const bool same = std::all_of(verdicts.begin(), verdicts.end(), [&](Verdict v) { return v == verdicts[0]; });
+  if (same) {
+    r.reason += std::string(r.reason.empty() ? "" : "; ") + "the same on each of " + std::to_string(verdicts.size()) +
+                " evaluation draws (" + each + ")";
+    return;
+  }
+  r.verdict = Verdict::Inconclusive;
+  r.reason = "depends on the evaluation draw: " + each + " on " + std::to_string(verdicts.size()) +
+             " independent draws of the same size";
+}
+
 }  // namespace
 
 ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const catalogue::Runs& runs,
@@ -503,6 +551,12 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
         r.reason = why;
       } else {
         r.verdict = combine(c.rule, r.seeds, r);
+        if (c.rule.draws > 1) {
+          if (!spec) throw Error(c.file + ": expect.draws needs a run subject (a model to evaluate again)");
+          std::vector<uint64_t> measured;
+          for (const auto& sr : r.seeds) measured.push_back(sr.seed);
+          check_draws(c, *spec, store, opts, measured, r);
+        }
         check_controls(c, runs, store, opts, measure, r);
         if (!missing.empty() && r.verdict != Verdict::Skipped && r.verdict != Verdict::Invalid)
           r.reason +=
@@ -624,6 +678,11 @@ nlohmann::json to_json(const ClaimResult& r) {
                      {"interval", r.measured_interval}};
     if (r.measured_coverage > 0) j["measured"]["coverage"] = r.measured_coverage;
     for (const auto& s : r.seeds) j["seeds"].push_back(seed_json(s));
+  }
+  for (const auto& d : r.draws) {
+    nlohmann::json one = {{"eval_seed", d.eval_seed}, {"verdict", verdict_name(d.verdict)}, {"measured", d.measured}};
+    for (const auto& s : d.seeds) one["seeds"].push_back(seed_json(s));
+    j["draws"].push_back(one);
   }
   for (const auto& cr : r.controls) {
     nlohmann::json one = {{"control", cr.control.text()}, {"checkpoint", cr.control.stage.text()}};

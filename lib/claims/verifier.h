@@ -57,6 +57,15 @@ struct ClaimResult {
   // "t 95 %" or "order statistics"; and the coverage that method states (0: none stated).
   std::string measured_interval;
   double measured_coverage = 0;
+  // The rule's other evaluation draws (Rule::draws > 1; the first draw is `seeds` above): each draw's
+  // eval_seed, its seeds' values and the verdict the rule gives on them.
+  struct Draw {
+    uint64_t eval_seed = 0;
+    std::vector<SeedResult> seeds;
+    Verdict verdict = Verdict::Error;
+    double measured = 0;
+  };
+  std::vector<Draw> draws;
   double seconds = 0;
 };
 

@@ -96,6 +96,38 @@ void control_changes(const nlohmann::json& a, const nlohmann::json& b, const Tol
 }
 
 // The value changes of one claim measured on both sides: the aggregate, each seed and each control.
+// The rule's other evaluation draws (claims::Rule::draws) on both sides: each draw's verdict and every
+// seed's value and n. True when one moved (one row says enough).
+bool draw_changes(const nlohmann::json& a, const nlohmann::json& b, bool proportion, const Tolerance& tol,
+                  std::vector<Change>& out) {
+  const nlohmann::json none = nlohmann::json::array();
+  const nlohmann::json &da = a.contains("draws") ? a["draws"] : none, &db = b.contains("draws") ? b["draws"] : none;
+  const std::string id = a["id"];
+  if (da.size() != db.size()) {
+    out.push_back({id, "value", std::to_string(da.size() + 1) + " evaluation draw(s)",
+                   std::to_string(db.size() + 1) + " evaluation draw(s)", "the draws measured changed"});
+    return true;
+  }
+  for (size_t k = 0; k < da.size(); ++k) {
+    const nlohmann::json &x = da[k], &y = db[k];
+    bool same = x.value("verdict", "") == y.value("verdict", "") &&
+                x.value("seeds", none).size() == y.value("seeds", none).size();
+    for (size_t i = 0; same && i < x.value("seeds", none).size(); ++i) {
+      const nlohmann::json &sx = x["seeds"][i], &sy = y["seeds"][i];
+      same = sx.value("n", int64_t{0}) == sy.value("n", int64_t{0}) &&
+             same_value(number_or_nan(sx, "value"), number_or_nan(sy, "value"), proportion, tol);
+    }
+    if (!same) {
+      out.push_back({id, "value", x.value("verdict", "") + " " + g(number_or_nan(x, "measured")),
+                     y.value("verdict", "") + " " + g(number_or_nan(y, "measured")),
+                     "evaluation draw " + std::to_string(k + 2) + " (eval_seed " +
+                         x.value("eval_seed", nlohmann::json()).dump() + ")"});
+      return true;
+    }
+  }
+  return false;
+}
+
 void value_changes(const nlohmann::json& a, const nlohmann::json& b, const Tolerance& tol, std::vector<Change>& out) {
   const bool proportion = a.value("measured_is_proportion", false);
   const std::string id = a["id"];
@@ -135,6 +167,7 @@ void value_changes(const nlohmann::json& a, const nlohmann::json& b, const Toler
           {id, "value", "not measured", "seed " + std::to_string(seed) + " measured", "the seeds measured changed"});
       return;
     }
+  if (draw_changes(a, b, proportion, tol, out)) return;
   control_changes(a, b, tol, out);
 }
 
@@ -218,6 +251,12 @@ nlohmann::json baseline_from_report(const nlohmann::json& report, const nlohmann
           if (s.contains(key)) one[key] = s[key];
         e["seeds"].push_back(one);
       }
+    }
+    for (const auto& d : c.value("draws", nlohmann::json::array())) {
+      nlohmann::json one = {{"eval_seed", d["eval_seed"]}, {"verdict", d["verdict"]}, {"measured", d["measured"]}};
+      for (const auto& s : d.value("seeds", nlohmann::json::array()))
+        one["seeds"].push_back({{"seed", s["seed"]}, {"value", s["value"]}, {"n", s["n"]}, {"verdict", s["verdict"]}});
+      e["draws"].push_back(one);
     }
     for (const auto& ctl : c.value("controls", nlohmann::json::array())) {
       nlohmann::json one = {{"control", ctl.value("control", "")}, {"seeds", nlohmann::json::array()}};
