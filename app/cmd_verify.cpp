@@ -373,7 +373,7 @@ struct VerifyFlags {
   Common common;
   std::string budget = "fixture", device = "cpu", seeds, run, robustness, report_dir = "reports/latest",
               fail_on = "any";
-  std::string baseline_file, write_baseline, attribution, sweep_as, junit;
+  std::string baseline_file, write_baseline, attribution, sweep_as, junit, claims;
   int jobs = 0, activation_mb = static_cast<int>(claims::kActivationStoreBytes >> 20);
 };
 
@@ -396,6 +396,9 @@ void add_verify_options(po::options_description& desc, VerifyFlags& f) {
        "also measure every run claim on each variant of these sweeps (comma-separated, e.g. "
        "attribution_screen,attribution_confirm,robustness) and attribute each claim the default does not support "
        "(the paper.yaml beside the runs file: the score and the rules)")
+      ("claims,k", po::value(&f.claims),
+       "only the claims whose id matches one of these shell patterns, comma-separated (e.g. -k 'M8*,G1'); "
+       "against a baseline, only their rows are compared")
       ("junit", po::value(&f.junit),
        "also write the JUnit XML here (REPORT/junit.xml is always written); every exit writes it, a usage error or "
        "a missing input as one <error> naming it")
@@ -466,6 +469,10 @@ void check_flags(const VerifyFlags& f, const po::variables_map& vm) {
 verify::Request make_request(const VerifyFlags& f, const po::variables_map& vm, const std::vector<std::string>& args) {
   verify::Request req;
   req.claim_files = claims::find_claim_files(f.common.paths);
+  if (vm.count("claims")) {
+    req.claim_patterns = split_list(f.claims);
+    if (req.claim_patterns.empty()) throw po::error("-k/--claims: give at least one pattern");
+  }
   req.runs_path = find_runs_file(f.common.runs_file, f.common.paths);
   req.store.budget = catalogue::parse_tier(f.budget);
   req.store.device = train::parse_device(f.device);
@@ -525,15 +532,15 @@ verify::Request make_request(const VerifyFlags& f, const po::variables_map& vm, 
 // (f.common.paths set, -1); flags that name one paper's files need a path when there are several.
 int every_paper_or_one(VerifyFlags& f, const po::variables_map& vm, const std::vector<std::string>& args) {
   bool one_paper = false;
-  for (const char* o :
-       {"runs", "fixtures", "baseline", "write-baseline", "run", "robustness", "attribution", "sweep-as", "junit"})
+  for (const char* o : {"runs", "fixtures", "baseline", "write-baseline", "run", "robustness", "attribution",
+                        "sweep-as", "junit", "claims"})
     one_paper = one_paper || vm.count(o) > 0;
   const auto papers = paper_claim_folders();
   if (papers.size() > 1 && !one_paper) return verify_every_paper(args, papers, f.report_dir);
   if (papers.size() > 1)
     throw po::error(
         "--runs, --fixtures, --baseline, --write-baseline, --run, --robustness, --attribution, "
-        "--sweep-as and --junit name one paper's files: give that paper's folder too");
+        "--sweep-as, --junit and -k name one paper's files or claims: give that paper's folder too");
   f.common.paths = {papers.front().string()};
   return -1;
 }

@@ -16,6 +16,7 @@
 #include "report/baseline.h"
 #include "report/cross_checks.h"
 #include "report/figures.h"
+#include "report/outcome.h"
 #include "report/report_folder.h"
 #include "report/attribution_md.h"
 #include "report/robustness_md.h"
@@ -247,6 +248,13 @@ nlohmann::json to_json(const Report& rep) {
   j["claims"] = nlohmann::json::array();
   for (size_t i = 0; i < rep.claims.size(); ++i) j["claims"].push_back(claim_json(rep, i));
   j["counts"] = verdict_counts(rep.claims);
+  // What the run's exit status says, for a pipeline that reads this file rather than the status.
+  const int status = exit_status(rep);
+  j["status"] = {{"exit", status},
+                 {"outcome", status == 0    ? "ok"
+                             : status == 3  ? "changed from the baseline"
+                             : status == 77 ? "all skipped"
+                                            : "failed"}};
   if (any_positive_control(rep.claims)) j["positive_control_counts"] = verdict_counts(rep.claims, true);
   if (auto sweeps = sweeps_used(rep); !sweeps.is_null()) j["sweeps"] = std::move(sweeps);
   for (const auto& [name, spec] : runs_used(rep)) {

@@ -1,5 +1,7 @@
 #include "verify/verification.h"
 
+#include <fnmatch.h>
+
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -9,6 +11,7 @@
 #include "analysis/registry.h"
 #include "catalogue/runs.h"
 #include "claims/attribution.h"
+#include "claims/claim.h"
 #include "claims/paper_facts.h"
 #include "claims/robustness.h"
 #include "report/baseline.h"
@@ -95,6 +98,31 @@ claims::AttributionSection attribution(const Request& req, const Sweeps& sweeps,
   return claims::attribution_section(on_default, facts.default_run, measured, runs, store, facts, on_thresholds);
 }
 
+// The claim files whose id (or, for a file that does not load, its name) matches a pattern of -k.
+std::vector<std::string> select_claims(const std::vector<std::string>& files, const std::vector<std::string>& patterns,
+                                       const catalogue::Runs& runs) {
+  if (patterns.empty()) return files;
+  auto matches = [&](const std::string& name) {
+    return std::any_of(patterns.begin(), patterns.end(),
+                       [&](const std::string& p) { return ::fnmatch(p.c_str(), name.c_str(), 0) == 0; });
+  };
+  std::vector<std::string> out;
+  for (const auto& f : files) {
+    std::string id = fs::path(f).stem().string();
+    try {
+      id = claims::load_claim(f, analysis::builtin_registry(), runs).id;
+    } catch (const Error&) {  // its ERROR row is the verification's to give, if the name is selected
+    }
+    if (matches(id)) out.push_back(f);
+  }
+  if (out.empty()) {
+    std::string all;
+    for (const auto& p : patterns) all += (all.empty() ? "" : ",") + p;
+    throw RequestError("-k " + all + ": no claim id matches among " + std::to_string(files.size()) + " claim file(s)");
+  }
+  return out;
+}
+
 // --seeds naming a seed that no run or sweep of runs.yaml has is a mistake: every claim would be
 // SKIPPED (exit 77), which a pipeline reads as "nothing to do".
 void check_seeds_exist(const std::vector<uint64_t>& wanted, const catalogue::Runs& runs) {
@@ -112,12 +140,14 @@ void check_seeds_exist(const std::vector<uint64_t>& wanted, const catalogue::Run
 
 }  // namespace
 
-Result verify(const Request& req) {
+Result verify(const Request& request) {
+  Request req = request;  // its claim files narrowed to -k's below
   const auto t0 = std::chrono::steady_clock::now();
   if (req.claim_files.empty()) throw Error("no claim files under the given paths");
   auto runs_owned = std::make_shared<const catalogue::Runs>(catalogue::Runs::load(req.runs_path));
   const catalogue::Runs& runs = *runs_owned;
   check_seeds_exist(req.options.seeds, runs);
+  req.claim_files = select_claims(req.claim_files, req.claim_patterns, runs);
   const Sweeps sweeps = resolve_sweeps(req, runs);
   const nlohmann::json baseline =
       req.baseline_file.empty() ? nlohmann::json() : report::read_outcomes(req.baseline_file);
