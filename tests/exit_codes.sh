@@ -60,8 +60,9 @@ expect 4 - "$cc" verify "$G1" --report "$w/a_file"
 # -k selects claims by id (shell patterns): only they are measured and judged against their rows;
 # report.json's status says what the exit status says; a pattern matching nothing is a usage error.
 expect 0 "$w/rk" "$cc" verify "$P" -k 'M8*' --baseline "$P/expected.json" --report "$w/rk"
-[ "$(grep -c '<testcase ' "$w/rk/junit.xml")" -eq 2 ] && grep -q 'claim.assign_and_add.M8b' "$w/rk/junit.xml" ||
+if [ "$(grep -c '<testcase ' "$w/rk/junit.xml")" -ne 2 ] || ! grep -q 'claim.assign_and_add.M8b' "$w/rk/junit.xml"; then
   fail "-k 'M8*' did not measure exactly M8a and M8b"
+fi
 python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["status"]; sys.exit(0 if s == {"exit": 0, "outcome": "ok"} else 1)' \
   "$w/rk/report.json" || fail "report.json's status does not say ok"
 expect 2 "$w/rk" "$cc" verify "$P" -k 'Z*' --report "$w/rk"

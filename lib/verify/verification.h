@@ -30,7 +30,7 @@ struct Request {
   // -k / --claims: only the claims whose id matches one of these shell patterns (fnmatch; a file that
   // does not load is matched by its name); empty: every claim. A pattern matching none is a RequestError.
   std::vector<std::string> claim_patterns;
-  std::string runs_path;                 // the paper's runs.yaml; its paper.yaml beside it is read too
+  std::string runs_path;  // the paper's runs.yaml; its paper.yaml beside it is read too
   catalogue::StoreOptions store;
   claims::VerifyOptions options;  // seeds, jobs, run, sweep_as, strict controls, on_done (activations: set here)
   size_t activation_bytes = claims::kActivationStoreBytes;  // activations kept for reuse across claims
