@@ -74,7 +74,7 @@ copy_paper "$GR"
 M=$W/papers/nanda_grokking/fixtures/stated/seed0/metrics.jsonl
 own "$M" && sed -i '3s/"test_accuracy":[0-9.e-]*/"test_accuracy":1.5/' "$M" && rehash "$W/papers/nanda_grokking/fixtures" "$M"
 check grokking_accuracy_1_5 1 "stated/seed0/metrics.jsonl:3:1: test_accuracy is 1.5; expected a number in \[0, 1\]" \
-  bverify "$W/papers/nanda_grokking/claims"
+  bverify "$W/papers/nanda_grokking/claims/N2.yaml"
 copy_paper "$BR"
 M=$W/papers/bietti_birth/fixtures/simplified/seed0/metrics.jsonl
 own "$M" && sed -i '2s/"W_K1":[0-9.e-]*/"W_K1":7/' "$M" && rehash "$W/papers/bietti_birth/fixtures" "$M"
