@@ -131,6 +131,9 @@ check lr_1e300 1 "field 'runs.simplified.*lr': must be in \(0, 1000\]|lr.*must b
   "$CC" train --config "$W/lr.yaml" --run simplified --out "$W/t2" --stop-after 0
 check memory_budget_overflow 1 "CLAIMCHECK_TRAIN_MEMORY_MB='8796093022208': expected a number of megabytes in" \
   env CLAIMCHECK_TRAIN_MEMORY_MB=8796093022208 "$CC" train --config "$BR/runs.yaml" --run simplified --out "$W/t3" --stop-after 0
+sed 's/seq_len: [0-9]*/seq_len: 2/' "$BR/runs.yaml" > "$W/short.yaml"
+check seq_len_2_no_targets 1 "step [0-9]+: no position of the training batch has a target" \
+  "$CC" train --config "$W/short.yaml" --run simplified --out "$W/t5" --stop-after 3 --no-progress
 check unlisted_seed_said 0 "lists seeds 0, 1, 2 for run 'simplified'; seed 9 is trained as asked" \
   "$CC" train --config "$BR/runs.yaml" --run simplified --seed 9 --out "$W/t4" --stop-after 0 --no-progress
 

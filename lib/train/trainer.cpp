@@ -9,6 +9,7 @@
 #include "train/runtime.h"
 #include "train/schedule.h"
 #include "train/step_engine.h"
+#include "util/error.h"
 
 namespace cc::train {
 namespace fs = std::filesystem;
@@ -60,7 +61,16 @@ void Trainer::log_eval(int64_t step, const std::vector<NamedBatch>& sets, double
     metrics_->append(metrics_record(step, clock_.elapsed(), train_loss, last_eval_, family_metrics(cfg_, model())));
 }
 
-torch::Tensor Trainer::train_step(int64_t step) { return engine_->step(step, data_->train_batch(step)); }
+torch::Tensor Trainer::train_step(int64_t step) {
+  Batch batch = data_->train_batch(step);
+  // A loss at every position reads only the positions with a target: a batch without any has no loss
+  // (its mean is 0/0), which would read as a diverged run. Said as what it is.
+  if (batch.every_position() && !(batch.targets != kNoTarget).any().item<bool>())
+    throw Error("run '" + cfg_.name + "' step " + std::to_string(step) +
+                ": no position of the training batch has a target, so the step has no loss (the task's "
+                "sequences are too short for where its loss is read, e.g. seq_len against loss_on)");
+  return engine_->step(step, batch);
+}
 
 int64_t Trainer::run() {
   clock_.start();
