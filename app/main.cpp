@@ -1,6 +1,7 @@
 // claimcheck: trains and measures the models of a paper and verifies its claims, written as YAML files
 // (papers/NAME/claims: one folder per paper).
 #include <algorithm>
+#include <csignal>
 #include <iostream>
 
 #include "cli.h"
@@ -74,6 +75,10 @@ bool asks_for_help(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   cc::remember_argv(argv);  // before any library work: pinning may re-execute the process
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG, which the writers report as an output
+  // that could not be written (exit 4, the old file kept), instead of SIGXFSZ killing the process
+  // silently (exit 153) between two files of a report.
+  std::signal(SIGXFSZ, SIG_IGN);
   cc::plugin::register_linked_modules();
   if (argc < 2) {
     usage(std::cerr);
