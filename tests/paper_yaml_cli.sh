@@ -69,4 +69,8 @@ paper_yaml "../../reports/fixtures/report.json" "phases:
   steps: [{name: grok, sets: [tset], level: 0.9}]
   learned: [grok]"
 refused "a phase on an unknown set" "names no evaluation set of any task family: 'tset'"
+# A cross-check beside a claim the paper does not have would be shown nowhere: an error naming it.
+paper_yaml "../../reports/fixtures/report.json"
+sed -i 's/  - claim: N1/  - claim: N99/' "$w/$g/paper.yaml"
+refused "a cross-check on a claim the paper lacks" "cross_checks\[0\].claim 'N99': no claim of this paper"
 echo "paper.yaml: ok"

@@ -62,12 +62,41 @@ nlohmann::json paper_header(const std::string& paper_yaml) {
   return p;
 }
 
+// A cross-check is shown beside one of this paper's claims: one naming a claim the paper does not have
+// would be shown nowhere, silently. Checked against every claim file of the paper (not only those
+// verified now), by id or, for a file that does not load, by name.
+void check_cross_check_claims(const nlohmann::json& checks, const std::string& paper_yaml) {
+  if (!checks.is_array() || checks.empty()) return;
+  const fs::path claims_dir = fs::path(paper_yaml).parent_path() / "claims";
+  std::set<std::string> ids;
+  std::optional<catalogue::Runs> runs;
+  try {
+    runs = catalogue::Runs::load((fs::path(paper_yaml).parent_path() / "runs.yaml").string());
+  } catch (const Error&) {  // the verification reports the runs file itself
+    return;
+  }
+  for (const auto& f : claims::find_claim_files({claims_dir.string()})) {
+    ids.insert(fs::path(f).stem().string());
+    try {
+      ids.insert(claims::load_claim(f, analysis::builtin_registry(), *runs).id);
+    } catch (const Error&) {
+    }
+  }
+  for (size_t i = 0; i < checks.size(); ++i) {
+    const std::string claim = checks[i].value("claim", std::string());
+    if (!ids.count(claim))
+      throw Error(paper_yaml + ": cross_checks[" + std::to_string(i) + "].claim '" + claim +
+                  "': no claim of this paper (" + claims_dir.string() + ") has that id");
+  }
+}
+
 // What the report reads of paper.yaml: its header, cross-checks and phase windows; and the facts the
 // robustness rule and the attribution need, read only when asked for (a mistake there costs no training).
 std::optional<claims::PaperFacts> read_paper(const std::string& paper_yaml, bool need_facts,
                                              report::ReportContext& ctx) {
   ctx.paper = paper_header(paper_yaml);
   ctx.cross_checks = report::read_cross_checks(paper_yaml);
+  check_cross_check_claims(ctx.cross_checks, paper_yaml);
   std::optional<claims::PaperFacts> facts;
   if (!fs::exists(paper_yaml)) {
     if (need_facts) facts = claims::PaperFacts::load(paper_yaml);  // the error names the missing file
