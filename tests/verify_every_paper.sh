@@ -15,6 +15,11 @@ ln -s "$src/fixtures" "$w/fixtures"
 cp "$src/$g/runs.yaml" "$src/$g/paper.yaml" "$w/$g/"
 cp "$src/$g/claims/N1.yaml" "$src/$g/claims/defaults.yaml" "$w/$g/claims/"
 ln -s "$src/$g/fixtures" "$w/$g/fixtures"
+# The papers' cross-checks sit beside claims this scratch checkout leaves out (M8b, N6): a cross-check on
+# a claim a paper lacks is an error, so they are dropped from the copies.
+for p in "$w/$a/paper.yaml" "$w/$g/paper.yaml"; do
+  python3 -c 'import sys, yaml; d = yaml.safe_load(open(sys.argv[1])); d.pop("cross_checks", None); yaml.safe_dump(d, open(sys.argv[1], "w"), allow_unicode=True)' "$p"
+done
 cd "$w"
 rc=0
 "$cc" verify --report "$w/out" > "$w/log" 2>&1 || rc=$?
