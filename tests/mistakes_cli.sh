@@ -24,33 +24,8 @@ check() {  # NAME WANT-RC REGEX CMD... : exit WANT-RC and a line matching REGEX,
   fi
   echo "ok   $name: exit $rc: $(grep -Eo -- "$regex.*" <<<"$out" | head -1 | cut -c1-150)"
 }
-own() { cp "$1" "$1.own" && mv "$1.own" "$1"; }
-copy_paper() {  # PAPER-DIR -> $W/papers/NAME, fixtures hard-linked
-  local name
-  name=$(basename "$1")
-  rm -rf "$W/papers/$name" && mkdir -p "$W/papers"
-  cp -a "$1" "$W/papers/" && rm -rf "$W/papers/$name/fixtures" && cp -al "$1/fixtures" "$W/papers/$name/fixtures"
-}
-# rehash ROOT FILE...: each file's MANIFEST.sha256 line and its run.json entry rewritten to match, as
-# someone hiding a change would.
-rehash() {
-  python3 - "$@" <<'PY'
-import hashlib, json, os, sys
-root, files = sys.argv[1], sys.argv[2:]
-h = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
-for f in list(files):
-    run = os.path.join(os.path.dirname(f), "run.json")
-    if os.path.exists(run) and os.path.basename(f) != "run.json":
-        r = json.load(open(run)); r["sha256"][os.path.basename(f)] = h(f)
-        os.remove(run); json.dump(r, open(run, "w"), indent=2); files.append(run)
-lines = open(f"{root}/MANIFEST.sha256").read().splitlines()
-for f in files:
-    rel = os.path.relpath(f, root)
-    lines = [f"{h(f)}  {rel}" if l.split("  ", 1)[1] == rel else l for l in lines]
-os.remove(f"{root}/MANIFEST.sha256")
-open(f"{root}/MANIFEST.sha256", "w").write("\n".join(lines) + "\n")
-PY
-}
+# shellcheck source=/dev/null  # tests/lib/paper_copy.sh, which ci/lint-shell checks on its own
+. "$(dirname "$0")/lib/paper_copy.sh"
 # shellcheck disable=SC2317  # called through `check NAME RC REGEX bverify ...`, which shellcheck cannot follow
 bverify() { "$CC" verify "$@" --report "$W/report" --cache "$W/cache" --fail-on error; }
 
@@ -70,19 +45,19 @@ check seeds_none 1 "--seeds 7: no run or sweep of .*runs.yaml has seed 7 \(its s
   bverify "$BR/claims/B9a.yaml" --seeds 7
 
 # --- Metrics logs out of range, re-hashed: an ERROR naming file and line ---------------------------
-copy_paper "$GR"
+copy_paper "$GR" "$W/papers"
 M=$W/papers/nanda_grokking/fixtures/stated/seed0/metrics.jsonl
 own "$M" && sed -i '3s/"test_accuracy":[0-9.e-]*/"test_accuracy":1.5/' "$M" && rehash "$W/papers/nanda_grokking/fixtures" "$M"
 check grokking_accuracy_1_5 1 "stated/seed0/metrics.jsonl:3:1: test_accuracy is 1.5; expected a number in \[0, 1\]" \
   bverify "$W/papers/nanda_grokking/claims/N2.yaml"
-copy_paper "$BR"
+copy_paper "$BR" "$W/papers"
 M=$W/papers/bietti_birth/fixtures/simplified/seed0/metrics.jsonl
 own "$M" && sed -i '2s/"W_K1":[0-9.e-]*/"W_K1":7/' "$M" && rehash "$W/papers/bietti_birth/fixtures" "$M"
 check bietti_recall_7 1 "simplified/seed0/metrics.jsonl:2:1: memory_recall.W_K1 is 7; expected a number in \[0, 1\]" \
   bverify "$W/papers/bietti_birth/claims/B8.yaml"
 
 # --- Finite weights that overflow the forward (3e38), re-hashed: no accuracy is read from NaN logits -
-copy_paper "$BR"
+copy_paper "$BR" "$W/papers"
 D=$W/papers/bietti_birth/fixtures/two_layer/seed0
 F=$(find "$D" -name 'step*.safetensors' | sort | tail -1)
 own "$F" && own "${F%.safetensors}.json"
@@ -102,11 +77,11 @@ check huge_weights.B4 1 "ERROR +B4 .*two_layer/seed0/step[0-9]+.safetensors: eva
   bverify "$W/papers/bietti_birth/claims/B4.yaml" --seeds 0
 
 # --- paper.yaml naming a fixtures folder that is none -----------------------------------------------
-copy_paper "$BR"
+copy_paper "$BR" "$W/papers"
 printf 'fixtures: /etc\n' >> "$W/papers/bietti_birth/paper.yaml"
 check fixtures_etc 1 "paper.yaml: fixtures: /etc holds no MANIFEST.sha256" bverify "$W/papers/bietti_birth/claims/B9a.yaml"
 # ... and `list` of a checkout with that broken paper still lists the others.
-mkdir -p "$W/root" && cp -a "$W/papers" "$W/root/" && copy_paper "$GR" && cp -a "$W/papers/nanda_grokking" "$W/root/papers/"
+mkdir -p "$W/root" && cp -a "$W/papers" "$W/root/" && copy_paper "$GR" "$W/papers" && cp -a "$W/papers/nanda_grokking" "$W/root/papers/"
 out=$(cd "$W/root" && "$CC" list 2>&1); rc=$?
 if [ "$rc" -eq 1 ] && grep -q "fixtures: /etc holds no" <<<"$out" && grep -q "^N2 " <<<"$out"; then
   echo "ok   list_goes_on: exit 1, the broken paper said, the other listed"
