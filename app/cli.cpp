@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace cc::app {
@@ -86,6 +87,12 @@ int usable_cores() {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
   return 1;
+}
+
+int exit_status_for(const std::exception& e) {
+  if (dynamic_cast<const po::error*>(&e)) return kExitUsage;
+  if (dynamic_cast<const WriteError*>(&e)) return kExitWrite;
+  return kExitFailure;
 }
 
 }  // namespace cc::app

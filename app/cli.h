@@ -54,6 +54,11 @@ std::string join_command(const std::string& sub, const std::vector<std::string>&
 // `sweep run --jobs` and `verify --jobs`).
 int usable_cores();
 
+// The exit status an exception that ends a command stands for: a usage error (boost's po::error) 2, an
+// output that could not be written (WriteError) 4, anything else 1. One mapping for main, verify's
+// junit.xml on every exit, and verify of every paper.
+int exit_status_for(const std::exception& e);
+
 // Seeds as runs.yaml takes them: [0, 2^32]. A list holds at most kMaxSeedList (a stacked ensemble of
 // thousands of models would take gigabytes before its first step).
 constexpr long long kMaxSeed = 1LL << 32;

@@ -167,14 +167,9 @@ int verify_every_paper(const std::vector<std::string>& args, const std::vector<f
     int rc = kExitFailure;
     try {
       rc = cmd_verify(one);
-    } catch (const po::error& e) {
-      std::cerr << "claimcheck verify: error: " << claims_dir.string() << ": " << e.what() << "\n";
-      rc = kExitUsage;
-    } catch (const WriteError& e) {
-      std::cerr << "claimcheck verify: error: " << claims_dir.string() << ": " << e.what() << "\n";
-      rc = kExitWrite;
     } catch (const std::exception& e) {
       std::cerr << "claimcheck verify: error: " << claims_dir.string() << ": " << e.what() << "\n";
+      rc = exit_status_for(e);
     }
     all_skipped = all_skipped && rc == kExitSkip;
     if (rc != kExitSkip && rank(rc) > rank(worst)) worst = rc;
@@ -587,17 +582,11 @@ int verify_command(const std::vector<std::string>& args);
 // claims were judged (report/outcome.h), else one <error> naming why the run stopped.
 int cmd_verify(const std::vector<std::string>& args) {
   const std::vector<std::string> junit = junit_paths_in(args);
-  auto fail = [&](const std::string& message, int status) { write_error_junit(junit, message, status); };
   try {
     return verify_command(args);
-  } catch (const po::error& e) {
-    fail(std::string("usage error: ") + e.what(), kExitUsage);
-    throw;
-  } catch (const WriteError& e) {
-    fail(e.what(), kExitWrite);
-    throw;
   } catch (const std::exception& e) {
-    fail(e.what(), kExitFailure);
+    const int status = exit_status_for(e);
+    write_error_junit(junit, (status == kExitUsage ? "usage error: " : "") + std::string(e.what()), status);
     throw;
   }
 }

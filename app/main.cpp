@@ -105,16 +105,13 @@ int main(int argc, char** argv) {
       return s.run(args);
     } catch (const boost::program_options::error& e) {
       std::cerr << "claimcheck " << name << ": error: " << e.what() << " (see claimcheck " << name << " --help)\n";
-      return cc::app::kExitUsage;
-    } catch (const cc::WriteError& e) {  // an output, not an input: its own status
+      return cc::app::exit_status_for(e);
+    } catch (const cc::Error& e) {  // a WriteError (an output, not an input) has its own status
       std::cerr << "claimcheck " << name << ": error: " << e.what() << "\n";
-      return cc::app::kExitWrite;
-    } catch (const cc::Error& e) {
-      std::cerr << "claimcheck " << name << ": error: " << e.what() << "\n";
-      return cc::app::kExitFailure;
+      return cc::app::exit_status_for(e);
     } catch (const std::exception& e) {
       std::cerr << "claimcheck " << name << ": internal error: " << e.what() << "\n";
-      return cc::app::kExitFailure;
+      return cc::app::exit_status_for(e);
     }
   }
   std::vector<std::string> names;

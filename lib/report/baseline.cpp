@@ -95,7 +95,6 @@ void control_changes(const nlohmann::json& a, const nlohmann::json& b, const Tol
     }
 }
 
-// The value changes of one claim measured on both sides: the aggregate, each seed and each control.
 // The rule's other evaluation draws (claims::Rule::draws) on both sides: each draw's verdict and every
 // seed's value and n. True when one moved (one row says enough).
 bool draw_changes(const nlohmann::json& a, const nlohmann::json& b, bool proportion, const Tolerance& tol,
@@ -128,6 +127,8 @@ bool draw_changes(const nlohmann::json& a, const nlohmann::json& b, bool proport
   return false;
 }
 
+// The value changes of one claim measured on both sides: the aggregate, each seed, each evaluation draw
+// and each control.
 void value_changes(const nlohmann::json& a, const nlohmann::json& b, const Tolerance& tol, std::vector<Change>& out) {
   const bool proportion = a.value("measured_is_proportion", false);
   const std::string id = a["id"];
