@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "analysis/intervention.h"
 #include "analysis/registry.h"
 #include "cli.h"
 
@@ -44,6 +45,7 @@ int cmd_kinds(const std::vector<std::string>& args) {
                      {"params", k.params_doc},
                      {"parameters", fields.fields},
                      {"parameters_complete", fields.complete},
+                     {"intervenable", k.intervenable},
                      {"origin", registry.origin(name)}});
       continue;
     }
@@ -51,6 +53,14 @@ int cmd_kinds(const std::vector<std::string>& args) {
               << k.description << "\n";
     std::istringstream doc(k.params_doc);  // one parameter a line, indented
     for (std::string line; std::getline(doc, line);) std::cout << "    " << line << "\n";
+    if (k.intervenable) std::cout << "    (intervenable: takes `intervene:` and `effect:`, docs/claim-files.md)\n";
+  }
+  // The fields every intervenable kind takes besides its own.
+  if (!json) {
+    std::istringstream doc(analysis::kInterventionDoc);
+    std::cout << "\nInterventions, for the kinds marked intervenable:\n";
+    for (std::string line; std::getline(doc, line);) std::cout << "  " << line << "\n";
+    std::cout << "  effect: intervened (the measurement with the edits; default) | drop (clean less intervened)\n";
   }
   if (json) std::cout << out.dump(2) << "\n";
   return kExitOk;

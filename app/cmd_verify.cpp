@@ -307,7 +307,7 @@ bool explain_claim(const Common& common, const std::string& id, bool json, std::
               << "\n  on: " << c.subject.describe() << ", checkpoint " << c.stage.text() << ", seeds "
               << (c.seeds.empty() ? std::string("all") : std::to_string(c.seeds.size()))
               << "\n  rule: " << c.rule.describe()
-              << (c.measurement->statistic == analysis::Statistic::Proportion ? " (Wilson 95% interval)" : "")
+              << (c.statistic() == analysis::Statistic::Proportion ? " (Wilson 95% interval)" : "")
               << "\n  negative control: " << control << "\n  tier: " << catalogue::tier_name(c.tier) << "\n";
     if (!c.notes.empty()) std::cout << "  notes: " << c.notes << "\n";
     return true;

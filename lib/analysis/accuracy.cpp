@@ -75,6 +75,7 @@ void register_accuracy(Registry& r) {
       "argmax accuracy on an evaluation set's targets: the answer at the last position, or every position "
       "that has a target (tasks with a loss at every position)");
   k.parse_params = parse;
+  k.intervenable = true;
   k.params_doc =
       "set: an evaluation set of the run's task (required)\n"
       "size: sequences to sample (default 10000; exhaustive sets ignore it)\n"

@@ -100,6 +100,10 @@ struct MeasurementKind {
   std::string theory;            // Subject::Theory: the model's name, as the claim's subject names it
   TheoryMeasure measure_theory;  // Subject::Theory
   std::vector<HookRead> reads;   // what the kind reads through MeasureInput::activations, for any parameters
+  // The kind reads the model only through its forwards (forward_last, forward, record, the activation
+  // store), never its weights: a claim may give it an intervention (`intervene:`, analysis/intervention.h),
+  // which the verifier applies to the model before the kind sees it.
+  bool intervenable = false;
   // The task families whose runs the kind can read (train/family.h). Empty: any run (the engine's
   // kinds, which read a run only through its family's interface). A paper module's kinds get the
   // module's own families unless they name others; Registry::add makes `measure` refuse (cc::Error,

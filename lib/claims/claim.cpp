@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "analysis/intervention.h"
 #include "claims/folder_defaults.h"
 #include "util/error.h"
 #include "util/file_io.h"
@@ -71,8 +72,14 @@ bool is_arxiv_id(const std::string& s) {
 
 }  // namespace
 
+analysis::Statistic Claim::statistic() const {
+  if (params.is_object() && params.value("effect", "") == "drop") return analysis::Statistic::Scalar;
+  return measurement->statistic;
+}
+
 std::string Control::text() const {
   if (params) return "params " + params->dump();
+  if (intervene) return "intervene " + intervene->dump() + ", " + stage.text();
   return run.empty() ? stage.text() : "run " + run + ", " + stage.text();
 }
 
@@ -206,12 +213,44 @@ const catalogue::RunSpec* read_subject(ObjectReader subject, const catalogue::Ru
   return spec;
 }
 
-// measure: {kind, the kind's parameters}, checked against the subject.
-void read_measure(ObjectReader& measure, const analysis::Registry& registry, Claim& c) {
+// `intervene:` of a measure block or a control (analysis/intervention.h): for a kind that reads the model
+// through its forwards only, checked against the subject run's model before anything runs.
+nlohmann::json read_interventions(ObjectReader& r, const Claim& c, const catalogue::RunSpec* spec) {
+  if (!c.measurement->intervenable || c.measurement->needs_history)
+    r.fail("intervene", "kind '" + c.kind + "' reads more of the model than its forwards (its weights, or a " +
+                            "history): an intervention cannot reach all it reads");
+  nlohmann::json edits = analysis::parse_interventions(r);
+  if (spec) {
+    try {
+      analysis::check_interventions(edits, spec->config.model);
+    } catch (const Error& e) {
+      r.fail("intervene", e.what());
+    }
+  }
+  return edits;
+}
+
+// measure: {kind, the kind's parameters, intervene?}, checked against the subject.
+void read_measure(ObjectReader& measure, const analysis::Registry& registry, const catalogue::RunSpec* spec,
+                  Claim& c) {
   c.kind = measure.string("kind");
   c.measurement = registry.find(c.kind);
   if (!c.measurement) measure.fail("kind", registry.unknown_message(c.kind));
+  nlohmann::json edits;
+  if (measure.has("intervene")) edits = read_interventions(measure, c, spec);
+  // effect: the intervened measurement itself, or its drop from the clean one (a proportion kind's).
+  std::string effect;
+  if (measure.has("effect")) {
+    if (edits.is_null()) measure.fail("effect", "an effect is of an intervention: give `intervene:` with it");
+    effect = measure.one_of("effect", {"intervened", "drop"});
+    if (effect == "drop" && c.measurement->statistic != analysis::Statistic::Proportion)
+      measure.fail("effect", "'drop' is the difference of two proportions; kind '" + c.kind + "' gives a scalar");
+  }
   c.params = c.measurement->parse_params(measure);
+  if (!edits.is_null()) {
+    c.params["intervene"] = edits;
+    c.params["effect"] = effect.empty() ? "intervened" : effect;
+  }
   const analysis::Subject wants = c.measurement->subject;
   const analysis::Subject has = c.subject.kind;
   auto subject_name = [](analysis::Subject s) {
@@ -236,7 +275,7 @@ void read_rule(ObjectReader expect, Claim& c) {
               : op == "<"  ? Comparison::Less
               : op == "<=" ? Comparison::LessEq
                            : Comparison::Within;
-  const bool proportion = c.measurement->statistic == analysis::Statistic::Proportion;
+  const bool proportion = c.statistic() == analysis::Statistic::Proportion;
   if (c.rule.op == Comparison::Within) {  // threshold: [low, high]
     const nlohmann::json& range = expect.raw("threshold");
     if (!range.is_array() || range.size() != 2 || !range[0].is_number() || !range[1].is_number())
@@ -274,7 +313,7 @@ void read_rule(ObjectReader expect, Claim& c) {
   expect.finish();
 }
 
-// One control: {checkpoint} | {run, checkpoint} | {params} (theory).
+// One control: {checkpoint} | {run, checkpoint} | {params} (theory) | {intervene, checkpoint?}.
 Control read_one_control(ObjectReader control, const YamlDoc& doc, const ObjectReader& measure,
                          const catalogue::Runs& runs, const catalogue::RunSpec* spec, const Claim& c) {
   Control out;
@@ -287,10 +326,23 @@ Control read_one_control(ObjectReader control, const YamlDoc& doc, const ObjectR
     for (const auto& [k, v] : overrides.json().items()) merged[k] = v;
     ObjectReader control_measure(doc, merged, measure.pointer());
     control_measure.string("kind");
+    for (const char* key : {"intervene", "effect"})
+      if (control_measure.has(key)) control_measure.raw(key);
     out.params = c.measurement->parse_params(control_measure);
     out.stage = Stage::theory_control();
     for (const auto& [k, v] : overrides.json().items()) overrides.raw(k);
   } else {
+    // The claim's measurement with other edits (a matched component: the same intervention where the claim
+    // says it does not matter), on the claim's own subject and, unless it names one, its checkpoint.
+    if (control.has("intervene")) {
+      if (control.has("run")) control.fail("intervene", "an intervention control is on the claim's own run");
+      out.intervene = read_interventions(control, c, spec);
+      if (!control.has("checkpoint")) {
+        out.stage = c.stage;
+        control.finish();
+        return out;
+      }
+    }
     if (control.has("run")) {
       if (!c.subject.is_run()) control.fail("run", "only a run claim's control may name another run");
       out.run = control.string("run");
@@ -350,7 +402,7 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   read_paper(r, c);
   const catalogue::RunSpec* spec = read_subject(r.object("subject"), runs, c);
   ObjectReader measure = r.object("measure");
-  read_measure(measure, registry, c);
+  read_measure(measure, registry, spec, c);
   read_rule(r.object("expect"), c);
   read_controls(r, doc, measure, runs, spec, c);
   const std::string tier = r.one_of("tier", {"fixture", "cpu", "gpu"}, "fixture");

@@ -46,6 +46,8 @@ struct Control {
   std::string run;                       // "": the claim's subject; else the trained control's run
   Stage stage = Stage::init();           // where on it (Stage::theory_control() for a theory model)
   std::optional<nlohmann::json> params;  // a theory model's control parameters, parsed by the kind
+  // The claim's measurement with these edits instead of its own (analysis/intervention.h), on its own subject.
+  std::optional<nlohmann::json> intervene;
   // "init", "run no_weight_decay, final" or "params {...}": the control as the report names it.
   std::string text() const;
 };
@@ -75,6 +77,10 @@ struct Claim {
   // `role: positive_control`: not a claim of this paper but a check of a measurement on a model known to
   // have the mechanism (e.g. the grokking paper's N6 for Assign and Add's M8b); reports count it apart.
   bool positive_control = false;
+
+  // How its interval is read: the kind's statistic, but a scalar for an intervention's effect
+  // (`measure.effect: drop`, the clean value less the intervened one).
+  analysis::Statistic statistic() const;
 };
 
 // Loads and validates one claim file; every problem is a cc::Error with FILE:LINE:COL.

@@ -15,6 +15,7 @@
 #include <numeric>
 #include <thread>
 
+#include "analysis/intervention.h"
 #include "catalogue/sweep_results.h"
 #include "train/metrics_log.h"
 #include "util/error.h"
@@ -136,7 +137,7 @@ void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector
     s.seed = seed;
     s.m = std::move(*slot.m);
     s.step = s.m.details.value("step", int64_t{0});
-    s.ci = interval_of(s.m, c.measurement->statistic);
+    s.ci = interval_of(s.m, c.statistic());
     s.verdict = decide(c.rule.op, c.rule.threshold, s.ci, c.rule.high);
     out.push_back(std::move(s));
   }
@@ -162,6 +163,32 @@ analysis::RunHistory run_history(const catalogue::RunSpec& spec, uint64_t seed, 
   return h;
 }
 
+// `intervene:` (analysis/intervention.h): the kind measures the model with the edits in its forwards; with
+// `effect: drop`, the clean measurement less that one, a proportion's difference with the interval of two
+// independent proportions (wider than the paired one of the same sequences: it errs towards INCONCLUSIVE).
+analysis::Measurement intervened_measure(const Claim& c, const train::Checkpoint& ck, const nlohmann::json& p,
+                                         analysis::ActivationStore* activations) {
+  train::Checkpoint edited = ck;
+  edited.model = analysis::intervened_model(ck, p["intervene"], activations);
+  analysis::Measurement m = c.measurement->measure(analysis::MeasureInput{edited, p, nullptr, activations});
+  m.details.erase("figures");  // a kind's figures from the run's logs show the model without the edits
+  m.details["intervene"] = p["intervene"];
+  if (p.value("effect", "intervened") != "drop") return m;
+  const analysis::Measurement clean = c.measurement->measure(analysis::MeasureInput{ck, p, nullptr, activations});
+  analysis::Measurement drop;
+  drop.value = clean.value - m.value;
+  drop.n = clean.n;
+  const double var = clean.value * (1 - clean.value) / static_cast<double>(std::max<int64_t>(clean.n, 1)) +
+                     m.value * (1 - m.value) / static_cast<double>(std::max<int64_t>(m.n, 1));
+  drop.ci_low = drop.value - 1.96 * std::sqrt(var);
+  drop.ci_high = drop.value + 1.96 * std::sqrt(var);
+  drop.details = m.details;
+  drop.details["clean"] = clean.value;
+  drop.details["intervened"] = m.value;
+  drop.details["n"] = m.n;
+  return drop;
+}
+
 // A run's checkpoints, through the run store (fixtures, cache, training).
 // `params`: the claim's own (c.params) unless another evaluation draw's; it must outlive the measure.
 SeedMeasure checkpoint_measure(const Claim& c, const catalogue::RunSpec& spec, catalogue::RunStore& store,
@@ -178,11 +205,14 @@ SeedMeasure checkpoint_measure(const Claim& c, const catalogue::RunSpec& spec, c
       throw Error("run '" + spec.name + "' does not keep a checkpoint at step " + std::to_string(step) +
                   " (its train.checkpoint_steps in runs.yaml do not include it, and no fixture holds it)");
     if (!ck) return std::nullopt;
+    // `intervene:` (analysis/intervention.h): the kind measures the model with the edits in its forwards.
     analysis::Measurement m;
     try {
       if (c.measurement->needs_history) {
         const analysis::RunHistory history = run_history(spec, seed, *ck, store);
         m = c.measurement->measure(analysis::MeasureInput{*ck, p, &history, activations});
+      } else if (p.contains("intervene")) {
+        m = intervened_measure(c, *ck, p, activations);
       } else {
         m = c.measurement->measure(analysis::MeasureInput{*ck, p, nullptr, activations});
       }
@@ -390,6 +420,11 @@ ControlResult measure_control(const Claim& c, const Control& ctl, const catalogu
     }
     measure_seeds(c, checkpoint_measure(c, spec, store, opts.activations), seeds, ctl.stage, opts.pool, cr.seeds,
                   missing, why, &not_computable);
+  } else if (ctl.intervene) {  // the claim's measurement with the control's edits, on its own run
+    nlohmann::json params = c.params;
+    params["intervene"] = *ctl.intervene;
+    measure_seeds(c, checkpoint_measure(c, *runs.find(c.subject.name), store, opts.activations, &params), measured,
+                  ctl.stage, opts.pool, cr.seeds, missing, why, &not_computable);
   } else {
     measure_seeds(c, ctl.params ? theory_measure(c, *ctl.params, opts.activations) : subject_measure, measured,
                   ctl.stage, opts.pool, cr.seeds, missing, why, &not_computable);

@@ -9,14 +9,22 @@ namespace cc::model {
 
 // softmax(q k^T / sqrt(d_head)) v for every query, causally masked.
 // q, k, v [B, T, H, E] -> scores, pattern [B, H, T, T]; z [B, T, H, E].
-Attended causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
+torch::Tensor causal_scores(const torch::Tensor& q, const torch::Tensor& k) {
   const int64_t T = q.size(1);
   const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(3)));
   auto scores = q.transpose(1, 2).matmul(k.permute({0, 2, 3, 1})) * scale;
   auto future = torch::ones({T, T}, torch::TensorOptions().dtype(torch::kBool).device(q.device())).triu(1);
-  scores = scores.masked_fill(future, -std::numeric_limits<float>::infinity());
+  return scores.masked_fill(future, -std::numeric_limits<float>::infinity());
+}
+
+torch::Tensor attend(const torch::Tensor& pattern, const torch::Tensor& v) {
+  return pattern.matmul(v.transpose(1, 2)).transpose(1, 2);
+}
+
+Attended causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
+  auto scores = causal_scores(q, k);
   auto pattern = torch::softmax(scores, -1);
-  return {scores, pattern, pattern.matmul(v.transpose(1, 2)).transpose(1, 2)};
+  return {scores, pattern, attend(pattern, v)};
 }
 
 // One query's row: the broadcast multiply-and-sum of last_query_attention below, masked after p.

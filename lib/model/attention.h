@@ -10,6 +10,11 @@ struct Attended {
   torch::Tensor scores, pattern, z;
 };
 Attended causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v);
+// Its two halves, for a forward that edits the scores or the pattern between them (Transformer::with_edits):
+// q, k [B, T, H, E] -> masked scores [B, H, T, T]; pattern [B, H, T, T], v [B, T, H, E] -> z [B, T, H, E].
+// causal_attention is softmax between them: the same operations, so the same bits.
+torch::Tensor causal_scores(const torch::Tensor& q, const torch::Tensor& k);
+torch::Tensor attend(const torch::Tensor& pattern, const torch::Tensor& v);
 
 // The query at position p alone, causally masked (keys after p: -inf scores, zero pattern), as
 // causal_attention's row p up to float rounding: q [B, H, E], k, v [B, T, H, E] -> scores, pattern

@@ -37,8 +37,9 @@ void load_flat_parameters(Transformer& model, const float* flat) {
 
 FastLogits::FastLogits(const Transformer& model) : model_(model) {
 #ifdef CLAIMCHECK_BLAS_ENGINE
-  // The engine is written for the paper's shape only; any other runs Transformer::forward_last.
-  if (!model.device().is_cpu() || !model.config().is_two_layer_mlp_last()) return;
+  // The engine is written for the paper's shape only; any other runs Transformer::forward_last, and so
+  // does a model with interventions (Transformer::with_edits), which the engine does not know.
+  if (!model.device().is_cpu() || !model.config().is_two_layer_mlp_last() || model.edited()) return;
   engine_ = std::make_unique<BlasTransformer>(model.config());
   w_ = flat_parameters(model);
 #endif

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <tuple>
 
@@ -150,8 +151,29 @@ struct Transformer::Recorder {
   ActivationCache& cache;
   const std::set<HookRead>* reads = nullptr;  // nullptr: every hook at every position, and the logits
   int last_block = 0;                         // the deepest block that runs
+  const std::vector<NamedEdit>* edits = nullptr;  // with_edits: every block at every position, edited
+  bool logits = false;                            // the unembedding too (a forward with edits)
 
   bool everything() const { return reads == nullptr; }
+  bool editing() const { return edits != nullptr && !edits->empty(); }
+  bool edits_any(std::initializer_list<std::string> hooks) const {
+    if (!editing()) return false;
+    for (const auto& e : *edits)
+      if (std::find(hooks.begin(), hooks.end(), e.hook) != hooks.end()) return true;
+    return false;
+  }
+  // `value` after every edit at `hook`, in order; each must keep its shape.
+  torch::Tensor edit(const std::string& hook, torch::Tensor value, const torch::Tensor& tokens) const {
+    if (!editing()) return value;
+    for (const auto& e : *edits) {
+      if (e.hook != hook) continue;
+      auto out = e.edit(value, tokens);
+      if (out.sizes() != value.sizes())
+        throw Error("an intervention at " + hook + " changed its shape");
+      value = out;
+    }
+    return value;
+  }
 
   // The reads of `hook`, in position order (-1, every position, first).
   std::vector<HookRead> reads_of(const std::string& hook) const {
@@ -185,14 +207,19 @@ struct Transformer::Recorder {
     return at;
   }
 
-  // `all` [B, T, ...]: the hook at every position; keeps each of its reads.
+  // `all` [B, T, ...]: the hook at every position; keeps each of its reads (the query's row, dim 2, of
+  // the attention scores and pattern [B, H, T, T]).
   void keep(const std::string& hook, const torch::Tensor& all) {
     if (everything()) return cache.put(hook, all);
-    for (const auto& r : reads_of(hook)) cache.put(r.key(), own(r.position < 0 ? all : all.select(1, r.position)));
+    const bool row = hook.find("attn.hook_pattern") != std::string::npos || hook.find("attn.hook_attn_scores") != std::string::npos;
+    for (const auto& r : reads_of(hook))
+      cache.put(r.key(), own(r.position < 0 ? all : all.select(row ? 2 : 1, r.position)));
   }
-  // Only its read at every position, if any (the read at one position is computed apart).
+  // Only its read at every position, if any (the read at one position is computed apart); with edits,
+  // every read, since nothing is computed apart.
   void keep_everywhere(const std::string& hook, const torch::Tensor& all) {
     if (everything()) return cache.put(hook, all);
+    if (editing()) return keep(hook, all);
     if (reads->count(HookRead{hook, -1})) cache.put(hook, own(all));
   }
   // `at` [B, ...]: the hook at `position`, computed for that position alone.
@@ -204,7 +231,7 @@ struct Transformer::Recorder {
 
 // The analysis path: plain, position by position, every activation recorded.
 torch::Tensor Transformer::run_with_cache(const torch::Tensor& tokens, ActivationCache& cache) const {
-  Recorder rec{cache, nullptr, cfg_.n_layers - 1};
+  Recorder rec{cache, nullptr, cfg_.n_layers - 1, &edits_};
   return run_recording(tokens, rec);
 }
 
@@ -224,12 +251,34 @@ ActivationCache Transformer::record(const torch::Tensor& tokens, const std::set<
     last_block = std::max(last_block, block_of(r.hook));
   }
   ActivationCache cache;
-  Recorder rec{cache, &reads, last_block};
+  Recorder rec{cache, &reads, last_block, &edits_};
   run_recording(tokens, rec);
   return cache;
 }
 
-std::vector<std::string> Transformer::hook_names() const {
+std::shared_ptr<Transformer> Transformer::with_edits(std::vector<NamedEdit> edits) const {
+  const auto names = hook_names();
+  for (const auto& e : edits)
+    if (std::find(names.begin(), names.end(), e.hook) == names.end()) {
+      std::string known;
+      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+      throw Error("an intervention at '" + e.hook + "': not a hook of this model; its hooks: " + known);
+    }
+  auto out = std::make_shared<Transformer>(*this);  // the parameter tensors are shared, not copied
+  out->edits_.insert(out->edits_.end(), std::make_move_iterator(edits.begin()), std::make_move_iterator(edits.end()));
+  return out;
+}
+
+torch::Tensor Transformer::forward_edited(const torch::Tensor& tokens) const {
+  ActivationCache none;
+  const std::set<HookRead> no_reads;
+  Recorder rec{none, &no_reads, cfg_.n_layers - 1, &edits_, true};
+  return run_recording(tokens, rec);
+}
+
+std::vector<std::string> Transformer::hook_names() const { return model::hook_names(cfg_); }
+
+std::vector<std::string> hook_names(const ModelConfig& cfg_) {
   std::vector<std::string> out = {"hook_embed", "hook_pos_embed"};
   for (int layer = 0; layer < cfg_.n_layers; ++layer) {
     const std::string b = "blocks." + std::to_string(layer) + ".";
@@ -247,8 +296,10 @@ torch::Tensor Transformer::run_recording(const torch::Tensor& tokens, Recorder& 
   const int64_t B = tokens.size(0), T = tokens.size(1), D = cfg_.d_model, H = cfg_.n_heads, E = cfg_.d_head;
   if (T > cfg_.n_ctx) throw Error("sequence length " + std::to_string(T) + " exceeds n_ctx");
   auto ids = tokens.to(device(), torch::kLong);
-  auto embed = W_E().index_select(0, ids.reshape({-1})).view({B, T, D});  // [B, T, D]
-  auto pos = W_pos().slice(0, 0, T).unsqueeze(0).expand({B, T, D});       // [B, T, D]
+  auto embed = rec.edit("hook_embed", W_E().index_select(0, ids.reshape({-1})).view({B, T, D}), ids);  // [B, T, D]
+  auto pos = rec.edit("hook_pos_embed", W_pos().slice(0, 0, T).unsqueeze(0).expand({B, T, D}), ids);  // [B, T, D]
+  // Block 0's projections come from a table of W_E[token] + W_pos[t] unless an edit changes its input.
+  const bool edited_input = rec.edits_any({"hook_embed", "hook_pos_embed", "blocks.0.hook_resid_pre"});
   rec.keep("hook_embed", embed);
   rec.keep("hook_pos_embed", pos);
 
@@ -258,52 +309,57 @@ torch::Tensor Transformer::run_recording(const torch::Tensor& tokens, Recorder& 
   const auto input_row = (ids * T + torch::arange(T, ids.options()).unsqueeze(0)).reshape({-1});    // token*T + t
   for (int layer = 0; layer <= rec.last_block; ++layer) {
     const std::string b = "blocks." + std::to_string(layer) + ".";
-    const torch::Tensor pre = resid;  // [B, T, D]
+    const torch::Tensor pre = rec.edit(b + "hook_resid_pre", resid, ids);  // [B, T, D]
     rec.keep(b + "hook_resid_pre", pre);
     // pre · W [B, T, H, E] at every position. In block 0 it is rows of a small [V·T, HE] product (the same
     // sums: the rows are the same vectors), taken per token and position: a sequence's values depend on
     // its tokens alone, never on its batch.
     auto project = [&](const char* w) {
-      if (layer > 0) return pre.matmul(flat_in(layer, w)).view({B, T, H, E});
+      if (layer > 0 || edited_input) return pre.matmul(flat_in(layer, w)).view({B, T, H, E});
       return inputs.matmul(flat_in(0, w)).index_select(0, input_row).view({B, T, H, E});
     };
-    const auto k = project("W_K"), v = project("W_V");
+    const auto k = rec.edit(b + "attn.hook_k", project("W_K"), ids), v = rec.edit(b + "attn.hook_v", project("W_V"), ids);
     rec.keep(b + "attn.hook_k", k);
     rec.keep(b + "attn.hook_v", v);
     // x [..., D] -> blocks.L.hook_resid_post [..., D], handing each of the MLP's hooks to `keep`.
     auto mlp = [&](const torch::Tensor& x, const std::function<void(const std::string&, const torch::Tensor&)>& keep) {
-      auto pre_act = x.matmul(W_in(layer));  // [..., d_mlp]
-      auto post = mlp_activation(pre_act);
-      auto mlp_out = post.matmul(W_out(layer));
+      auto pre_act = rec.edit(b + "mlp.hook_pre", x.matmul(W_in(layer)), ids);  // [..., d_mlp]
+      auto post = rec.edit(b + "mlp.hook_post", mlp_activation(pre_act), ids);
+      auto mlp_out = rec.edit(b + "hook_mlp_out", post.matmul(W_out(layer)), ids);
       keep(b + "mlp.hook_pre", pre_act);
       keep(b + "mlp.hook_post", post);
       keep(b + "hook_mlp_out", mlp_out);
-      auto out = x + mlp_out;
+      auto out = rec.edit(b + "hook_resid_post", x + mlp_out, ids);
       keep(b + "hook_resid_post", out);
       return out;
     };
     // The query side over every position when the next block needs it or one of its hooks is read there;
     // at each position one is read at, on its own (record: a value never depends on what else is read).
-    if (rec.everything() || layer < rec.last_block || rec.read_everywhere(b)) {
+    if (rec.everything() || rec.editing() || layer < rec.last_block || rec.read_everywhere(b)) {
       auto everywhere = [&](const std::string& h, const torch::Tensor& t) { rec.keep_everywhere(h, t); };
-      const auto q = project("W_Q");
-      auto att = causal_attention(q, k, v);
-      auto attn_out = att.z.reshape({B, T, H * E}).matmul(flat_out(layer));  // [B, T, D]
+      const auto q = rec.edit(b + "attn.hook_q", project("W_Q"), ids);
+      // causal_attention in its halves, so that an edit of the scores or the pattern reaches z.
+      const auto scores = rec.edit(b + "attn.hook_attn_scores", causal_scores(q, k), ids);
+      const auto pattern = rec.edit(b + "attn.hook_pattern", torch::softmax(scores, -1), ids);
+      const auto z = rec.edit(b + "attn.hook_z", attend(pattern, v), ids);
+      auto attn_out = rec.edit(b + "hook_attn_out", z.reshape({B, T, H * E}).matmul(flat_out(layer)), ids);  // [B, T, D]
       everywhere(b + "attn.hook_q", q);
-      everywhere(b + "attn.hook_attn_scores", att.scores);
-      everywhere(b + "attn.hook_pattern", att.pattern);
-      everywhere(b + "attn.hook_z", att.z);
+      everywhere(b + "attn.hook_attn_scores", scores);
+      everywhere(b + "attn.hook_pattern", pattern);
+      everywhere(b + "attn.hook_z", z);
       everywhere(b + "hook_attn_out", attn_out);
-      resid = pre + attn_out;
       if (!cfg_.has_mlp(layer)) {  // the paper removes the layer-1 MLP
+        resid = rec.edit(b + "hook_resid_post", pre + attn_out, ids);
         everywhere(b + "hook_resid_post", resid);
       } else {
+        resid = rec.edit(b + "hook_resid_mid", pre + attn_out, ids);
         everywhere(b + "hook_resid_mid", resid);
-        if (rec.everything() || layer < rec.last_block || rec.read_everywhere(b, Recorder::kFirstMlpHook))
+        if (rec.everything() || rec.editing() || layer < rec.last_block ||
+            rec.read_everywhere(b, Recorder::kFirstMlpHook))
           resid = mlp(resid, everywhere);
       }
     }
-    if (rec.everything()) continue;
+    if (rec.everything() || rec.editing()) continue;
     const auto mlp_positions = rec.positions_read(b, Recorder::kFirstMlpHook);
     for (int p : rec.positions_read(b)) {
       auto at = [&](const std::string& h, const torch::Tensor& t) { rec.keep_at(h, p, t); };
@@ -325,7 +381,7 @@ torch::Tensor Transformer::run_recording(const torch::Tensor& tokens, Recorder& 
       if (mlp_positions.count(p)) mlp(mid, at);
     }
   }
-  if (!rec.everything()) return {};
+  if (!rec.everything() && !rec.logits) return {};
   return resid.matmul(W_U());  // [B, T, d_vocab_out]
 }
 
@@ -337,6 +393,7 @@ torch::Tensor Transformer::run_recording(const torch::Tensor& tokens, Recorder& 
 //  * the attention part of layer-2 k, v is z1·(W_O1·W_K2 | W_O1·W_V2): the layer-1 output
 //    z1·W_O1 itself is only needed at the last position.
 torch::Tensor Transformer::forward_last(const torch::Tensor& tokens) const {
+  if (edited()) return forward_edited(tokens).select(1, tokens.size(1) - 1);
   return cfg_.is_two_layer_mlp_last() ? forward_last_two_layer(tokens) : forward_last_general(tokens);
 }
 
@@ -388,6 +445,7 @@ torch::Tensor Transformer::block_forward(int layer, const torch::Tensor& resid) 
 }
 
 torch::Tensor Transformer::forward(const torch::Tensor& tokens) const {
+  if (edited()) return forward_edited(tokens);
   auto resid = embed_tokens(tokens);
   for (int layer = 0; layer < cfg_.n_layers; ++layer) resid = block_forward(layer, resid);
   return resid.matmul(W_U());  // [B, T, d_vocab_out]

@@ -11,7 +11,9 @@
 // ModelConfig::n_layers and mlp_layers give others. There are no biases.
 #include <torch/types.h>
 
+#include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -37,6 +39,16 @@ struct HookRead {
   int position = -1;        // -1: every position
   std::string key() const;  // its name in a cache: the hook, or e.g. "blocks.1.hook_resid_mid[:, 9]"
   bool operator<(const HookRead& o) const;
+};
+
+// An intervention at one hook, as TransformerLens' run_with_hooks takes it: the hook's value at every
+// position ([B, T, ...], or [B, H, T, T] for the attention scores and pattern) and the batch's tokens
+// [B, T] in, the value the forward carries on with out (the same shape). Edits of the scores are seen
+// by the pattern (softmax of the edited scores), edits of the pattern by z, and so on downstream.
+using HookEdit = std::function<torch::Tensor(const torch::Tensor& value, const torch::Tensor& tokens)>;
+struct NamedEdit {
+  std::string hook;  // a TransformerLens name of this model (hook_names)
+  HookEdit edit;
 };
 
 class ActivationCache {
@@ -85,6 +97,14 @@ class Transformer {
   // Every hook run_with_cache records for this model, in the order it computes them.
   std::vector<std::string> hook_names() const;
 
+  // A model that shares these weights and applies `edits` in every forward it runs (forward_last,
+  // forward, run_with_cache, record), each at its hook, in the order given: the plain analysis path
+  // at every position, so an edit anywhere reaches every value computed after it. The weights are
+  // shared, not copied: the edited model lives as long as it is used and changes nothing here.
+  // cc::Error naming the hook for a hook this model does not have. Not for training (no fast path).
+  std::shared_ptr<Transformer> with_edits(std::vector<NamedEdit> edits) const;
+  bool edited() const { return !edits_.empty(); }
+
   // Parameters in TransformerLens order and names.
   const std::vector<std::pair<std::string, torch::Tensor>>& named_parameters() const { return params_; }
   std::vector<torch::Tensor> parameters() const;
@@ -117,6 +137,7 @@ class Transformer {
   torch::Tensor forward_last_general(const torch::Tensor& tokens) const;    // any other
   struct Recorder;  // what the analysis path keeps (transformer.cpp)
   torch::Tensor run_recording(const torch::Tensor& tokens, Recorder& rec) const;
+  torch::Tensor forward_edited(const torch::Tensor& tokens) const;  // every position's logits, with edits_
   torch::Tensor embed_tokens(const torch::Tensor& tokens) const;             // [B, T, d_model] residual stream
   torch::Tensor block_forward(int layer, const torch::Tensor& resid) const;  // one block at every position
   torch::Tensor flat_in(int layer, const char* w) const;                     // W_Q/W_K/W_V as [d_model, n_heads*d_head]
@@ -124,7 +145,11 @@ class Transformer {
 
   ModelConfig cfg_;
   std::vector<std::pair<std::string, torch::Tensor>> params_;
+  std::vector<NamedEdit> edits_;  // with_edits: applied in every forward
 };
+
+// The hooks a model of `cfg` records (Transformer::hook_names), for checking a name before a model is loaded.
+std::vector<std::string> hook_names(const ModelConfig& cfg);
 
 }  // namespace cc::model
 

@@ -91,7 +91,7 @@ std::string md_escape(const std::string& s) {
 }
 
 bool is_proportion(const claims::ClaimResult& r) {
-  return r.loaded && r.claim.measurement && r.claim.measurement->statistic == analysis::Statistic::Proportion;
+  return r.loaded && r.claim.measurement && r.claim.statistic() == analysis::Statistic::Proportion;
 }
 
 // Strings (values and keys) that are not valid UTF-8 get U+FFFD in place of the bad bytes; numbers,

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Interventions as a claim author meets them (docs/claim-files.md, "Interventions"): each mistake an
+# ERROR naming the file, line and problem before anything is measured, and a causal claim that can
+# fail: B6b-necessary's edit swapped for its matched control's FAILs on the committed checkpoints.
+# Committed files are never changed: claims are written to a scratch folder.
+# usage: intervention_cli.sh CLAIMCHECK SOURCE_DIR
+set -uo pipefail
+CC=$1 SRC=$2
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+fail=0
+BR=$SRC/papers/bietti_birth
+check() {  # NAME WANT-RC REGEX CMD... : exit WANT-RC and a line matching REGEX, no "internal error"
+  local name=$1 want=$2 regex=$3 out rc
+  shift 3
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$want" ] || ! grep -Eq -- "$regex" <<<"$out" || grep -q "internal error" <<<"$out"; then
+    echo "FAIL $name: exit $rc (want $want), or no line matching: $regex"
+    tail -5 <<<"$out"
+    fail=1
+    return
+  fi
+  echo "ok   $name: exit $rc: $(grep -Eo -- "$regex.*" <<<"$out" | head -1 | cut -c1-150)"
+}
+# shellcheck disable=SC2317  # called through `check NAME RC REGEX bverify ...`, which shellcheck cannot follow
+bverify() { "$CC" verify "$@" --runs "$BR/runs.yaml" --report "$W/report" --cache "$W/cache" --fail-on error; }
+mkdir -p "$W/claims" && cp "$BR/claims/defaults.yaml" "$W/claims/"
+NEC=$BR/claims/B6b-necessary.yaml
+write() { sed "$2" "$NEC" > "$W/claims/$1.yaml"; }
+
+# --- Mistakes: each an ERROR with FILE:LINE before anything runs ------------------------------------
+write no_hook 's/hook: blocks.0.attn.hook_pattern, op: pattern, target: uniform/hook: blocks.0.mlp.hook_post, op: zero/'
+check hook_the_model_lacks 1 "no_hook.yaml:[0-9]+:[0-9]+: .*the model has no hook 'blocks.0.mlp.hook_post'" \
+  bverify "$W/claims/no_hook.yaml"
+write head_one 's/op: pattern, target: uniform}/op: pattern, target: uniform, heads: [1]}/'
+check head_the_model_lacks 1 "head_one.yaml:[0-9]+:[0-9]+: .*the model has no head 1 \(it has 1\)" \
+  bverify "$W/claims/head_one.yaml"
+write unknown_op 's/op: pattern, target: uniform}/op: scramble}/'
+check unknown_op 1 "unknown_op.yaml:[0-9]+:[0-9]+: .*op.*scramble" bverify "$W/claims/unknown_op.yaml"
+write effect_alone '/intervene:/,/hook_pattern, op: pattern, target: uniform}/d'
+check effect_without_intervene 1 "effect_alone.yaml:[0-9]+:[0-9]+: .*give .intervene:. with it" \
+  bverify "$W/claims/effect_alone.yaml"
+sed 's/  kind: memory_recall/  kind: memory_recall\n  intervene: [{hook: blocks.0.attn.hook_pattern, op: zero}]/' \
+  "$BR/claims/B9b.yaml" > "$W/claims/weights_kind.yaml"
+check kind_reads_weights 1 "weights_kind.yaml:[0-9]+:[0-9]+: .*kind 'memory_recall' reads more of the model than its forwards" \
+  bverify "$W/claims/weights_kind.yaml"
+write control_run '/  - intervene: .*# matched/{N;s/.*/  - {run: two_layer, intervene: [{hook: blocks.0.attn.hook_z, op: zero}]}/}'
+check control_on_another_run 1 "control_run.yaml:[0-9]+:[0-9]+: .*an intervention control is on the claim's own run" \
+  bverify "$W/claims/control_run.yaml"
+# A position outside the sequences (T = 128) is found when the first batch runs: an ERROR, no value.
+write position_200 's/op: pattern, target: uniform}/op: pattern, target: uniform, positions: [200]}/'
+check position_outside 1 "ERROR.*position 200 is outside the sequences. 128 positions" bverify "$W/claims/position_200.yaml" --seeds 0
+
+# --- The causal rule can fail: the matched control's edit as the claim FAILs ------------------------
+write matched 's/op: pattern, target: uniform}/op: pattern, target: previous}/'
+check matched_edit_fails 0 "FAIL +B6b-necessary" bverify "$W/claims/matched.yaml" --seeds 0
+exit $fail
