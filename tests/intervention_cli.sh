@@ -55,4 +55,11 @@ check position_outside 1 "ERROR.*position 200 is outside the sequences. 128 posi
 # --- The causal rule can fail: the matched control's edit as the claim FAILs ------------------------
 write matched 's/op: pattern, target: uniform}/op: pattern, target: previous}/'
 check matched_edit_fails 0 "FAIL +B6b-necessary" bverify "$W/claims/matched.yaml" --seeds 0
+# --- Every committed companion_of names a claim of its paper ----------------------------------------
+for paper in "$SRC"/papers/*/; do
+  while read -r id; do
+    if grep -rqx "id: $id" "$paper/claims"; then echo "ok   companion_of $id in $(basename "$paper")"
+    else echo "FAIL companion_of names '$id', no claim of $(basename "$paper")"; fail=1; fi
+  done < <(grep -rh '^companion_of:' "$paper/claims" | sed 's/#.*//; s/^companion_of: *\[//; s/\].*//' | tr ',' '\n' | tr -d ' ' | sort -u)
+done
 exit $fail

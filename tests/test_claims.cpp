@@ -539,11 +539,21 @@ TEST(Verifier, FractionRuleJudgesTheShareOfPassingSeeds) {
 // The kinds tables are written by hand: docs/claim-files.md's (the engine's kinds and Assign and Add's)
 // and each paper's README (its module's kinds). Every registered kind must have a row in one of them,
 // and every row of docs/claim-files.md must name a registered kind, so no table drifts from the registry.
+// In a file with a "## Measurement kinds" section, only that section's rows are read (the schema's table
+// above it names fields, such as `companion_of`, not kinds).
 std::set<std::string> kind_rows(const std::string& markdown) {
   std::ifstream in(markdown);
-  std::set<std::string> rows;
+  std::vector<std::string> lines;
+  bool sectioned = false;
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("| `", 0) != 0) continue;  // a table row whose first cell is `name`
+    sectioned = sectioned || line == "## Measurement kinds";
+    lines.push_back(line);
+  }
+  std::set<std::string> rows;
+  bool in_section = !sectioned;
+  for (const std::string& line : lines) {
+    if (sectioned && line.rfind("## ", 0) == 0) in_section = line == "## Measurement kinds";
+    if (!in_section || line.rfind("| `", 0) != 0) continue;  // a table row whose first cell is `name`
     const size_t end = line.find('`', 3);
     if (end != std::string::npos) rows.insert(line.substr(3, end - 3));
   }

@@ -60,6 +60,7 @@ torch::Tensor hand_forward(const model::Transformer& m, const torch::Tensor& tok
     auto scores = torch::einsum("bihe,bjhe->bhij", {q, k}) / std::sqrt(static_cast<double>(cfg.d_head));
     auto future = torch::ones({T, T}, torch::kBool).triu(1);
     scores = scores.masked_fill(future, -INFINITY);
+    at(b + "attn.hook_attn_scores", scores);
     auto pattern = torch::softmax(scores, -1);
     at(b + "attn.hook_pattern", pattern);
     auto z = torch::einsum("bhij,bjhe->bihe", {pattern, v});
@@ -135,6 +136,20 @@ TEST(Intervention, UniformAndPreviousPatterns) {
                                                    p.zero_();
                                                    for (int64_t i = 0; i < T; ++i) p.index_put_({Slice(), Slice(), i, std::max<int64_t>(i - 1, 0)}, 1.0);
                                                  }}}));
+}
+
+TEST(Intervention, KnockoutRemovesKeysFromAQuerysSoftmax) {
+  const auto ck = tiny_model(8);
+  const auto tokens = set_tokens(ck, "test_1", 20, 3);
+  const int64_t T = tokens.size(1);
+  expect_close(
+      edited_logits(ck, "[{hook: blocks.1.attn.hook_attn_scores, op: knockout, positions: [-1], heads: [1], keys: [0, 1, -2]}]",
+                    tokens),
+      hand_forward(*ck.model, tokens, {{"blocks.1.attn.hook_attn_scores", [T](torch::Tensor& s, const torch::Tensor&) {
+                                          for (int64_t k : {int64_t{0}, int64_t{1}, T - 2}) s.index_put_({Slice(), 1, T - 1, k}, -INFINITY);
+                                        }}}));
+  // Position 0 sees only itself: knocking key 0 out leaves it nothing to attend to.
+  EXPECT_THROW(edited_logits(ck, "[{hook: blocks.0.attn.hook_attn_scores, op: knockout, keys: [0]}]", tokens), Error);
 }
 
 TEST(Intervention, MeanAblationUsesTheMeanOverTheNamedSet) {
@@ -236,6 +251,8 @@ TEST(Intervention, ARuleOfTheSchemaBrokenIsAnErrorWithItsLine) {
   EXPECT_NE(message("[{hook: blocks.0.attn.hook_pattern, op: pattern}]").find("target"), std::string::npos);
   EXPECT_NE(message("[{hook: blocks.0.attn.hook_z, op: mean}]").find("set"), std::string::npos);
   EXPECT_NE(message("[{hook: blocks.0.attn.hook_z, op: zero, seed: 3}]").find("unknown field"), std::string::npos);
+  EXPECT_NE(message("[{hook: blocks.0.attn.hook_pattern, op: knockout, keys: [0]}]").find("hook_attn_scores"), std::string::npos);
+  EXPECT_NE(message("[{hook: blocks.0.attn.hook_attn_scores, op: knockout}]").find("keys"), std::string::npos);
   EXPECT_NE(message("[]").find("one or more edits"), std::string::npos);
   EXPECT_NE(message("{hook: blocks.0.attn.hook_z}").find("one or more edits"), std::string::npos);
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
 #include <vector>
 
@@ -16,13 +17,14 @@ namespace cc::analysis {
 const char* const kInterventionDoc =
     "intervene: a list of edits applied in every forward of the measurement (kinds marked 'intervenable')\n"
     "  hook: a TransformerLens hook of the model, e.g. blocks.0.attn.hook_pattern (required)\n"
-    "  op: zero | mean | resample | pattern | patch (required)\n"
+    "  op: zero | mean | resample | pattern | patch | knockout (required)\n"
     "  positions: positions edited (the query's for scores and pattern; -1 the last); default every position\n"
     "  heads: heads edited (hooks with a head axis: q, k, v, z, attn_scores, pattern); default every head\n"
     "  set, size, eval_seed: mean/resample/patch: the clean set read (size default 1000)\n"
     "  seed: resample: which sequence replaces which (default 0)\n"
     "  target: pattern: uniform | previous (required for op pattern)\n"
-    "  into: patch: the corrupted set, sequence i of it patched with the clean set's sequence i";
+    "  into: patch: the corrupted set, sequence i of it patched with the clean set's sequence i\n"
+    "  keys: knockout: the key positions whose scores become -inf (hook_attn_scores only; -1 the last)";
 
 namespace {
 
@@ -43,7 +45,7 @@ nlohmann::json parse_one(ObjectReader r) {
   nlohmann::json e;
   const std::string hook = r.string("hook");
   e["hook"] = hook;
-  const std::string op = r.one_of("op", {"zero", "mean", "resample", "pattern", "patch"});
+  const std::string op = r.one_of("op", {"zero", "mean", "resample", "pattern", "patch", "knockout"});
   e["op"] = op;
   const auto positions = r.integers("positions", {});
   for (int64_t p : positions)
@@ -69,6 +71,15 @@ nlohmann::json parse_one(ObjectReader r) {
     if (hook.find("attn.hook_pattern") == std::string::npos)
       r.fail("op", "op 'pattern' replaces an attention pattern: its hook is blocks.L.attn.hook_pattern");
     e["target"] = r.one_of("target", {"uniform", "previous"});
+  }
+  if (op == "knockout") {
+    if (hook.find("attn.hook_attn_scores") == std::string::npos)
+      r.fail("op", "op 'knockout' removes keys from the attention scores: its hook is blocks.L.attn.hook_attn_scores");
+    const auto keys = r.integers("keys", {});
+    if (keys.empty()) r.fail("keys", "knockout needs the key positions to remove (a non-empty list)");
+    for (int64_t k : keys)
+      if (k < -kMaxPosition || k >= kMaxPosition) r.fail("keys", "a key position must lie in [-4096, 4096)");
+    e["keys"] = keys;
   }
   r.finish();
   return e;
@@ -182,6 +193,21 @@ using Replacement = std::function<torch::Tensor(const torch::Tensor& value, cons
 Replacement replacement(const train::Checkpoint& ck, ActivationStore* store, const nlohmann::json& e) {
   const std::string op = e["op"].get<std::string>(), hook = e["hook"].get<std::string>();
   if (op == "zero") return [](const torch::Tensor& v, const torch::Tensor&) { return torch::zeros_like(v); };
+  if (op == "knockout") {  // the keys' scores at -inf: the query's softmax spreads over the other keys
+    const auto keys = e["keys"].get<std::vector<int64_t>>();
+    return [keys, hook](const torch::Tensor& v, const torch::Tensor&) {
+      const int64_t T = v.size(-1);
+      auto out = torch::zeros({T}, torch::kBool);
+      for (int64_t k : keys) {
+        const int64_t i = k < 0 ? k + T : k;
+        if (i < 0 || i >= T)
+          throw Error("an intervention at " + hook + ": key " + std::to_string(k) + " is outside the sequences' " +
+                      std::to_string(T) + " positions");
+        out[i] = true;
+      }
+      return v.masked_fill(out.view({1, 1, 1, T}).to(v.device()), -std::numeric_limits<float>::infinity());
+    };
+  }
   if (op == "pattern") {
     const std::string target = e["target"].get<std::string>();
     return [target](const torch::Tensor& v, const torch::Tensor&) {
@@ -247,7 +273,12 @@ std::shared_ptr<model::Transformer> intervened_model(const train::Checkpoint& ck
     const std::string hook = e["hook"].get<std::string>();
     const Replacement with = replacement(ck, store, e);
     named.push_back({hook, [hook, e, with](const torch::Tensor& value, const torch::Tensor& tokens) {
-                       return torch::where(edit_mask(value, hook, e), with(value, tokens), value);
+                       auto out = torch::where(edit_mask(value, hook, e), with(value, tokens), value);
+                       // A query left with no key to attend to has no pattern (softmax of -inf alone is NaN).
+                       if (is_attention_grid(hook) && hook.find("hook_attn_scores") != std::string::npos &&
+                           torch::isneginf(out).all(-1).any().item<bool>())
+                         throw Error("an intervention at " + hook + " leaves a query with no key to attend to");
+                       return out;
                      }});
   }
   return ck.model->with_edits(std::move(named));

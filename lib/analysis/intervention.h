@@ -4,7 +4,7 @@
 // model only through its forwards (MeasurementKind::intervenable, e.g. `accuracy`) measures the model
 // with a component removed or replaced. One edit:
 //   hook       a hook of the model (blocks.0.attn.hook_pattern, blocks.1.hook_resid_mid, ...)
-//   op         zero | mean | resample | pattern | patch
+//   op         zero | mean | resample | pattern | patch | knockout
 //   positions  the positions edited (the query's, for the attention scores and pattern); negative counts
 //              from the end (-1: the last); default every position
 //   heads      the heads edited, for hooks with a head axis (q, k, v, z, scores, pattern); default every head
@@ -14,6 +14,7 @@
 //   seed       resample: which sequence replaces which (a hash of the sequence's tokens and the seed, so a
 //              sequence's replacement never depends on its batch)
 //   target     pattern: uniform (every allowed position alike) | previous (the position before; 0 keeps itself)
+//   keys       knockout: the key positions whose attention scores become -inf (hook_attn_scores only)
 //   into       patch: the corrupted set, drawn with the clean one's size and eval_seed: its sequence i gets
 //              the clean sequence i's value (a measured sequence not in it is an error)
 #include <nlohmann/json.hpp>

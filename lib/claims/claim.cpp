@@ -409,6 +409,10 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   c.tier = catalogue::parse_tier(tier);
   c.notes = r.prose("notes", "");
   c.positive_control = r.one_of("role", {"claim", "positive_control"}, "claim") == "positive_control";
+  c.companion_of = r.strings("companion_of", {});
+  for (const auto& id : c.companion_of)
+    if (id.empty() || !std::isalnum(static_cast<unsigned char>(id[0])) || id == c.id)
+      r.fail("companion_of", "'" + id + "' is no other claim's id (ids start with a letter or digit)");
   r.finish();
   return c;
 }

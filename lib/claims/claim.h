@@ -77,6 +77,9 @@ struct Claim {
   // `role: positive_control`: not a claim of this paper but a check of a measurement on a model known to
   // have the mechanism (e.g. the grokking paper's N6 for Assign and Add's M8b); reports count it apart.
   bool positive_control = false;
+  // `companion_of: [M2]`: the structural claims whose mechanism this causal claim tests by removing it;
+  // the report shows each with its companions (a structure INVALID, its cause PASS).
+  std::vector<std::string> companion_of;
 
   // How its interval is read: the kind's statistic, but a scalar for an intervention's effect
   // (`measure.effect: drop`, the clean value less the intervened one).

@@ -706,6 +706,7 @@ nlohmann::json to_json(const ClaimResult& r) {
   j["rule"] = c.rule.describe();
   j["tier"] = catalogue::tier_name(c.tier);
   if (c.positive_control) j["role"] = "positive_control";
+  if (!c.companion_of.empty()) j["companion_of"] = c.companion_of;
   if (!r.seeds.empty()) {
     j["measured"] = {{"value", r.measured},
                      {"ci_low", r.measured_ci.low},
@@ -723,6 +724,7 @@ nlohmann::json to_json(const ClaimResult& r) {
     nlohmann::json one = {{"control", cr.control.text()}, {"checkpoint", cr.control.stage.text()}};
     if (!cr.control.run.empty()) one["run"] = cr.control.run;
     if (cr.control.params) one["params"] = *cr.control.params;
+    if (cr.control.intervene) one["intervene"] = *cr.control.intervene;
     if (!cr.unavailable.empty()) one["unavailable"] = cr.unavailable;
     one["seeds"] = nlohmann::json::array();
     for (const auto& s : cr.seeds) one["seeds"].push_back(seed_json(s));

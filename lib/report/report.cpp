@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -362,6 +363,32 @@ void md_claims_table(std::ostream& md, const Report& rep) {
           "holds the level; the claim's section below shows the curve).\n";
 }
 
+// Each structural claim beside the causal claims that test its mechanism (`companion_of`): what the
+// structure reads, and what removing the mechanism does.
+void md_causal(std::ostream& md, const Report& rep) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const claims::ClaimResult*>> companions;
+  for (const auto& r : rep.claims)
+    if (r.loaded)
+      for (const auto& id : r.claim.companion_of) {
+        if (!companions.count(id)) order.push_back(id);
+        companions[id].push_back(&r);
+      }
+  if (order.empty()) return;
+  md << "\n## Structure and cause\n\nA structural claim reads a pattern in the weights or activations; its causal "
+        "companions remove or replace the mechanism (`measure.intervene`) and measure the behaviour. A structure "
+        "INVALID (present in a model without the behaviour) is decided by its companions.\n\n"
+        "| structural claim | its verdict | causal companion | what it measures | measured | verdict |\n"
+        "| --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& id : order) {
+    const auto it = std::find_if(rep.claims.begin(), rep.claims.end(), [&](const auto& r) { return r.id == id; });
+    const std::string verdict = it == rep.claims.end() ? "not measured here" : claims::verdict_name(it->verdict);
+    for (const auto* c : companions[id])
+      md << "| " << md_escape(id) << " | " << verdict << " | " << md_escape(c->id) << " | " << md_escape(c->claim.title)
+         << " | " << (c->seeds.empty() ? "—" : fmt_value(*c)) << " | **" << claims::verdict_name(c->verdict) << "** |\n";
+  }
+}
+
 // A seed per row: its step, value, n, own 95 % interval (where the kind gives one: a value computed
 // exactly, with no sampling, has none) and verdict.
 void md_seed_table(std::ostream& md, const std::vector<claims::SeedResult>& rows, bool prop) {
@@ -533,6 +560,7 @@ std::string to_markdown(const Report& rep) {
   md_changes(md, rep);
   md_summary(md, rep);
   md_claims_table(md, rep);
+  md_causal(md, rep);
   const ReportContext& ctx = rep.context;
   if (ctx.cross_checks.is_array() && !ctx.cross_checks.empty()) md << cross_checks_markdown(ctx.cross_checks);
   if (rep.robustness) md << robustness_markdown(*rep.robustness);
