@@ -122,6 +122,24 @@ TEST(Intervention, AnEditThatChangesNothingGivesTheCleanLogits) {
   expect_close(clean, hand_forward(*ck.model, tokens));
 }
 
+TEST(Intervention, TheLastPositionsLogitsAreEveryPositionsLast) {
+  // forward_last runs the last block's MLP at the last position alone unless an edit is in that MLP.
+  const auto ck = tiny_model(9);
+  const auto tokens = set_tokens(ck, "test_2", 20, 3);
+  torch::NoGradGuard no_grad;
+  for (const std::string yaml : {"[{hook: blocks.0.attn.hook_pattern, op: pattern, target: uniform, positions: [3]}]",
+                                 "[{hook: blocks.1.mlp.hook_post, op: zero, positions: [-1]}]"}) {
+    const auto m = analysis::intervened_model(ck, edits_from(yaml), nullptr);
+    expect_close(m->forward_last(tokens), m->forward(tokens).select(1, -1));
+  }
+  // The MLP edit reaches the last position's logits.
+  const auto zeroed = analysis::intervened_model(ck, edits_from("[{hook: blocks.1.mlp.hook_post, op: zero, positions: [-1]}]"), nullptr);
+  expect_close(zeroed->forward_last(tokens),
+               hand_forward(*ck.model, tokens, {{"blocks.1.mlp.hook_post", [](torch::Tensor& x, const torch::Tensor&) {
+                                                   x.index_put_({Slice(), -1}, 0.0);
+                                                 }}}).select(1, -1));
+}
+
 TEST(Intervention, UniformAndPreviousPatterns) {
   const auto ck = tiny_model(3);
   const auto tokens = set_tokens(ck, "test_1", 20, 3);

@@ -153,6 +153,7 @@ struct Transformer::Recorder {
   int last_block = 0;                         // the deepest block that runs
   const std::vector<NamedEdit>* edits = nullptr;  // with_edits: every block at every position, edited
   bool logits = false;                            // the unembedding too (a forward with edits)
+  bool last_only = false;  // logits at the last position only: the last block's MLP runs there alone
 
   bool everything() const { return reads == nullptr; }
   bool editing() const { return edits != nullptr && !edits->empty(); }
@@ -269,11 +270,12 @@ std::shared_ptr<Transformer> Transformer::with_edits(std::vector<NamedEdit> edit
   return out;
 }
 
-torch::Tensor Transformer::forward_edited(const torch::Tensor& tokens) const {
+torch::Tensor Transformer::forward_edited(const torch::Tensor& tokens, bool last_only) const {
   ActivationCache none;
   const std::set<HookRead> no_reads;
-  Recorder rec{none, &no_reads, cfg_.n_layers - 1, &edits_, true};
-  return run_recording(tokens, rec);
+  Recorder rec{none, &no_reads, cfg_.n_layers - 1, &edits_, true, last_only};
+  auto logits = run_recording(tokens, rec);  // [B, T, V], or [B, 1, V] when the last block's MLP ran at the end only
+  return last_only ? logits.select(1, logits.size(1) - 1) : logits;
 }
 
 std::vector<std::string> Transformer::hook_names() const { return model::hook_names(cfg_); }
@@ -354,6 +356,11 @@ torch::Tensor Transformer::run_recording(const torch::Tensor& tokens, Recorder& 
       } else {
         resid = rec.edit(b + "hook_resid_mid", pre + attn_out, ids);
         everywhere(b + "hook_resid_mid", resid);
+        // Only the last position's logits wanted and no edit in this (last) block's MLP: it runs on that
+        // position alone (an MLP acts on each position apart), [B, 1, D].
+        if (rec.last_only && layer == cfg_.n_layers - 1 &&
+            !rec.edits_any({b + "mlp.hook_pre", b + "mlp.hook_post", b + "hook_mlp_out", b + "hook_resid_post"}))
+          resid = resid.narrow(1, T - 1, 1);
         if (rec.everything() || rec.editing() || layer < rec.last_block ||
             rec.read_everywhere(b, Recorder::kFirstMlpHook))
           resid = mlp(resid, everywhere);
@@ -393,7 +400,7 @@ torch::Tensor Transformer::run_recording(const torch::Tensor& tokens, Recorder& 
 //  * the attention part of layer-2 k, v is z1·(W_O1·W_K2 | W_O1·W_V2): the layer-1 output
 //    z1·W_O1 itself is only needed at the last position.
 torch::Tensor Transformer::forward_last(const torch::Tensor& tokens) const {
-  if (edited()) return forward_edited(tokens).select(1, tokens.size(1) - 1);
+  if (edited()) return forward_edited(tokens, true);
   return cfg_.is_two_layer_mlp_last() ? forward_last_two_layer(tokens) : forward_last_general(tokens);
 }
 
@@ -445,7 +452,7 @@ torch::Tensor Transformer::block_forward(int layer, const torch::Tensor& resid) 
 }
 
 torch::Tensor Transformer::forward(const torch::Tensor& tokens) const {
-  if (edited()) return forward_edited(tokens);
+  if (edited()) return forward_edited(tokens, false);
   auto resid = embed_tokens(tokens);
   for (int layer = 0; layer < cfg_.n_layers; ++layer) resid = block_forward(layer, resid);
   return resid.matmul(W_U());  // [B, T, d_vocab_out]

@@ -137,7 +137,8 @@ class Transformer {
   torch::Tensor forward_last_general(const torch::Tensor& tokens) const;    // any other
   struct Recorder;  // what the analysis path keeps (transformer.cpp)
   torch::Tensor run_recording(const torch::Tensor& tokens, Recorder& rec) const;
-  torch::Tensor forward_edited(const torch::Tensor& tokens) const;  // every position's logits, with edits_
+  // Logits with edits_: [B, T, V], or the last position's [B, V] (`last_only`: the last block's MLP there alone).
+  torch::Tensor forward_edited(const torch::Tensor& tokens, bool last_only) const;
   torch::Tensor embed_tokens(const torch::Tensor& tokens) const;             // [B, T, d_model] residual stream
   torch::Tensor block_forward(int layer, const torch::Tensor& resid) const;  // one block at every position
   torch::Tensor flat_in(int layer, const char* w) const;                     // W_Q/W_K/W_V as [d_model, n_heads*d_head]
