@@ -46,7 +46,9 @@ cmake --build "$project/build" -j "$(nproc)" > "$w/build.log" 2>&1 || { tail -40
 cc=$project/build/scratch-claimcheck
 "$cc" --version | grep -qx "paper modules assign_and_add bietti_birth nanda_grokking scratch_paper" ||
   { "$cc" --version; fail "the scratch binary does not link the four modules"; }
-"$cc" kinds | grep -q "^wl_residual_share  (run, scalar; papers/nanda_grokking/module)" ||
+# Written to a file first: grep -q stops at the match, and under pipefail the writer's SIGPIPE would fail the pipe.
+"$cc" kinds > "$w/kinds.txt"
+grep -q "^wl_residual_share  (run, scalar; papers/nanda_grokking/module)" "$w/kinds.txt" ||
   fail "the scratch binary lacks an installed paper's kind"
 (cd "$project" && "$cc" verify papers/scratch_paper --budget cpu --cache "$w/cache" --report "$w/report" > "$w/verify.txt") ||
   { cat "$w/verify.txt"; fail "verify of the scaffold's example claim"; }

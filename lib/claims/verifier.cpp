@@ -205,7 +205,6 @@ SeedMeasure checkpoint_measure(const Claim& c, const catalogue::RunSpec& spec, c
       throw Error("run '" + spec.name + "' does not keep a checkpoint at step " + std::to_string(step) +
                   " (its train.checkpoint_steps in runs.yaml do not include it, and no fixture holds it)");
     if (!ck) return std::nullopt;
-    // `intervene:` (analysis/intervention.h): the kind measures the model with the edits in its forwards.
     analysis::Measurement m;
     try {
       if (c.measurement->needs_history) {
