@@ -11,19 +11,8 @@ trap 'rm -rf "$W"' EXIT
 fail=0
 BR=$SRC/papers/bietti_birth
 GR=$SRC/papers/nanda_grokking
-check() {  # NAME WANT-RC REGEX CMD... : exit WANT-RC and a line matching REGEX, no "internal error"
-  local name=$1 want=$2 regex=$3 out rc
-  shift 3
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$want" ] || ! grep -Eq -- "$regex" <<<"$out" || grep -q "internal error" <<<"$out"; then
-    echo "FAIL $name: exit $rc (want $want), or no line matching: $regex"
-    tail -5 <<<"$out"
-    fail=1
-    return
-  fi
-  echo "ok   $name: exit $rc: $(grep -Eo -- "$regex.*" <<<"$out" | head -1 | cut -c1-150)"
-}
+# shellcheck source=/dev/null  # tests/lib/check_cmd.sh, which ci/lint-shell checks on its own
+. "$(dirname "$0")/lib/check_cmd.sh"  # check NAME WANT-RC REGEX CMD...
 # shellcheck source=/dev/null  # tests/lib/paper_copy.sh, which ci/lint-shell checks on its own
 . "$(dirname "$0")/lib/paper_copy.sh"
 # shellcheck disable=SC2317  # called through `check NAME RC REGEX bverify ...`, which shellcheck cannot follow
