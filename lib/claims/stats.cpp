@@ -19,6 +19,15 @@ Interval wilson(int64_t k, int64_t n, double z) {
   return {std::max(0.0, center - half), std::min(1.0, center + half)};
 }
 
+Interval newcombe_difference(int64_t k1, int64_t n1, int64_t k2, int64_t n2) {
+  const double p1 = static_cast<double>(k1) / static_cast<double>(n1);
+  const double p2 = static_cast<double>(k2) / static_cast<double>(n2);
+  const Interval w1 = wilson(k1, n1), w2 = wilson(k2, n2);
+  const double d = p1 - p2;
+  return {d - std::sqrt((p1 - w1.low) * (p1 - w1.low) + (w2.high - p2) * (w2.high - p2)),
+          d + std::sqrt((w1.high - p1) * (w1.high - p1) + (p2 - w2.low) * (p2 - w2.low))};
+}
+
 double mean(const std::vector<double>& v) {
   return v.empty() ? std::nan("") : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }

@@ -164,8 +164,8 @@ analysis::RunHistory run_history(const catalogue::RunSpec& spec, uint64_t seed, 
 }
 
 // `intervene:` (analysis/intervention.h): the kind measures the model with the edits in its forwards; with
-// `effect: drop`, the clean measurement less that one, a proportion's difference with the interval of two
-// independent proportions (wider than the paired one of the same sequences: it errs towards INCONCLUSIVE).
+// `effect: drop`, the clean measurement less that one, with Newcombe's interval of two independent
+// proportions (wider than a paired one of the same sequences: it errs towards INCONCLUSIVE).
 analysis::Measurement intervened_measure(const Claim& c, const train::Checkpoint& ck, const nlohmann::json& p,
                                          analysis::ActivationStore* activations) {
   train::Checkpoint edited = ck;
@@ -175,13 +175,14 @@ analysis::Measurement intervened_measure(const Claim& c, const train::Checkpoint
   m.details["intervene"] = p["intervene"];
   if (p.value("effect", "intervened") != "drop") return m;
   const analysis::Measurement clean = c.measurement->measure(analysis::MeasureInput{ck, p, nullptr, activations});
+  if (clean.n < 1 || m.n < 1)
+    throw Error(c.file + ": the measurement '" + c.kind + "' counted no trials, so it has no drop to judge");
   analysis::Measurement drop;
   drop.value = clean.value - m.value;
   drop.n = clean.n;
-  const double var = clean.value * (1 - clean.value) / static_cast<double>(std::max<int64_t>(clean.n, 1)) +
-                     m.value * (1 - m.value) / static_cast<double>(std::max<int64_t>(m.n, 1));
-  drop.ci_low = drop.value - 1.96 * std::sqrt(var);
-  drop.ci_high = drop.value + 1.96 * std::sqrt(var);
+  const Interval ci = newcombe_difference(clean.successes, clean.n, m.successes, m.n);
+  drop.ci_low = ci.low;
+  drop.ci_high = ci.high;
   drop.details = m.details;
   drop.details["clean"] = clean.value;
   drop.details["intervened"] = m.value;
