@@ -271,7 +271,9 @@ bool explain_claim(const Common& common, const std::string& id, bool json, std::
     std::string control;
     for (const auto& ctl : c.controls)
       control += (control.empty() ? "must FAIL on: " : "; ") +
-                 (ctl.params         ? "parameters " + ctl.params->dump()
+                 (ctl.params      ? "parameters " + ctl.params->dump()
+                  : ctl.intervene ? "the same measurement with the edits " + ctl.intervene->dump() + ", checkpoint " +
+                                        ctl.stage.text()
                   : !ctl.run.empty() ? "run " + ctl.run + " (its seeds), checkpoint " + ctl.stage.text()
                                      : "checkpoint " + ctl.stage.text());
     if (c.controls.empty()) control = "none (" + c.control_none_reason + ")";
