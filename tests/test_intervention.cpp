@@ -102,9 +102,10 @@ TEST(Intervention, ZeroAblationOfOneHeadAtOnePosition) {
   const auto ck = tiny_model(1);
   const auto tokens = set_tokens(ck, "test_1", 20, 3);
   const auto got = edited_logits(ck, "[{hook: blocks.0.attn.hook_z, op: zero, positions: [2], heads: [1]}]", tokens);
-  const auto want = hand_forward(*ck.model, tokens, {{"blocks.0.attn.hook_z", [](torch::Tensor& z, const torch::Tensor&) {
-                                                        z.index_put_({Slice(), 2, 1}, 0.0);
-                                                      }}});
+  const auto want =
+      hand_forward(*ck.model, tokens, {{"blocks.0.attn.hook_z", [](torch::Tensor& z, const torch::Tensor&) {
+                                          z.index_put_({Slice(), 2, 1}, 0.0);
+                                        }}});
   expect_close(got, want);
   EXPECT_GT((got - hand_forward(*ck.model, tokens)).abs().max().item<double>(), 1e-3);  // the edit did something
 }
@@ -115,9 +116,8 @@ TEST(Intervention, AnEditThatChangesNothingGivesTheCleanLogits) {
   torch::NoGradGuard no_grad;
   model::ActivationCache cache;
   const auto clean = ck.model->run_with_cache(tokens, cache);
-  const auto same = ck.model->with_edits({{"blocks.1.attn.hook_pattern", [](const torch::Tensor& v, const torch::Tensor&) {
-                                             return v;
-                                           }}});
+  const auto same = ck.model->with_edits(
+      {{"blocks.1.attn.hook_pattern", [](const torch::Tensor& v, const torch::Tensor&) { return v; }}});
   EXPECT_TRUE(torch::equal(same->forward(tokens), clean));  // the same operations, so the same bits
   expect_close(clean, hand_forward(*ck.model, tokens));
 }
@@ -133,27 +133,34 @@ TEST(Intervention, TheLastPositionsLogitsAreEveryPositionsLast) {
     expect_close(m->forward_last(tokens), m->forward(tokens).select(1, -1));
   }
   // The MLP edit reaches the last position's logits.
-  const auto zeroed = analysis::intervened_model(ck, edits_from("[{hook: blocks.1.mlp.hook_post, op: zero, positions: [-1]}]"), nullptr);
-  expect_close(zeroed->forward_last(tokens),
-               hand_forward(*ck.model, tokens, {{"blocks.1.mlp.hook_post", [](torch::Tensor& x, const torch::Tensor&) {
-                                                   x.index_put_({Slice(), -1}, 0.0);
-                                                 }}}).select(1, -1));
+  const auto zeroed = analysis::intervened_model(
+      ck, edits_from("[{hook: blocks.1.mlp.hook_post, op: zero, positions: [-1]}]"), nullptr);
+  expect_close(zeroed->forward_last(tokens), hand_forward(*ck.model, tokens,
+                                                          {{"blocks.1.mlp.hook_post",
+                                                            [](torch::Tensor& x, const torch::Tensor&) {
+                                                              x.index_put_({Slice(), -1}, 0.0);
+                                                            }}})
+                                                 .select(1, -1));
 }
 
 TEST(Intervention, UniformAndPreviousPatterns) {
   const auto ck = tiny_model(3);
   const auto tokens = set_tokens(ck, "test_1", 20, 3);
   const int64_t T = tokens.size(1);
-  expect_close(edited_logits(ck, "[{hook: blocks.1.attn.hook_pattern, op: pattern, target: uniform, positions: [-1], heads: [0]}]",
-                             tokens),
-               hand_forward(*ck.model, tokens, {{"blocks.1.attn.hook_pattern", [T](torch::Tensor& p, const torch::Tensor&) {
-                                                   p.index_put_({Slice(), 0, T - 1}, 1.0 / static_cast<double>(T));
-                                                 }}}));
-  expect_close(edited_logits(ck, "[{hook: blocks.0.attn.hook_pattern, op: pattern, target: previous}]", tokens),
-               hand_forward(*ck.model, tokens, {{"blocks.0.attn.hook_pattern", [T](torch::Tensor& p, const torch::Tensor&) {
-                                                   p.zero_();
-                                                   for (int64_t i = 0; i < T; ++i) p.index_put_({Slice(), Slice(), i, std::max<int64_t>(i - 1, 0)}, 1.0);
-                                                 }}}));
+  expect_close(
+      edited_logits(ck,
+                    "[{hook: blocks.1.attn.hook_pattern, op: pattern, target: uniform, positions: [-1], heads: [0]}]",
+                    tokens),
+      hand_forward(*ck.model, tokens, {{"blocks.1.attn.hook_pattern", [T](torch::Tensor& p, const torch::Tensor&) {
+                                          p.index_put_({Slice(), 0, T - 1}, 1.0 / static_cast<double>(T));
+                                        }}}));
+  expect_close(
+      edited_logits(ck, "[{hook: blocks.0.attn.hook_pattern, op: pattern, target: previous}]", tokens),
+      hand_forward(*ck.model, tokens, {{"blocks.0.attn.hook_pattern", [T](torch::Tensor& p, const torch::Tensor&) {
+                                          p.zero_();
+                                          for (int64_t i = 0; i < T; ++i)
+                                            p.index_put_({Slice(), Slice(), i, std::max<int64_t>(i - 1, 0)}, 1.0);
+                                        }}}));
 }
 
 TEST(Intervention, KnockoutRemovesKeysFromAQuerysSoftmax) {
@@ -161,10 +168,12 @@ TEST(Intervention, KnockoutRemovesKeysFromAQuerysSoftmax) {
   const auto tokens = set_tokens(ck, "test_1", 20, 3);
   const int64_t T = tokens.size(1);
   expect_close(
-      edited_logits(ck, "[{hook: blocks.1.attn.hook_attn_scores, op: knockout, positions: [-1], heads: [1], keys: [0, 1, -2]}]",
-                    tokens),
+      edited_logits(
+          ck, "[{hook: blocks.1.attn.hook_attn_scores, op: knockout, positions: [-1], heads: [1], keys: [0, 1, -2]}]",
+          tokens),
       hand_forward(*ck.model, tokens, {{"blocks.1.attn.hook_attn_scores", [T](torch::Tensor& s, const torch::Tensor&) {
-                                          for (int64_t k : {int64_t{0}, int64_t{1}, T - 2}) s.index_put_({Slice(), 1, T - 1, k}, -INFINITY);
+                                          for (int64_t k : {int64_t{0}, int64_t{1}, T - 2})
+                                            s.index_put_({Slice(), 1, T - 1, k}, -INFINITY);
                                         }}}));
   // Position 0 sees only itself: knocking key 0 out leaves it nothing to attend to.
   EXPECT_THROW(edited_logits(ck, "[{hook: blocks.0.attn.hook_attn_scores, op: knockout, keys: [0]}]", tokens), Error);
@@ -179,9 +188,10 @@ TEST(Intervention, MeanAblationUsesTheMeanOverTheNamedSet) {
                {{"blocks.1.hook_resid_mid", [&](torch::Tensor& x, const torch::Tensor&) { mean = x.mean(0); }}});
   const auto got = edited_logits(
       ck, "[{hook: blocks.1.hook_resid_mid, op: mean, positions: [-1], set: test_1, size: 50, eval_seed: 9}]", tokens);
-  expect_close(got, hand_forward(*ck.model, tokens, {{"blocks.1.hook_resid_mid", [&](torch::Tensor& x, const torch::Tensor&) {
-                                                         x.index_put_({Slice(), -1}, mean[-1]);
-                                                       }}}));
+  expect_close(
+      got, hand_forward(*ck.model, tokens, {{"blocks.1.hook_resid_mid", [&](torch::Tensor& x, const torch::Tensor&) {
+                                               x.index_put_({Slice(), -1}, mean[-1]);
+                                             }}}));
 }
 
 TEST(Intervention, ResampleTakesAWholeSequenceOfTheSetChosenByTheSequenceAlone) {
@@ -193,7 +203,8 @@ TEST(Intervention, ResampleTakesAWholeSequenceOfTheSetChosenByTheSequenceAlone) 
   const auto edited = analysis::intervened_model(ck, edits_from(yaml), nullptr);
   // Which pool sequence replaced each: the recorded (edited) value is one of the pool's rows, whole.
   torch::Tensor pool;
-  hand_forward(*ck.model, set_tokens(ck, "test_1", 40, 2), {{hook, [&](torch::Tensor& x, const torch::Tensor&) { pool = x.clone(); }}});
+  hand_forward(*ck.model, set_tokens(ck, "test_1", 40, 2),
+               {{hook, [&](torch::Tensor& x, const torch::Tensor&) { pool = x.clone(); }}});
   const auto recorded = edited->record(tokens, {model::HookRead{hook, -1}})[hook];
   std::vector<int64_t> chosen;
   for (int64_t b = 0; b < tokens.size(0); ++b) {
@@ -201,15 +212,17 @@ TEST(Intervention, ResampleTakesAWholeSequenceOfTheSetChosenByTheSequenceAlone) 
     ASSERT_LT(dist.min().item<double>(), 1e-5) << "row " << b << " is no sequence of the pool";
     chosen.push_back(dist.argmin().item<int64_t>());
   }
-  expect_close(edited->forward(tokens), hand_forward(*ck.model, tokens, {{hook, [&](torch::Tensor& x, const torch::Tensor&) {
-                                                        x.copy_(pool.index_select(0, torch::tensor(chosen)));
-                                                      }}}));
+  expect_close(edited->forward(tokens),
+               hand_forward(*ck.model, tokens, {{hook, [&](torch::Tensor& x, const torch::Tensor&) {
+                                                   x.copy_(pool.index_select(0, torch::tensor(chosen)));
+                                                 }}}));
   // A sequence's replacement does not depend on its batch: the rows measured apart get the same logits
   // (to rounding: a matmul over fewer rows may sum in another order; another replacement differs by far more).
   const auto apart = torch::cat({edited->forward(tokens.slice(0, 0, 7)), edited->forward(tokens.slice(0, 7))});
   expect_close(apart, edited->forward(tokens));
   // Another seed draws other replacements.
-  const auto other = edited_logits(ck, "[{hook: " + hook + ", op: resample, set: test_1, size: 40, eval_seed: 2, seed: 8}]", tokens);
+  const auto other =
+      edited_logits(ck, "[{hook: " + hook + ", op: resample, set: test_1, size: 40, eval_seed: 2, seed: 8}]", tokens);
   EXPECT_FALSE(torch::equal(other, edited->forward(tokens)));
 }
 
@@ -218,18 +231,20 @@ TEST(Intervention, PatchingGivesEachCorruptedSequenceItsCleanPartnersValue) {
   const auto corrupted = set_tokens(ck, "test_1", 25, 4), clean = set_tokens(ck, "test_2", 25, 4);
   // The last position's residual before block 1's MLP decides its logits: patched from the clean
   // sequence, the corrupted one's last logits are the clean one's.
-  const auto patched = edited_logits(
-      ck, "[{hook: blocks.1.hook_resid_mid, op: patch, positions: [-1], set: test_2, into: test_1, size: 25, eval_seed: 4}]",
-      corrupted);
+  const auto patched = edited_logits(ck,
+                                     "[{hook: blocks.1.hook_resid_mid, op: patch, positions: [-1], set: test_2, into: "
+                                     "test_1, size: 25, eval_seed: 4}]",
+                                     corrupted);
   const auto clean_logits = hand_forward(*ck.model, clean);
   expect_close(patched.select(1, -1), clean_logits.select(1, -1));
   // Earlier positions keep the corrupted run's values.
   expect_close(patched.slice(1, 0, -1), hand_forward(*ck.model, corrupted).slice(1, 0, -1));
   // A sequence that is not one of `into`'s cannot be given a partner.
-  EXPECT_THROW(edited_logits(ck,
-                             "[{hook: blocks.1.hook_resid_mid, op: patch, set: test_2, into: test_1, size: 25, eval_seed: 4}]",
-                             set_tokens(ck, "test_0", 5, 99)),
-               Error);
+  EXPECT_THROW(
+      edited_logits(ck,
+                    "[{hook: blocks.1.hook_resid_mid, op: patch, set: test_2, into: test_1, size: 25, eval_seed: 4}]",
+                    set_tokens(ck, "test_0", 5, 99)),
+      Error);
 }
 
 TEST(Intervention, NamesWhatTheModelDoesNotHaveBeforeAnythingRuns) {
@@ -242,8 +257,9 @@ TEST(Intervention, NamesWhatTheModelDoesNotHaveBeforeAnythingRuns) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message("[{hook: blocks.0.mlp.hook_post, op: zero}]").find("the model has no hook 'blocks.0.mlp.hook_post'"),
-            std::string::npos);
+  EXPECT_NE(
+      message("[{hook: blocks.0.mlp.hook_post, op: zero}]").find("the model has no hook 'blocks.0.mlp.hook_post'"),
+      std::string::npos);
   EXPECT_NE(message("[{hook: blocks.2.attn.hook_z, op: zero}]").find("no hook"), std::string::npos);
   EXPECT_NE(message("[{hook: blocks.0.attn.hook_z, op: zero, heads: [2]}]").find("the model has no head 2 (it has 2)"),
             std::string::npos);
@@ -264,12 +280,15 @@ TEST(Intervention, ARuleOfTheSchemaBrokenIsAnErrorWithItsLine) {
     return std::string("no error");
   };
   EXPECT_NE(message("[{hook: blocks.0.attn.hook_z, op: shuffle}]").find("edits.yaml:1"), std::string::npos);
-  EXPECT_NE(message("[{hook: blocks.0.hook_resid_post, op: zero, heads: [0]}]").find("has no head axis"), std::string::npos);
-  EXPECT_NE(message("[{hook: blocks.0.attn.hook_z, op: pattern, target: uniform}]").find("hook_pattern"), std::string::npos);
+  EXPECT_NE(message("[{hook: blocks.0.hook_resid_post, op: zero, heads: [0]}]").find("has no head axis"),
+            std::string::npos);
+  EXPECT_NE(message("[{hook: blocks.0.attn.hook_z, op: pattern, target: uniform}]").find("hook_pattern"),
+            std::string::npos);
   EXPECT_NE(message("[{hook: blocks.0.attn.hook_pattern, op: pattern}]").find("target"), std::string::npos);
   EXPECT_NE(message("[{hook: blocks.0.attn.hook_z, op: mean}]").find("set"), std::string::npos);
   EXPECT_NE(message("[{hook: blocks.0.attn.hook_z, op: zero, seed: 3}]").find("unknown field"), std::string::npos);
-  EXPECT_NE(message("[{hook: blocks.0.attn.hook_pattern, op: knockout, keys: [0]}]").find("hook_attn_scores"), std::string::npos);
+  EXPECT_NE(message("[{hook: blocks.0.attn.hook_pattern, op: knockout, keys: [0]}]").find("hook_attn_scores"),
+            std::string::npos);
   EXPECT_NE(message("[{hook: blocks.0.attn.hook_attn_scores, op: knockout}]").find("keys"), std::string::npos);
   EXPECT_NE(message("[]").find("one or more edits"), std::string::npos);
   EXPECT_NE(message("{hook: blocks.0.attn.hook_z}").find("one or more edits"), std::string::npos);

@@ -94,7 +94,8 @@ nlohmann::json parse_interventions(ObjectReader& measure, const std::string& key
   nlohmann::json out = nlohmann::json::array();
   for (size_t i = 0; i < list.size(); ++i) {
     if (!list[i].is_object()) measure.fail(key, "entry " + std::to_string(i) + " is not a mapping {hook, op, ...}");
-    out.push_back(parse_one(ObjectReader(measure.doc(), list[i], measure.pointer() + "/" + key + "/" + std::to_string(i))));
+    out.push_back(
+        parse_one(ObjectReader(measure.doc(), list[i], measure.pointer() + "/" + key + "/" + std::to_string(i))));
   }
   return out;
 }
@@ -104,7 +105,8 @@ void check_interventions(const nlohmann::json& edits, const model::ModelConfig& 
   for (size_t i = 0; i < edits.size(); ++i) {
     const auto& e = edits[i];
     const std::string hook = e["hook"].get<std::string>();
-    const std::string which = "intervention " + std::to_string(i) + " (" + e["op"].get<std::string>() + " at " + hook + ")";
+    const std::string which =
+        "intervention " + std::to_string(i) + " (" + e["op"].get<std::string>() + " at " + hook + ")";
     if (std::find(names.begin(), names.end(), hook) == names.end()) {
       std::string known;
       for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
@@ -124,7 +126,8 @@ namespace {
 uint64_t sequence_key(const int64_t* tokens, int64_t n, uint64_t seed) {
   uint64_t h = 1469598103934665603ull;
   for (int64_t i = 0; i < n; ++i)
-    for (int byte = 0; byte < 8; ++byte) h = (h ^ ((static_cast<uint64_t>(tokens[i]) >> (8 * byte)) & 0xff)) * 1099511628211ull;
+    for (int byte = 0; byte < 8; ++byte)
+      h = (h ^ ((static_cast<uint64_t>(tokens[i]) >> (8 * byte)) & 0xff)) * 1099511628211ull;
   uint64_t z = h + seed + 0x9e3779b97f4a7c15ull;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -166,7 +169,7 @@ torch::Tensor edit_mask(const torch::Tensor& value, const std::string& hook, con
       if (i < 0 || i >= n)
         throw Error("an intervention at " + hook + ": " + what + " " + std::to_string(c) + " is outside the " +
                     (what == std::string("position") ? "sequences' " + std::to_string(n) + " positions"
-                                                      : "model's " + std::to_string(n) + " heads"));
+                                                     : "model's " + std::to_string(n) + " heads"));
       m[i] = true;
     }
     return m.view(shape).to(value.device());
@@ -214,7 +217,8 @@ Replacement replacement(const train::Checkpoint& ck, ActivationStore* store, con
       return target_pattern(target, v.size(-1), v.options()).expand_as(v);
     };
   }
-  const auto clean = clean_rows(ck, store, e["set"].get<std::string>(), e["size"].get<int>(), e["eval_seed"].get<uint64_t>(), hook);
+  const auto clean =
+      clean_rows(ck, store, e["set"].get<std::string>(), e["size"].get<int>(), e["eval_seed"].get<uint64_t>(), hook);
   auto same_shape = [hook](const torch::Tensor& v, const torch::Tensor& row, const std::string& set) {
     if (v.sizes().slice(1) != row.sizes())
       throw Error("an intervention at " + hook + " reads set '" + set + "', whose sequences have another length than " +
@@ -240,7 +244,8 @@ Replacement replacement(const train::Checkpoint& ck, ActivationStore* store, con
   }
   // patch: the corrupted set `into`, drawn as the clean one was; its sequence i takes clean sequence i's value.
   const std::string into = e["into"].get<std::string>();
-  const auto corrupted = train::make_task_data(ck.config)->eval_set(into, e["size"].get<int>(), e["eval_seed"].get<uint64_t>());
+  const auto corrupted =
+      train::make_task_data(ck.config)->eval_set(into, e["size"].get<int>(), e["eval_seed"].get<uint64_t>());
   if (corrupted.batch.size() != clean.values.size(0))
     throw Error("an intervention at " + hook + ": patching needs sets of one size, but '" + into + "' has " +
                 std::to_string(corrupted.batch.size()) + " sequences and '" + set + "' " +

@@ -231,8 +231,7 @@ nlohmann::json read_interventions(ObjectReader& r, const Claim& c, const catalog
 }
 
 // measure: {kind, the kind's parameters, intervene?}, checked against the subject.
-void read_measure(ObjectReader& measure, const analysis::Registry& registry, const catalogue::RunSpec* spec,
-                  Claim& c) {
+void read_measure(ObjectReader& measure, const analysis::Registry& registry, const catalogue::RunSpec* spec, Claim& c) {
   c.kind = measure.string("kind");
   c.measurement = registry.find(c.kind);
   if (!c.measurement) measure.fail("kind", registry.unknown_message(c.kind));

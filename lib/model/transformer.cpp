@@ -149,8 +149,8 @@ torch::Tensor own(const torch::Tensor& t) {
 // computed (run_with_cache), or the reads of record().
 struct Transformer::Recorder {
   ActivationCache& cache;
-  const std::set<HookRead>* reads = nullptr;  // nullptr: every hook at every position, and the logits
-  int last_block = 0;                         // the deepest block that runs
+  const std::set<HookRead>* reads = nullptr;      // nullptr: every hook at every position, and the logits
+  int last_block = 0;                             // the deepest block that runs
   const std::vector<NamedEdit>* edits = nullptr;  // with_edits: every block at every position, edited
   bool logits = false;                            // the unembedding too (a forward with edits)
   bool last_only = false;  // logits at the last position only: the last block's MLP runs there alone
@@ -169,8 +169,7 @@ struct Transformer::Recorder {
     for (const auto& e : *edits) {
       if (e.hook != hook) continue;
       auto out = e.edit(value, tokens);
-      if (out.sizes() != value.sizes())
-        throw Error("an intervention at " + hook + " changed its shape");
+      if (out.sizes() != value.sizes()) throw Error("an intervention at " + hook + " changed its shape");
       value = out;
     }
     return value;
@@ -212,7 +211,8 @@ struct Transformer::Recorder {
   // the attention scores and pattern [B, H, T, T]).
   void keep(const std::string& hook, const torch::Tensor& all) {
     if (everything()) return cache.put(hook, all);
-    const bool row = hook.find("attn.hook_pattern") != std::string::npos || hook.find("attn.hook_attn_scores") != std::string::npos;
+    const bool row =
+        hook.find("attn.hook_pattern") != std::string::npos || hook.find("attn.hook_attn_scores") != std::string::npos;
     for (const auto& r : reads_of(hook))
       cache.put(r.key(), own(r.position < 0 ? all : all.select(row ? 2 : 1, r.position)));
   }
@@ -299,7 +299,7 @@ torch::Tensor Transformer::run_recording(const torch::Tensor& tokens, Recorder& 
   if (T > cfg_.n_ctx) throw Error("sequence length " + std::to_string(T) + " exceeds n_ctx");
   auto ids = tokens.to(device(), torch::kLong);
   auto embed = rec.edit("hook_embed", W_E().index_select(0, ids.reshape({-1})).view({B, T, D}), ids);  // [B, T, D]
-  auto pos = rec.edit("hook_pos_embed", W_pos().slice(0, 0, T).unsqueeze(0).expand({B, T, D}), ids);  // [B, T, D]
+  auto pos = rec.edit("hook_pos_embed", W_pos().slice(0, 0, T).unsqueeze(0).expand({B, T, D}), ids);   // [B, T, D]
   // Block 0's projections come from a table of W_E[token] + W_pos[t] unless an edit changes its input.
   const bool edited_input = rec.edits_any({"hook_embed", "hook_pos_embed", "blocks.0.hook_resid_pre"});
   rec.keep("hook_embed", embed);
@@ -320,7 +320,8 @@ torch::Tensor Transformer::run_recording(const torch::Tensor& tokens, Recorder& 
       if (layer > 0 || edited_input) return pre.matmul(flat_in(layer, w)).view({B, T, H, E});
       return inputs.matmul(flat_in(0, w)).index_select(0, input_row).view({B, T, H, E});
     };
-    const auto k = rec.edit(b + "attn.hook_k", project("W_K"), ids), v = rec.edit(b + "attn.hook_v", project("W_V"), ids);
+    const auto k = rec.edit(b + "attn.hook_k", project("W_K"), ids),
+               v = rec.edit(b + "attn.hook_v", project("W_V"), ids);
     rec.keep(b + "attn.hook_k", k);
     rec.keep(b + "attn.hook_v", v);
     // x [..., D] -> blocks.L.hook_resid_post [..., D], handing each of the MLP's hooks to `keep`.
@@ -344,7 +345,8 @@ torch::Tensor Transformer::run_recording(const torch::Tensor& tokens, Recorder& 
       const auto scores = rec.edit(b + "attn.hook_attn_scores", causal_scores(q, k), ids);
       const auto pattern = rec.edit(b + "attn.hook_pattern", torch::softmax(scores, -1), ids);
       const auto z = rec.edit(b + "attn.hook_z", attend(pattern, v), ids);
-      auto attn_out = rec.edit(b + "hook_attn_out", z.reshape({B, T, H * E}).matmul(flat_out(layer)), ids);  // [B, T, D]
+      auto attn_out =
+          rec.edit(b + "hook_attn_out", z.reshape({B, T, H * E}).matmul(flat_out(layer)), ids);  // [B, T, D]
       everywhere(b + "attn.hook_q", q);
       everywhere(b + "attn.hook_attn_scores", scores);
       everywhere(b + "attn.hook_pattern", pattern);

@@ -385,7 +385,8 @@ void md_causal(std::ostream& md, const Report& rep) {
     const std::string verdict = it == rep.claims.end() ? "not measured here" : claims::verdict_name(it->verdict);
     for (const auto* c : companions[id])
       md << "| " << md_escape(id) << " | " << verdict << " | " << md_escape(c->id) << " | " << md_escape(c->claim.title)
-         << " | " << (c->seeds.empty() ? "—" : fmt_value(*c)) << " | **" << claims::verdict_name(c->verdict) << "** |\n";
+         << " | " << (c->seeds.empty() ? "—" : fmt_value(*c)) << " | **" << claims::verdict_name(c->verdict)
+         << "** |\n";
   }
 }
 
