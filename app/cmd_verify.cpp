@@ -277,6 +277,13 @@ bool explain_claim(const Common& common, const std::string& id, bool json, std::
                   : !ctl.run.empty() ? "run " + ctl.run + " (its seeds), checkpoint " + ctl.stage.text()
                                      : "checkpoint " + ctl.stage.text());
     if (c.controls.empty()) control = "none (" + c.control_none_reason + ")";
+    std::string readings;  // "denominator.within_of_last: 0.1 (committed), 0.05, 0.2"
+    nlohmann::json readings_json = nlohmann::json::array();
+    for (const auto& s : c.sensitivity) {
+      readings += std::string(readings.empty() ? "" : "; ") + s.at + ": " + s.committed.dump() + " (committed)";
+      for (const auto& v : s.values) readings += ", " + v.dump();
+      readings_json.push_back({{"at", s.at}, {"committed", s.committed}, {"values", s.values}, {"why", s.why}});
+    }
     if (json) {
       nlohmann::json j = {
           {"id", c.id},
@@ -295,6 +302,7 @@ bool explain_claim(const Common& common, const std::string& id, bool json, std::
           {"seeds", c.seeds.empty() ? nlohmann::json("all") : nlohmann::json(c.seeds)},
           {"rule", c.rule.describe()},
           {"negative_control", control},
+          {"sensitivity", readings_json},
           {"tier", catalogue::tier_name(c.tier)},
           {"notes", c.notes}};
       std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
@@ -310,7 +318,9 @@ bool explain_claim(const Common& common, const std::string& id, bool json, std::
               << (c.seeds.empty() ? std::string("all") : std::to_string(c.seeds.size()))
               << "\n  rule: " << c.rule.describe()
               << (c.statistic() == analysis::Statistic::Proportion ? " (Wilson 95% interval)" : "")
-              << "\n  negative control: " << control << "\n  tier: " << catalogue::tier_name(c.tier) << "\n";
+              << "\n  negative control: " << control
+              << (readings.empty() ? "" : "\n  the same verdict at each reading: " + readings)
+              << "\n  tier: " << catalogue::tier_name(c.tier) << "\n";
     if (!c.notes.empty()) std::cout << "  notes: " << c.notes << "\n";
     return true;
   }

@@ -162,6 +162,13 @@ TEST(FirstSteps, RatioOfTheStepsAtWhichTwoConditionsFirstHold) {
       run_history("first_step_ratio", h,
                   "{numerator: {metric: acc.x, at_least: 0.9}, denominator: {metric: loss.x, within_of_last: 0.06}}");
   EXPECT_DOUBLE_EQ(m.value, 1.5);
+  // share_of_change: loss.x falls 4 -> 0.5; 3/3.5 = 86 % of it made at step 10, 98.6 % at step 20.
+  m = run_history("first_step_ratio", h,
+                  "{numerator: {metric: acc.x, at_least: 0.9}, denominator: {metric: loss.x, share_of_change: 0.8}}");
+  EXPECT_DOUBLE_EQ(m.value, 3.0);
+  m = run_history("first_step_ratio", h,
+                  "{numerator: {metric: acc.x, at_least: 0.9}, denominator: {metric: loss.x, share_of_change: 0.9}}");
+  EXPECT_DOUBLE_EQ(m.value, 1.5);
   // A condition that never holds: no ratio, 0.
   m = run_history("first_step_ratio", h,
                   "{numerator: {metric: acc.x, at_least: 2}, denominator: {metric: loss.x, at_most: 1}}");

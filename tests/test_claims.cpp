@@ -672,6 +672,37 @@ TEST(Kinds, EveryModuleKindRefusesTheRunsOfAnotherTaskFamily) {
   EXPECT_GE(refused, 20);  // both modules' checkpoint kinds (25 when written), each refused above
 }
 
+// `sensitivity:` declares a reading's free constants: each other value goes through the kind's own
+// parameter check, and every mistake names the sensitivity's line.
+TEST(ClaimFile, SensitivityDeclaresTheReadingsFreeConstants) {
+  const std::string valid = kValid + "sensitivity:\n  - {at: size, values: [50, 200], why: w}\n";
+  ASSERT_EQ(load_error(valid), "(loaded)");
+  const std::string path = fresh_dir("sensitivity") + "/claim.yaml";
+  std::ofstream(path) << valid;
+  const Claim c = load_claim(path, analysis::builtin_registry(), test_runs());
+  ASSERT_EQ(c.sensitivity.size(), 1u);
+  EXPECT_EQ(c.sensitivity[0].committed, 100);
+  ASSERT_EQ(c.sensitivity[0].params.size(), 2u);
+  EXPECT_EQ(c.sensitivity[0].params[1]["size"], 200);
+  EXPECT_EQ(c.sensitivity[0].params[1]["set"], "test_0");  // the other parameters as committed
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"  - {at: eval_seed, values: [1], why: w}\n", "no single value at 'eval_seed'"},  // a default, not written
+      {"  - {at: size, values: [100], why: w}\n", "100 is the committed value"},
+      {"  - {at: size, values: [50, 50], why: w}\n", "50 is listed twice"},
+      {"  - {at: size, values: [\"big\"], why: w}\n", "not of the committed value's type"},
+      {"  - {at: size, values: [0], why: w}\n", "at size = 0: "},  // the kind refuses it
+      {"  - {at: kind, values: [x], why: w}\n", "not a constant of the reading"},
+      {"  - {at: size, values: [], why: w}\n", "a list of 1 to 6"},
+      {"  - {at: size, values: [50]}\n", "why"},
+      {"  - {at: size, values: [50], why: w}\n  - {at: size, values: [60], why: w}\n", "'size' twice"},
+  };
+  for (const auto& [entry, want] : cases) {
+    const std::string err = load_error(kValid + "sensitivity:\n" + entry);
+    EXPECT_NE(err.find("claim.yaml:1"), std::string::npos) << entry << " -> " << err;  // its line, 10 or 11
+    EXPECT_NE(err.find(want), std::string::npos) << entry << " -> " << err;
+  }
+}
+
 TEST(ClaimFile, AFileNamedTwiceIsReadOnce) {
   const std::string dir = kData + "/claims/sec";
   const auto once = find_claim_files({dir});

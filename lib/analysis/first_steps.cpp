@@ -23,8 +23,9 @@ std::optional<double> metric_at(const nlohmann::json& record, const std::string&
   return at->get<double>();
 }
 
-// What "reached" means for one metric: at_least / at_most a level, or within `within_of_last` of its
-// value in the last record (the subject's step).
+// What "reached" means for one metric: at_least / at_most a level, within `within_of_last` of its
+// value in the last record (the subject's step), or `share_of_change`: at least that share of its change
+// from the first record to the last made (0.9: 90 % of a loss's drop done).
 struct Condition {
   std::string metric, how;
   double level = 0;
@@ -34,7 +35,7 @@ Condition read_condition(ObjectReader r) {
   Condition c;
   c.metric = r.string("metric");
   int given = 0;
-  for (const char* how : {"at_least", "at_most", "within_of_last"}) {
+  for (const char* how : {"at_least", "at_most", "within_of_last", "share_of_change"}) {
     if (r.describing()) r.number(how, 0.0);  // described as optional: exactly one of the three is given
     if (r.has(how)) {
       c.how = how;
@@ -42,8 +43,10 @@ Condition read_condition(ObjectReader r) {
       ++given;
     }
   }
-  if (given != 1 && !r.describing()) r.fail("metric", "give exactly one of at_least, at_most, within_of_last");
+  if (given != 1 && !r.describing())
+    r.fail("metric", "give exactly one of at_least, at_most, within_of_last, share_of_change");
   if (c.how == "within_of_last" && !(c.level >= 0)) r.fail("within_of_last", "must be >= 0");
+  if (c.how == "share_of_change" && !(c.level > 0 && c.level <= 1)) r.fail("share_of_change", "must be in (0, 1]");
   r.finish();
   return c;
 }
@@ -53,7 +56,7 @@ nlohmann::json condition_json(const Condition& c) { return {{"metric", c.metric}
 Condition condition_of(const nlohmann::json& j) {
   Condition c;
   c.metric = j["metric"];
-  for (const char* how : {"at_least", "at_most", "within_of_last"})
+  for (const char* how : {"at_least", "at_most", "within_of_last", "share_of_change"})
     if (j.contains(how)) {
       c.how = how;
       c.level = j[how];
@@ -64,16 +67,22 @@ Condition condition_of(const nlohmann::json& j) {
 // The first logged step at which `c` holds; none when it never does. cc::Error when no record has the metric.
 std::optional<int64_t> first_step(const std::vector<nlohmann::json>& log, const Condition& c,
                                   const std::string& where) {
-  std::optional<double> last;
+  std::optional<double> first, last;
   for (const auto& rec : log)
-    if (auto v = metric_at(rec, c.metric)) last = v;
+    if (auto v = metric_at(rec, c.metric)) {
+      if (!first) first = v;
+      last = v;
+    }
   if (!last) throw Error(where + ": the run's metrics log has no '" + c.metric + "'");
+  // The share of the whole change made by value v (a metric that never moved has made all of it).
+  auto share = [&](double v) { return *last == *first ? 1.0 : (v - *first) / (*last - *first); };
   for (const auto& rec : log) {
     const auto v = metric_at(rec, c.metric);
     if (!v) continue;
-    const bool holds = c.how == "at_least"  ? *v >= c.level
-                       : c.how == "at_most" ? *v <= c.level
-                                            : std::abs(*v - *last) <= c.level;
+    const bool holds = c.how == "at_least"          ? *v >= c.level
+                       : c.how == "at_most"         ? *v <= c.level
+                       : c.how == "share_of_change" ? share(*v) >= c.level
+                                                    : std::abs(*v - *last) <= c.level;
     if (holds) return rec.value("step", int64_t{0});
   }
   return std::nullopt;
@@ -174,7 +183,8 @@ void register_first_steps(Registry& r) {
   ratio.parse_params = parse_ratio;
   ratio.params_doc =
       "numerator, denominator: {metric: a number of the metrics log by its path (acc.SET, loss.SET, a family's "
-      "own), and one of at_least: x | at_most: x | within_of_last: x (within x of its value at the subject)}";
+      "own), and one of at_least: x | at_most: x | within_of_last: x (within x of its value at the subject) | "
+      "share_of_change: x (x of its change from the first record to the subject's made)}";
   ratio.needs_history = true;
   r.add(std::move(ratio));
   MeasurementKind order("first_step_order", Statistic::Scalar, measure_order,

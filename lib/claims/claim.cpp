@@ -391,6 +391,80 @@ void read_controls(ObjectReader& r, const YamlDoc& doc, const ObjectReader& meas
   c.controls.push_back(read_one_control(control, doc, measure, runs, spec, c));
 }
 
+// The value at a dotted path of the measure block ("denominator.within_of_last"), or null where the claim
+// file does not write it.
+nlohmann::json* value_at(nlohmann::json& measure, const std::string& at) {
+  nlohmann::json* node = &measure;
+  std::stringstream parts(at);
+  for (std::string key; std::getline(parts, key, '.');) {
+    if (!node->is_object() || !node->contains(key)) return nullptr;
+    node = &(*node)[key];
+  }
+  return node;
+}
+
+// One free constant: {at, values, why}. Each value goes through the kind's own parameter check, as the
+// committed one did; an error there names the sensitivity's line, not the measure block's.
+Sensitivity read_one_sensitivity(ObjectReader one, const YamlDoc& doc, const ObjectReader& measure, const Claim& c) {
+  Sensitivity s;
+  s.at = one.string("at");
+  const std::string head = s.at.substr(0, s.at.find('.'));
+  if (head == "kind" || head == "intervene" || head == "effect")
+    one.fail("at", "'" + s.at + "' is not a constant of the reading: vary a parameter of the kind");
+  nlohmann::json merged = measure.json();
+  const nlohmann::json* committed = value_at(merged, s.at);
+  if (!committed || committed->is_object() || committed->is_array() || committed->is_null())
+    one.fail("at", "the measure block writes no single value at '" + s.at +
+                       "': the committed constant must be written in the claim, beside its alternatives");
+  s.committed = *committed;
+  const nlohmann::json& values = one.raw("values");
+  if (!values.is_array() || values.empty() || values.size() > kMaxSensitivityValues)
+    one.fail("values", "expected a list of 1 to " + std::to_string(kMaxSensitivityValues) + " other values of '" +
+                           s.at + "' (each is a full measurement of every seed)");
+  for (const nlohmann::json& v : values) {
+    if (v == s.committed) one.fail("values", v.dump() + " is the committed value; list only the others");
+    if (std::find(s.values.begin(), s.values.end(), v) != s.values.end())
+      one.fail("values", v.dump() + " is listed twice");
+    if (v.is_number() != s.committed.is_number() || v.is_string() != s.committed.is_string() ||
+        v.is_boolean() != s.committed.is_boolean())
+      one.fail("values", v.dump() + " is not of the committed value's type (" + s.committed.dump() + ")");
+    *value_at(merged, s.at) = v;
+    ObjectReader reading(doc, merged, measure.pointer());
+    reading.string("kind");
+    for (const char* key : {"intervene", "effect"})
+      if (reading.has(key)) reading.raw(key);
+    try {
+      nlohmann::json params = c.measurement->parse_params(reading);
+      for (const char* key : {"intervene", "effect"})
+        if (c.params.contains(key)) params[key] = c.params[key];
+      s.params.push_back(std::move(params));
+    } catch (const Error& e) {
+      one.fail("values", "at " + s.at + " = " + v.dump() + ": " + e.what());
+    }
+    s.values.push_back(v);
+  }
+  s.why = one.prose("why");
+  one.finish();
+  return s;
+}
+
+// sensitivity: a list of the reading's free constants.
+void read_sensitivity(ObjectReader& r, const YamlDoc& doc, const ObjectReader& measure, Claim& c) {
+  if (!r.has("sensitivity")) return;
+  const nlohmann::json& list = r.raw("sensitivity");
+  if (!list.is_array() || list.empty() || list.size() > kMaxSensitivityConstants)
+    r.fail("sensitivity", "expected a list of 1 to " + std::to_string(kMaxSensitivityConstants) +
+                              " constants, each {at, values, why}");
+  if (c.subject.is_sweep())
+    r.fail("sensitivity", "a sweep claim reads collected summaries; vary its constants on a run claim");
+  for (size_t i = 0; i < list.size(); ++i) {
+    ObjectReader one(doc, list[i], r.pointer() + "/sensitivity/" + std::to_string(i));
+    c.sensitivity.push_back(read_one_sensitivity(one, doc, measure, c));
+    for (size_t j = 0; j + 1 < c.sensitivity.size(); ++j)
+      if (c.sensitivity[j].at == c.sensitivity.back().at) one.fail("at", "'" + c.sensitivity[j].at + "' twice");
+  }
+}
+
 }  // namespace
 
 Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, const catalogue::Runs& runs) {
@@ -404,6 +478,7 @@ Claim load_claim_doc(const YamlDoc& doc, const analysis::Registry& registry, con
   read_measure(measure, registry, spec, c);
   read_rule(r.object("expect"), c);
   read_controls(r, doc, measure, runs, spec, c);
+  read_sensitivity(r, doc, measure, c);
   const std::string tier = r.one_of("tier", {"fixture", "cpu", "gpu"}, "fixture");
   c.tier = catalogue::parse_tier(tier);
   c.notes = r.prose("notes", "");

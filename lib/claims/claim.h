@@ -52,6 +52,22 @@ struct Control {
   std::string text() const;
 };
 
+// A free constant of the claim's reading (`sensitivity:`): a parameter of its measurement that the paper
+// does not state, with the other values a careful reading could have chosen. The rule must give the same
+// verdict at each (one constant varied at a time, the others as committed), else the claim is
+// INCONCLUSIVE: it depends on the reading, not on the model.
+struct Sensitivity {
+  std::string at;                      // a dotted path in the measure block, e.g. denominator.within_of_last
+  nlohmann::json committed;            // the value the claim file gives there
+  std::vector<nlohmann::json> values;  // the other values, as written
+  std::vector<nlohmann::json> params;  // the measurement's parameters at each of them, checked by its kind
+  std::string why;                     // the range's argument from the paper (wording, not meaning)
+};
+
+// Bounds on `sensitivity:`: each value is a full measurement of every seed.
+constexpr size_t kMaxSensitivityConstants = 4;
+constexpr size_t kMaxSensitivityValues = 6;
+
 struct Claim {
   std::string file;
   std::string id, title, section;  // section: the folder, e.g. s4_generalization
@@ -80,6 +96,7 @@ struct Claim {
   // `companion_of: [M2]`: the structural claims whose mechanism this causal claim tests by removing it;
   // the report shows each with its companions (a structure INVALID, its cause PASS).
   std::vector<std::string> companion_of;
+  std::vector<Sensitivity> sensitivity;  // the reading's free constants, each with its other values
 
   // How its interval is read: the kind's statistic, but a scalar for an intervention's effect
   // (`measure.effect: drop`, the clean value less the intervened one).

@@ -522,6 +522,74 @@ void check_draws(const Claim& c, const catalogue::RunSpec& spec, catalogue::RunS
              " independent draws of the same size";
 }
 
+// One constant's readings in order of value (the committed one among them): "0.05: PASS 2.5, 0.1
+// (committed): PASS 2, 0.2: FAIL 1.33", and where the verdict first changes.
+std::string readings_text(const Claim& c, size_t k, Verdict committed_verdict, double committed_value,
+                          const std::vector<const ClaimResult::Reading*>& readings, std::string& flip) {
+  const Sensitivity& s = c.sensitivity[k];
+  struct Row {
+    const nlohmann::json* value;
+    Verdict verdict;
+    double measured;
+  };
+  std::vector<Row> rows = {{&s.committed, committed_verdict, committed_value}};
+  for (const auto* r : readings) rows.push_back({&s.values[r->value], r->verdict, r->measured});
+  if (s.committed.is_number())
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const Row& a, const Row& b) { return a.value->get<double>() < b.value->get<double>(); });
+  std::string text;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%.4g", rows[i].measured);
+    text += (i ? ", " : "") + rows[i].value->dump() + (rows[i].value == &s.committed ? " (committed)" : "") + ": " +
+            verdict_name(rows[i].verdict) + " " + value;
+    if (i && flip.empty() && rows[i].verdict != rows[i - 1].verdict)
+      flip = s.at + " between " + rows[i - 1].value->dump() + " and " + rows[i].value->dump();
+  }
+  return text;
+}
+
+// The reading's free constants (Claim::sensitivity): the same seeds measured at each other value of
+// each constant, judged by the same rule. A verdict that changes inside a declared range is decided by
+// the reading, not the model: INCONCLUSIVE, each value's verdict and where it changes in the reason.
+// `committed` is the verdict of the committed reading on the first draw.
+void check_sensitivity(const Claim& c, const std::function<SeedMeasure(const nlohmann::json&)>& measure_with,
+                       const VerifyOptions& opts, const std::vector<uint64_t>& seeds, Verdict committed,
+                       ClaimResult& r) {
+  const double committed_value = r.measured;
+  for (size_t k = 0; k < c.sensitivity.size(); ++k)
+    for (size_t v = 0; v < c.sensitivity[k].values.size(); ++v) {
+      ClaimResult::Reading reading{k, v, {}, Verdict::Error, 0};
+      std::vector<uint64_t> missing;
+      std::string why;
+      measure_seeds(c, measure_with(c.sensitivity[k].params[v]), seeds, c.stage, opts.pool, reading.seeds, missing,
+                    why);
+      if (!missing.empty())  // the committed reading measured these seeds: another reading cannot lack them
+        throw Error(c.file + ": the reading " + c.sensitivity[k].at + " = " + c.sensitivity[k].values[v].dump() +
+                    " could not measure seed(s) " + seed_list(missing) + ": " + why);
+      ClaimResult scratch;
+      reading.verdict = combine(c.rule, reading.seeds, scratch);
+      reading.measured = scratch.measured;
+      r.readings.push_back(std::move(reading));
+    }
+  std::string each, flips;
+  for (size_t k = 0; k < c.sensitivity.size(); ++k) {
+    std::vector<const ClaimResult::Reading*> mine;
+    for (const auto& reading : r.readings)
+      if (reading.constant == k) mine.push_back(&reading);
+    std::string flip;
+    each += (k ? "; " : "") + c.sensitivity[k].at + " = " + readings_text(c, k, committed, committed_value, mine, flip);
+    if (!flip.empty()) flips += (flips.empty() ? "" : "; ") + flip;
+  }
+  if (flips.empty()) {
+    r.reason += std::string(r.reason.empty() ? "" : "; ") + "the same at every declared reading (" + each + ")";
+    return;
+  }
+  const std::string draws = r.verdict == Verdict::Inconclusive ? "; " + r.reason : "";  // the draws' own doubt
+  r.verdict = Verdict::Inconclusive;
+  r.reason = "depends on the reading: the verdict changes at " + flips + " (" + each + ")" + draws;
+}
+
 }  // namespace
 
 ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const catalogue::Runs& runs,
@@ -586,11 +654,19 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
         r.reason = why;
       } else {
         r.verdict = combine(c.rule, r.seeds, r);
+        r.first_verdict = r.verdict;
+        std::vector<uint64_t> measured;
+        for (const auto& sr : r.seeds) measured.push_back(sr.seed);
         if (c.rule.draws > 1) {
           if (!spec) throw Error(c.file + ": expect.draws needs a run subject (a model to evaluate again)");
-          std::vector<uint64_t> measured;
-          for (const auto& sr : r.seeds) measured.push_back(sr.seed);
           check_draws(c, *spec, store, opts, measured, r);
+        }
+        if (!c.sensitivity.empty()) {
+          auto measure_with = [&](const nlohmann::json& params) {
+            return theory ? theory_measure(c, params, opts.activations)
+                          : checkpoint_measure(c, *spec, store, opts.activations, &params);
+          };
+          check_sensitivity(c, measure_with, opts, measured, r.first_verdict, r);
         }
         check_controls(c, runs, store, opts, measure, r);
         if (!missing.empty() && r.verdict != Verdict::Skipped && r.verdict != Verdict::Invalid)
@@ -729,6 +805,17 @@ nlohmann::json to_json(const ClaimResult& r) {
     one["seeds"] = nlohmann::json::array();
     for (const auto& s : cr.seeds) one["seeds"].push_back(seed_json(s));
     j["controls"].push_back(std::move(one));
+  }
+  for (const auto& s : c.sensitivity)
+    j["sensitivity"].push_back({{"at", s.at}, {"committed", s.committed}, {"values", s.values}, {"why", s.why}});
+  for (const auto& reading : r.readings) {
+    const Sensitivity& s = c.sensitivity[reading.constant];
+    nlohmann::json one = {{"at", s.at},
+                          {"value", s.values[reading.value]},
+                          {"verdict", verdict_name(reading.verdict)},
+                          {"measured", reading.measured}};
+    for (const auto& sd : reading.seeds) one["seeds"].push_back(seed_json(sd));
+    j["readings"].push_back(one);
   }
   if (!c.control_none_reason.empty()) j["control_none"] = c.control_none_reason;
   if (r.controls_unavailable) j["controls_unavailable"] = true;

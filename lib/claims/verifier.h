@@ -66,6 +66,18 @@ struct ClaimResult {
     double measured = 0;
   };
   std::vector<Draw> draws;
+  // The reading's other values of each free constant (Claim::sensitivity), measured on the first draw's
+  // seeds, each judged by the rule: Claim::sensitivity[constant].values[value].
+  struct Reading {
+    size_t constant = 0, value = 0;
+    std::vector<SeedResult> seeds;
+    Verdict verdict = Verdict::Error;
+    double measured = 0;
+  };
+  std::vector<Reading> readings;
+  // The rule's verdict on `seeds` alone (the committed reading, the first draw), before the other draws
+  // and readings are weighed.
+  Verdict first_verdict = Verdict::Error;
   double seconds = 0;
 };
 

@@ -95,21 +95,28 @@ void control_changes(const nlohmann::json& a, const nlohmann::json& b, const Tol
     }
 }
 
-// The rule's other evaluation draws (claims::Rule::draws) on both sides: each draw's verdict and every
-// seed's value and n. True when one moved (one row says enough).
-bool draw_changes(const nlohmann::json& a, const nlohmann::json& b, bool proportion, const Tolerance& tol,
-                  std::vector<Change>& out) {
+// A list of other measurements of the claim on both sides, each judged by its rule: the rule's other
+// evaluation draws ("draws", claims::Rule::draws) or its other readings ("readings", claims::Sensitivity).
+// Each entry's verdict and every seed's value and n; true when one moved (one row says enough).
+bool remeasure_changes(const nlohmann::json& a, const nlohmann::json& b, const char* list, bool proportion,
+                       const Tolerance& tol, std::vector<Change>& out) {
   const nlohmann::json none = nlohmann::json::array();
-  const nlohmann::json &da = a.contains("draws") ? a["draws"] : none, &db = b.contains("draws") ? b["draws"] : none;
+  const nlohmann::json &da = a.contains(list) ? a[list] : none, &db = b.contains(list) ? b[list] : none;
   const std::string id = a["id"];
+  const bool draws = std::string(list) == "draws";
+  auto name = [&](const nlohmann::json& x, size_t k) {
+    return draws ? "evaluation draw " + std::to_string(k + 2) + " (eval_seed " +
+                       x.value("eval_seed", nlohmann::json()).dump() + ")"
+                 : "reading " + x.value("at", "") + " = " + x.value("value", nlohmann::json()).dump();
+  };
   if (da.size() != db.size()) {
-    out.push_back({id, "value", std::to_string(da.size() + 1) + " evaluation draw(s)",
-                   std::to_string(db.size() + 1) + " evaluation draw(s)", "the draws measured changed"});
+    out.push_back({id, "value", std::to_string(da.size()) + " other " + list,
+                   std::to_string(db.size()) + " other " + list, std::string("the ") + list + " measured changed"});
     return true;
   }
   for (size_t k = 0; k < da.size(); ++k) {
     const nlohmann::json &x = da[k], &y = db[k];
-    bool same = x.value("verdict", "") == y.value("verdict", "") &&
+    bool same = name(x, k) == name(y, k) && x.value("verdict", "") == y.value("verdict", "") &&
                 x.value("seeds", none).size() == y.value("seeds", none).size();
     for (size_t i = 0; same && i < x.value("seeds", none).size(); ++i) {
       const nlohmann::json &sx = x["seeds"][i], &sy = y["seeds"][i];
@@ -118,9 +125,7 @@ bool draw_changes(const nlohmann::json& a, const nlohmann::json& b, bool proport
     }
     if (!same) {
       out.push_back({id, "value", x.value("verdict", "") + " " + g(number_or_nan(x, "measured")),
-                     y.value("verdict", "") + " " + g(number_or_nan(y, "measured")),
-                     "evaluation draw " + std::to_string(k + 2) + " (eval_seed " +
-                         x.value("eval_seed", nlohmann::json()).dump() + ")"});
+                     y.value("verdict", "") + " " + g(number_or_nan(y, "measured")), name(x, k)});
       return true;
     }
   }
@@ -168,7 +173,8 @@ void value_changes(const nlohmann::json& a, const nlohmann::json& b, const Toler
           {id, "value", "not measured", "seed " + std::to_string(seed) + " measured", "the seeds measured changed"});
       return;
     }
-  if (draw_changes(a, b, proportion, tol, out)) return;
+  if (remeasure_changes(a, b, "draws", proportion, tol, out)) return;
+  if (remeasure_changes(a, b, "readings", proportion, tol, out)) return;
   control_changes(a, b, tol, out);
 }
 
@@ -182,6 +188,8 @@ nlohmann::json meaning_of(const nlohmann::json& c) {
   if (!c.contains("rule")) return m;
   for (const char* key : {"rule", "subject", "measure", "tier", "role"})
     if (c.contains(key)) m[key] = c[key];
+  for (const auto& s : c.value("sensitivity", nlohmann::json::array()))  // its `why` is wording
+    m["sensitivity"].push_back({{"at", s.value("at", "")}, {"values", s.value("values", nlohmann::json())}});
   m["controls"] = nlohmann::json::array();
   for (const auto& ctl : c.value("controls", nlohmann::json::array())) {
     nlohmann::json declared = ctl;
@@ -203,7 +211,7 @@ void meaning_changes(const std::string& id, const nlohmann::json& a, const nlohm
                      std::vector<Change>& out) {
   const nlohmann::json ma = meaning_of(a), mb = meaning_of(b);
   if (ma.empty() || mb.empty() || ma == mb) return;
-  for (const char* key : {"rule", "subject", "measure", "controls", "tier", "role"}) {
+  for (const char* key : {"rule", "subject", "measure", "controls", "sensitivity", "tier", "role"}) {
     const nlohmann::json va = ma.value(key, nlohmann::json()), vb = mb.value(key, nlohmann::json());
     if (va != vb)
       out.push_back({id, std::string(key) + " changed", meaning_text(va), meaning_text(vb),
@@ -212,11 +220,21 @@ void meaning_changes(const std::string& id, const nlohmann::json& a, const nlohm
 }
 
 int rank(const std::string& kind) {
-  static const std::vector<std::string> order = {
-      "rule changed",    "subject changed", "measure changed",    "controls changed",
-      "tier changed",    "role changed",    "regression",         "not in the baseline",
-      "unexpected pass", "verdict",         "no longer measured", "value",
-      "added",           "removed"};
+  static const std::vector<std::string> order = {"rule changed",
+                                                 "subject changed",
+                                                 "measure changed",
+                                                 "controls changed",
+                                                 "sensitivity changed",
+                                                 "tier changed",
+                                                 "role changed",
+                                                 "regression",
+                                                 "not in the baseline",
+                                                 "unexpected pass",
+                                                 "verdict",
+                                                 "no longer measured",
+                                                 "value",
+                                                 "added",
+                                                 "removed"};
   for (size_t i = 0; i < order.size(); ++i)
     if (order[i] == kind) return static_cast<int>(i);
   return static_cast<int>(order.size());
@@ -258,6 +276,13 @@ nlohmann::json baseline_from_report(const nlohmann::json& report, const nlohmann
       for (const auto& s : d.value("seeds", nlohmann::json::array()))
         one["seeds"].push_back({{"seed", s["seed"]}, {"value", s["value"]}, {"n", s["n"]}, {"verdict", s["verdict"]}});
       e["draws"].push_back(one);
+    }
+    for (const auto& d : c.value("readings", nlohmann::json::array())) {
+      nlohmann::json one = {
+          {"at", d["at"]}, {"value", d["value"]}, {"verdict", d["verdict"]}, {"measured", d["measured"]}};
+      for (const auto& s : d.value("seeds", nlohmann::json::array()))
+        one["seeds"].push_back({{"seed", s["seed"]}, {"value", s["value"]}, {"n", s["n"]}, {"verdict", s["verdict"]}});
+      e["readings"].push_back(one);
     }
     for (const auto& ctl : c.value("controls", nlohmann::json::array())) {
       nlohmann::json one = {{"control", ctl.value("control", "")}, {"seeds", nlohmann::json::array()}};

@@ -468,6 +468,25 @@ void md_unthresholded(std::ostream& md, const claims::ClaimResult& r) {
   }
 }
 
+// The reading's free constants (`sensitivity:`): each value's verdict beside the committed one's.
+void md_readings(std::ostream& md, const claims::ClaimResult& r, bool prop) {
+  const claims::Claim& c = r.claim;
+  if (c.sensitivity.empty() || r.seeds.empty()) return;
+  md << "Readings (constants the paper leaves open; the rule must give one verdict at each):\n\n"
+     << "| constant | value | verdict | measured | why this range |\n| --- | --- | --- | --- | --- |\n";
+  for (size_t k = 0; k < c.sensitivity.size(); ++k) {
+    const claims::Sensitivity& s = c.sensitivity[k];
+    md << "| `" << s.at << "` | " << md_escape(s.committed.dump()) << " (committed) | "
+       << claims::verdict_name(r.first_verdict) << " | " << fmt(r.measured, prop ? 4 : 6) << " | " << md_escape(s.why)
+       << " |\n";
+    for (const auto& reading : r.readings)
+      if (reading.constant == k)
+        md << "| `" << s.at << "` | " << md_escape(s.values[reading.value].dump()) << " | "
+           << claims::verdict_name(reading.verdict) << " | " << fmt(reading.measured, prop ? 4 : 6) << " | |\n";
+  }
+  md << "\n";
+}
+
 // One claim's section: the paper's words, what was measured, each seed, each control, curves, figures.
 void md_claim_detail(std::ostream& md, const Report& rep, size_t i) {
   const claims::ClaimResult& r = rep.claims[i];
@@ -489,6 +508,7 @@ void md_claim_detail(std::ostream& md, const Report& rep, size_t i) {
   if (!r.reason.empty()) md << "Why: " << md_escape(r.reason) << "\n\n";
   const bool prop = is_proportion(r);
   if (!r.seeds.empty()) md_seed_table(md, r.seeds, prop);
+  md_readings(md, r, prop);
   if (!c.control_none_reason.empty()) md << "Negative control: none (" << md_escape(c.control_none_reason) << ").\n\n";
   for (const auto& cr : r.controls) {
     md << "Negative control `" << md_escape(cr.control.text()) << "`"
