@@ -123,6 +123,37 @@ TEST(Verdict, BoundariesOfEachComparison) {
   EXPECT_EQ(decide(Comparison::Greater, 0.5, {std::nan(""), 1}), Verdict::Inconclusive);
 }
 
+// The margin: the value's signed distance from the threshold over its whole uncertainty (seeds,
+// evaluation, draws in quadrature); none for an exact value.
+TEST(Verdict, MarginIsTheDistanceFromTheThresholdInUnitsOfTheWholeUncertainty) {
+  Rule rule;
+  rule.op = Comparison::GreaterEq;
+  rule.threshold = 0.9;
+  ClaimResult r;
+  for (double v : {0.95, 0.96, 0.97}) {
+    SeedResult s;
+    s.m.value = v;
+    s.ci = {v - 0.01, v + 0.01};
+    r.seeds.push_back(s);
+  }
+  r.measured = 0.96;
+  r.measured_ci = {0.95, 0.97};
+  ASSERT_TRUE(claim_margin(rule, r).has_value());
+  EXPECT_NEAR(*claim_margin(rule, r), 0.06 / std::sqrt(2 * 0.01 * 0.01), 1e-12);
+  r.draws.push_back({});
+  r.draws.back().measured = 0.90;  // another draw 0.06 lower: half its range joins the uncertainty
+  EXPECT_NEAR(*claim_margin(rule, r), 0.06 / std::sqrt(2 * 0.01 * 0.01 + 0.03 * 0.03), 1e-12);
+  rule.op = Comparison::Less;  // the same value on the failing side of "< 0.9"
+  EXPECT_LT(*claim_margin(rule, r), -1);
+  rule.op = Comparison::Within;
+  rule.high = 0.97;  // within [0.9, 0.97]: 0.01 from the nearer end
+  EXPECT_NEAR(*claim_margin(rule, r), 0.01 / std::sqrt(2 * 0.01 * 0.01 + 0.03 * 0.03), 1e-12);
+  ClaimResult exact;  // one seed, no interval: a bitwise difference of 0
+  exact.seeds.push_back({});
+  exact.measured = 0;
+  EXPECT_FALSE(claim_margin(rule, exact).has_value());
+}
+
 TEST(ClaimFile, ValidClaimLoads) { EXPECT_EQ(load_error(kValid), "(loaded)"); }
 
 TEST(ClaimFile, MalformedFilesNameFileLineColumnAndProblem) {

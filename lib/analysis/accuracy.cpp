@@ -2,6 +2,7 @@
 // that has a target: train/task_data.h).
 #include <torch/torch.h>
 
+#include "analysis/clustered.h"
 #include "analysis/common.h"
 #include "analysis/kinds.h"
 #include "train/evaluate.h"
@@ -40,6 +41,7 @@ Measurement measure(const MeasureInput& in) {
   m.successes = r.correct;
   m.value = r.accuracy();
   m.details = {{"set", set.name}, {"description", set.description}, {"exhaustive", set.exhaustive}, {"loss", r.loss}};
+  if (!r.sequence_n.empty()) record_sequences(m, r.sequence_n, r.sequence_correct);  // several targets a sequence
   // The set's accuracy along training, from the run's metrics log (1000 sequences
   // every eval_every steps), when the log sits next to the checkpoint; one line per seed.
   // A log that does not record this set (another family's trainer keeps its own keys) draws no figure.

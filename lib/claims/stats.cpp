@@ -19,10 +19,22 @@ Interval wilson(int64_t k, int64_t n, double z) {
   return {std::max(0.0, center - half), std::min(1.0, center + half)};
 }
 
+Interval wilson_at(double p, double n, double z) {
+  if (!(n > 0)) return {0.0, 1.0};
+  const double z2 = z * z;
+  const double denom = 1.0 + z2 / n;
+  const double center = (p + z2 / (2 * n)) / denom;
+  const double half = z / denom * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n));
+  return {std::max(0.0, center - half), std::min(1.0, center + half)};
+}
+
 Interval newcombe_difference(int64_t k1, int64_t n1, int64_t k2, int64_t n2) {
   const double p1 = static_cast<double>(k1) / static_cast<double>(n1);
   const double p2 = static_cast<double>(k2) / static_cast<double>(n2);
-  const Interval w1 = wilson(k1, n1), w2 = wilson(k2, n2);
+  return newcombe_difference(p1, wilson(k1, n1), p2, wilson(k2, n2));
+}
+
+Interval newcombe_difference(double p1, const Interval& w1, double p2, const Interval& w2) {
   const double d = p1 - p2;
   return {d - std::sqrt((p1 - w1.low) * (p1 - w1.low) + (w2.high - p2) * (w2.high - p2)),
           d + std::sqrt((w1.high - p1) * (w1.high - p1) + (p2 - w2.low) * (p2 - w2.low))};

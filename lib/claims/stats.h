@@ -14,10 +14,16 @@ struct Interval {
 // Wilson score interval for k successes in n trials (z = 1.96: 95 %). n = 0 gives [0, 1].
 Interval wilson(int64_t k, int64_t n, double z = 1.959963984540054);
 
+// Wilson's interval for an observed proportion p at a real-valued sample size n (> 0): an effective
+// size, e.g. Kish's over the sequences of a per-token proportion (analysis/clustered.h).
+Interval wilson_at(double p, double n, double z = 1.959963984540054);
+
 // The 95 % interval of p1 - p2 for two independent proportions k1/n1 and k2/n2: Newcombe's hybrid score
 // interval (Statistics in Medicine 17, 1998, method 10), from each one's Wilson interval; unlike the
 // Wald interval it keeps its coverage near 0 and 1. n1, n2 >= 1.
 Interval newcombe_difference(int64_t k1, int64_t n1, int64_t k2, int64_t n2);
+// The same from each proportion and its own interval (w1, w2: Wilson's, at an effective size or not).
+Interval newcombe_difference(double p1, const Interval& w1, double p2, const Interval& w2);
 
 // An interval over the values several seeds gave, with the method and the coverage it states.
 // What a reader may take from it depends on the number of seeds n:

@@ -72,7 +72,12 @@ Verdict decide(Comparison op, double t, Interval ci, double high) {
 
 namespace {
 
+// A proportion counted over several positions of each sequence is judged over its sequences (Wilson's
+// interval at Kish's effective size, analysis/clustered.h); one answer a sequence, over its n trials.
 Interval interval_of(const analysis::Measurement& m, analysis::Statistic stat) {
+  if (stat == analysis::Statistic::Proportion && m.details.contains("effective_n"))
+    return wilson_at(m.n > 0 ? static_cast<double>(m.successes) / static_cast<double>(m.n) : 0.0,
+                     m.details["effective_n"].get<double>());
   if (stat == analysis::Statistic::Proportion) return wilson(m.successes, m.n);
   if (!std::isnan(m.ci_low) && !std::isnan(m.ci_high)) return {m.ci_low, m.ci_high};
   return {m.value, m.value};
@@ -180,7 +185,9 @@ analysis::Measurement intervened_measure(const Claim& c, const train::Checkpoint
   analysis::Measurement drop;
   drop.value = clean.value - m.value;
   drop.n = clean.n;
-  const Interval ci = newcombe_difference(clean.successes, clean.n, m.successes, m.n);
+  // Each side over its own unit (its sequences where it counts several positions of each).
+  const Interval ci = newcombe_difference(clean.value, interval_of(clean, analysis::Statistic::Proportion), m.value,
+                                          interval_of(m, analysis::Statistic::Proportion));
   drop.ci_low = ci.low;
   drop.ci_high = ci.high;
   drop.details = m.details;
@@ -668,6 +675,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
           };
           check_sensitivity(c, measure_with, opts, measured, r.first_verdict, r);
         }
+        r.margin = claim_margin(c.rule, r);
         check_controls(c, runs, store, opts, measure, r);
         if (!missing.empty() && r.verdict != Verdict::Skipped && r.verdict != Verdict::Invalid)
           r.reason +=
@@ -679,6 +687,34 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+std::optional<double> claim_margin(const Rule& rule, const ClaimResult& r) {
+  if (r.seeds.empty()) return std::nullopt;
+  auto half = [](const Interval& i) { return std::isfinite(i.high - i.low) ? (i.high - i.low) / 2 : 0.0; };
+  const bool fraction = rule.seeds == SeedRule::Fraction;  // measured is k/n, its interval Wilson's
+  const double seeds = r.seeds.size() > 1 || fraction ? half(r.measured_ci) : 0.0;
+  double evaluation = 0, low = r.measured, high = r.measured;
+  if (!fraction)
+    for (const auto& s : r.seeds) evaluation += half(s.ci) / static_cast<double>(r.seeds.size());
+  for (const auto& d : r.draws) {
+    low = std::min(low, d.measured);
+    high = std::max(high, d.measured);
+  }
+  const double draws = (high - low) / 2;
+  const double u = std::sqrt(seeds * seeds + evaluation * evaluation + draws * draws);
+  if (!(u > 0) || !std::isfinite(r.measured)) return std::nullopt;
+  const double x = r.measured;
+  double distance = 0;  // signed: positive on the passing side
+  if (fraction) {
+    distance = x - rule.fraction;
+  } else if (rule.op == Comparison::Within) {
+    distance = std::min(x - rule.threshold, rule.high - x);
+  } else {
+    const bool above = rule.op == Comparison::Greater || rule.op == Comparison::GreaterEq;
+    distance = above ? x - rule.threshold : rule.threshold - x;
+  }
+  return distance / u;
 }
 
 std::string last_seconds_key(const std::string& file) {
@@ -789,6 +825,7 @@ nlohmann::json to_json(const ClaimResult& r) {
                      {"ci_high", r.measured_ci.high},
                      {"interval", r.measured_interval}};
     if (r.measured_coverage > 0) j["measured"]["coverage"] = r.measured_coverage;
+    if (r.margin) j["margin"] = *r.margin;  // derived from the values: not a baseline's
     for (const auto& s : r.seeds) j["seeds"].push_back(seed_json(s));
   }
   for (const auto& d : r.draws) {

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,8 +79,17 @@ struct ClaimResult {
   // The rule's verdict on `seeds` alone (the committed reading, the first draw), before the other draws
   // and readings are weighed.
   Verdict first_verdict = Verdict::Error;
+  // How far the measured value lies from the threshold, in units of its whole uncertainty (claim_margin):
+  // positive on the passing side, >= 1 clear of the threshold; none where no uncertainty was measured.
+  std::optional<double> margin;
   double seconds = 0;
 };
+
+// The measured value's signed distance from the rule's threshold (the nearer end of a `within` range)
+// over its whole uncertainty: the seeds' interval half-width, the seeds' own evaluation intervals (their
+// mean half-width) and the other evaluation draws (half the range of their values) combined in
+// quadrature. Positive on the passing side; none when all three are 0 (an exact value).
+std::optional<double> claim_margin(const Rule& rule, const ClaimResult& r);
 
 struct VerifyOptions {
   std::vector<uint64_t> seeds;                  // --seeds: restrict every claim to these seeds (empty: all)

@@ -343,9 +343,13 @@ void md_claims_table(std::ostream& md, const Report& rep) {
         "more seeds under a median rule, [x₍k₎, x₍n+1−k₎] with the largest k that covers the median with "
         "probability ≥ 95 % (93.75 % with 5 seeds), whatever the distribution. A rule on k of n seeds: the Wilson "
         "95 % interval of k/n. tests/test_stats.cpp checks each coverage by simulation. Per seed: each seed's value "
-        "and verdict, judged by its own interval.\n\n"
-        "| id | § | claim | paper | measured [interval] | per seed | rule | verdict |\n| --- | --- | --- | --- | --- "
-        "| --- | --- | --- |\n";
+        "and verdict, judged by its own interval. **margin**: the measured value's distance from the threshold in "
+        "units of its whole uncertainty (the interval over seeds, the seeds' own evaluation intervals and the "
+        "other evaluation draws, combined in quadrature; claims::claim_margin): positive on the passing side, "
+        "beyond ±1 clear of the threshold, between them within reach of it; — where no uncertainty was "
+        "measured (an exact value).\n\n"
+        "| id | § | claim | paper | measured [interval] | per seed | rule | margin | verdict |\n| --- | --- | --- | --- "
+        "| --- | --- | --- | --- | --- |\n";
   for (const auto& r : rep.claims) {
     const bool prop = is_proportion(r);
     md << "| " << md_escape(r.id) << " | " << (r.loaded ? md_escape(r.claim.paper.section) : "") << " | "
@@ -355,7 +359,8 @@ void md_claims_table(std::ostream& md, const Report& rep) {
     for (const auto& sd : r.seeds)
       md << "s" << sd.seed << ": " << seed_value_text(sd.m.value, prop, 4) << " " << claims::verdict_name(sd.verdict)
          << "<br>";
-    md << " | " << (r.loaded ? md_escape(r.claim.rule.describe()) : "") << " | **" << claims::verdict_name(r.verdict)
+    md << " | " << (r.loaded ? md_escape(r.claim.rule.describe()) : "") << " | " << (r.margin ? fmt(*r.margin, 3) : "—")
+       << " | **" << claims::verdict_name(r.verdict)
        << "**" << (is_expected(rep, r) ? " (expected: in the baseline)" : "") << " |\n";
   }
   if (any_infinite(rep.claims))

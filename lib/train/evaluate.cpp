@@ -29,8 +29,14 @@ SetResult evaluate_with(model::FastLogits& logits_of, const NamedBatch& set, con
                       .to(torch::kCPU);
     auto targets = set.batch.targets.slice(0, start, end);  // [b, T] or [b]
     auto has = targets != kNoTarget;
+    const auto right = (logits.argmax(-1) == targets) & has;
     r.n += has.sum().item<int64_t>();
-    r.correct += ((logits.argmax(-1) == targets) & has).sum().item<int64_t>();
+    r.correct += right.sum().item<int64_t>();
+    if (set.batch.every_position()) {
+      const auto n = has.sum(1).to(torch::kInt64).contiguous(), k = right.sum(1).to(torch::kInt64).contiguous();
+      r.sequence_n.insert(r.sequence_n.end(), n.data_ptr<int64_t>(), n.data_ptr<int64_t>() + n.numel());
+      r.sequence_correct.insert(r.sequence_correct.end(), k.data_ptr<int64_t>(), k.data_ptr<int64_t>() + k.numel());
+    }
     loss_sum += cross_entropy(logits, targets, precision, LossReduction::Sum).item<double>();
   }
   r.loss = r.n > 0 ? loss_sum / static_cast<double>(r.n) : 0.0;

@@ -16,6 +16,9 @@ struct SetResult {
   int64_t n = 0;  // sequences; for a set with targets at every position, the targets (task_data.h)
   int64_t correct = 0;
   double loss = 0.0;  // mean cross-entropy over them
+  // For a set with targets at every position: each sequence's targets and correct answers, in order (the
+  // sequences, not the targets, are independent: analysis/clustered.h). Empty for one answer a sequence.
+  std::vector<int64_t> sequence_n, sequence_correct;
   double accuracy() const { return n > 0 ? static_cast<double>(correct) / static_cast<double>(n) : 0.0; }
 };
 

@@ -29,10 +29,16 @@ MemoryRecall memory_recall(const model::Transformer& m, const std::vector<int>& 
   const auto Eq = E.index_select(0, q_ids);                                                 // [K, d]
   const auto keys2 = analysis::ov_apply(m, 0, Eq).matmul(W(m.W_K(1)));                      // [K, d_head]
   r.W_K2 = recall(Eq.matmul(W(m.W_Q(1))).matmul(keys2.t()), torch::arange(q_ids.size(0)));  // [K, K]
-  const auto queries1 = P.slice(0, 1, T).matmul(W(m.W_Q(0)));                               // [T-1, d_head]
-  const auto keys1 = P.slice(0, 0, T - 1).matmul(W(m.W_K(0)));                              // [T-1, d_head]
-  r.W_K1 = recall(queries1.matmul(keys1.t()), torch::arange(T - 1));                        // row t-1 is t's query
+  r.W_K1 = w_k1_recall(m, T);
   return r;
+}
+
+double w_k1_recall(const model::Transformer& m, int64_t positions) {
+  torch::NoGradGuard no_grad;
+  const auto P = m.W_pos().to(torch::kCPU).slice(0, 0, positions);                               // [T', d]
+  const auto queries = P.slice(0, 1, positions).matmul(m.W_Q(0).to(torch::kCPU));               // [T'-1, d_head]
+  const auto keys = P.slice(0, 0, positions - 1).matmul(m.W_K(0).to(torch::kCPU));               // [T'-1, d_head]
+  return recall(queries.matmul(keys.t()), torch::arange(positions - 1));  // row t-1 is t's query
 }
 
 nlohmann::json memory_recall_metrics(const model::Transformer& m, const std::vector<int>& triggers) {

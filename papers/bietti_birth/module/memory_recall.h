@@ -25,6 +25,10 @@ struct MemoryRecall {
 // cc::Error for a model with fewer than two blocks or more than one head per block.
 MemoryRecall memory_recall(const model::Transformer& m, const std::vector<int>& triggers);
 
+// The W_K1 probe over the first `positions` positions only (2 <= positions <= T): the authors' variant
+// test_wk0(cutoff=64), which their logs print beside the full one.
+double w_k1_recall(const model::Transformer& m, int64_t positions);
+
 // {"memory_recall": {"W_O2": .., "W_K2": .., "W_K1": ..}} for a two-block model; {} for any other.
 nlohmann::json memory_recall_metrics(const model::Transformer& m, const std::vector<int>& triggers);
 
