@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A claim measured on a quantity that moves with the evaluation draw cannot PASS or FAIL on one lucky
-# draw (expect.draws, claims::Rule::draws). On Bietti et al.'s one-layer models, B2 (accuracy < 0.5 on
-# 256 sequences) FAILs on its committed draw alone; under its rule of 5 independent draws it is
-# INCONCLUSIVE, saying so. B1, far from its threshold, keeps its PASS on every draw. A kind that draws no
-# evaluation set cannot take `draws` (an error at its line).
+# draw (expect.draws, claims::Rule::draws). Bietti et al.'s B11a (accuracy >= 0.9 on triggers the model
+# never trained on, 256 sequences) PASSes on its second draw alone; under its rule of 5 independent
+# draws it is INCONCLUSIVE, saying so (two draws straddle 0.9). B1, far from its threshold, keeps its
+# PASS on every draw. A kind that draws no evaluation set cannot take `draws` (an error at its line).
 # usage: draws_cli.sh CLAIMCHECK SOURCE_DIR
 set -uo pipefail
 CC=$1 SRC=$2
@@ -24,10 +24,11 @@ check() {  # NAME WANT-RC REGEX FILE
   fi
 }
 mkdir -p "$W/c" && cp "$C/defaults.yaml" "$W/c/"
-grep -q '^  draws: 5' "$C/B2.yaml" || { echo "FAIL: B2 no longer declares draws: 5"; exit 1; }
-sed '/^  draws: /d' "$C/B2.yaml" > "$W/c/b2_one_draw.yaml"
-check one_draw_decides 1 "FAIL +B2 .*seeds [0-9, and]+ fail" "$W/c/b2_one_draw.yaml"
-check five_draws_inconclusive 1 "INCONCLUSIVE +B2 .*depends on the evaluation draw: FAIL [0-9.]+, .* on 5 independent draws" "$C/B2.yaml"
+grep -q '^  draws: 5' "$C/B11a.yaml" || { echo "FAIL: B11a no longer declares draws: 5"; exit 1; }
+# Its second draw alone (eval_seed one past the folder's analysis_seed, 20260531).
+sed -e '/^  draws: /d' -e 's/^  size: 256$/  size: 256\n  eval_seed: 20260532/' "$C/B11a.yaml" > "$W/c/b11a_one_draw.yaml"
+check one_lucky_draw_passes 0 "PASS +B11a " "$W/c/b11a_one_draw.yaml"
+check five_draws_inconclusive 1 "INCONCLUSIVE +B11a .*depends on the evaluation draw: INCONCLUSIVE [0-9.]+, PASS [0-9.]+, .* on 5 independent draws" "$C/B11a.yaml"
 check far_from_threshold 0 "PASS +B1 .*the same on each of 5 evaluation draws" "$C/B1.yaml"
 sed 's/^  min_seeds: 3$/  min_seeds: 3\n  draws: 3/' "$C/B9a.yaml" > "$W/c/b9a_draws.yaml"
 check draws_without_eval_set 1 "b9a_draws.yaml:[0-9]+:[0-9]+: field 'expect.draws': the measurement 'memory_recall' draws no evaluation set" "$W/c/b9a_draws.yaml"

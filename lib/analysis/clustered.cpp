@@ -7,8 +7,9 @@
 namespace cc::analysis {
 
 double clustered_effective_n(const std::vector<int64_t>& n, const std::vector<int64_t>& k) {
-  if (n.size() != k.size()) throw Error("clustered_effective_n: " + std::to_string(n.size()) + " counts of trials, " +
-                                        std::to_string(k.size()) + " of successes");
+  if (n.size() != k.size())
+    throw Error("clustered_effective_n: " + std::to_string(n.size()) + " counts of trials, " +
+                std::to_string(k.size()) + " of successes");
   double trials = 0, successes = 0;
   for (size_t i = 0; i < n.size(); ++i) {
     trials += static_cast<double>(n[i]);

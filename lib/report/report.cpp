@@ -348,7 +348,8 @@ void md_claims_table(std::ostream& md, const Report& rep) {
         "other evaluation draws, combined in quadrature; claims::claim_margin): positive on the passing side, "
         "beyond ±1 clear of the threshold, between them within reach of it; — where no uncertainty was "
         "measured (an exact value).\n\n"
-        "| id | § | claim | paper | measured [interval] | per seed | rule | margin | verdict |\n| --- | --- | --- | --- "
+        "| id | § | claim | paper | measured [interval] | per seed | rule | margin | verdict |\n| --- | --- | --- | "
+        "--- "
         "| --- | --- | --- | --- | --- |\n";
   for (const auto& r : rep.claims) {
     const bool prop = is_proportion(r);
@@ -360,8 +361,8 @@ void md_claims_table(std::ostream& md, const Report& rep) {
       md << "s" << sd.seed << ": " << seed_value_text(sd.m.value, prop, 4) << " " << claims::verdict_name(sd.verdict)
          << "<br>";
     md << " | " << (r.loaded ? md_escape(r.claim.rule.describe()) : "") << " | " << (r.margin ? fmt(*r.margin, 3) : "—")
-       << " | **" << claims::verdict_name(r.verdict)
-       << "**" << (is_expected(rep, r) ? " (expected: in the baseline)" : "") << " |\n";
+       << " | **" << claims::verdict_name(r.verdict) << "**"
+       << (is_expected(rep, r) ? " (expected: in the baseline)" : "") << " |\n";
   }
   if (any_infinite(rep.claims))
     md << "\n**inf**: the value is not reached within the measured grid (a threshold kind: no grid value "

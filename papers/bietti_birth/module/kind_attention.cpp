@@ -73,9 +73,9 @@ analysis::Measurement measure(const analysis::MeasureInput& in, bool induction) 
   const int block = block_of(in.params, ck);
   const Sequences s = eval_sequences(task_of(ck), in.params["size"], in.params["eval_seed"].get<uint64_t>());
   const std::string hook = "blocks." + std::to_string(block) + ".attn.hook_pattern";
-  Counts all;          // previous-token: every t >= 1; induction: every in-context position
-  Counts after;        // previous-token: the positions right after a trigger only
-  Counts after_first;  // ... right after a trigger's first occurrence
+  Counts all;              // previous-token: every t >= 1; induction: every in-context position
+  Counts after;            // previous-token: the positions right after a trigger only
+  Counts after_first;      // ... right after a trigger's first occurrence
   nlohmann::json pattern;  // the first sequence's first 32 positions, for the report's figure
   auto count = [&](const model::ActivationCache& cache, size_t first, size_t last) {
     const auto start = static_cast<int64_t>(first), end = static_cast<int64_t>(last);
@@ -116,7 +116,8 @@ analysis::Measurement measure(const analysis::MeasureInput& in, bool induction) 
   } else if (!induction && after_n > 0) {
     const double share = after.share();
     m.details["after_a_trigger"] = share;  // reported, not judged (assumptions.md, B6's note)
-    m.details["unthresholded"] = {{"share at the positions right after any occurrence of a trigger (the authors' score_acc)", share}};
+    m.details["unthresholded"] = {
+        {"share at the positions right after any occurrence of a trigger (the authors' score_acc)", share}};
   }
   m.details["figures"] = nlohmann::json::array(
       {{{"id", induction ? "induction_pattern" : "previous_token_pattern"},
@@ -137,7 +138,8 @@ void register_attention(analysis::Registry& r) {
       "size: evaluation sequences (default 256)\n"
       "eval_seed: seed of the family's evaluation draw";
   const std::string prev_doc =
-      doc + "\npositions: all (default: every t >= 1) | after_trigger | after_first_trigger (the authors' printed probe)";
+      doc +
+      "\npositions: all (default: every t >= 1) | after_trigger | after_first_trigger (the authors' printed probe)";
   analysis::MeasurementKind prev(
       "previous_token_attention", analysis::Statistic::Proportion,
       [](const analysis::MeasureInput& in) { return measure(in, false); },

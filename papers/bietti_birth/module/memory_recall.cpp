@@ -35,10 +35,10 @@ MemoryRecall memory_recall(const model::Transformer& m, const std::vector<int>& 
 
 double w_k1_recall(const model::Transformer& m, int64_t positions) {
   torch::NoGradGuard no_grad;
-  const auto P = m.W_pos().to(torch::kCPU).slice(0, 0, positions);                               // [T', d]
-  const auto queries = P.slice(0, 1, positions).matmul(m.W_Q(0).to(torch::kCPU));               // [T'-1, d_head]
-  const auto keys = P.slice(0, 0, positions - 1).matmul(m.W_K(0).to(torch::kCPU));               // [T'-1, d_head]
-  return recall(queries.matmul(keys.t()), torch::arange(positions - 1));  // row t-1 is t's query
+  const auto P = m.W_pos().to(torch::kCPU).slice(0, 0, positions);                  // [T', d]
+  const auto queries = P.slice(0, 1, positions).matmul(m.W_Q(0).to(torch::kCPU));   // [T'-1, d_head]
+  const auto keys = P.slice(0, 0, positions - 1).matmul(m.W_K(0).to(torch::kCPU));  // [T'-1, d_head]
+  return recall(queries.matmul(keys.t()), torch::arange(positions - 1));            // row t-1 is t's query
 }
 
 nlohmann::json memory_recall_metrics(const model::Transformer& m, const std::vector<int>& triggers) {
