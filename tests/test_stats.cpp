@@ -138,6 +138,31 @@ TEST(Coverage, WilsonOverSequencesOfSharedPositions) {
   EXPECT_THROW(analysis::clustered_effective_n({1, 2}, {1}), Error);
 }
 
+// A drop measured twice on the same sequences (reset_accuracy_drop): its interval over the paired
+// sequences covers the true drop at 95 %, where each sequence's positions share their rates.
+TEST(Coverage, PairedDropOverSequences) {
+  EXPECT_EQ(analysis::paired_drop_interval({1, 1, 1}, {1, 1, 1}, {0, 0, 0}), std::make_pair(1.0, 1.0));
+  const auto two = analysis::paired_drop_interval({2, 2}, {2, 0}, {0, 0});  // D 0.5, se 0.5
+  EXPECT_NEAR(two.first, -0.479963984540054, 1e-12);
+  EXPECT_EQ(two.second, 1.0);
+  std::mt19937_64 rng(11);
+  constexpr int trials = 4000, m = 256, positions = 20;
+  std::bernoulli_distribution coin(0.5);
+  std::binomial_distribution<int64_t> high(positions, 0.9), low(positions, 0.5), reset(positions, 0.3);
+  int covered = 0;
+  for (int i = 0; i < trials; ++i) {
+    std::vector<int64_t> n(m, positions), k(m), j(m);
+    for (int s = 0; s < m; ++s) {
+      k[static_cast<size_t>(s)] = coin(rng) ? high(rng) : low(rng);
+      j[static_cast<size_t>(s)] = reset(rng);
+    }
+    const auto ci = analysis::paired_drop_interval(n, k, j);
+    covered += ci.first <= 0.4 && 0.4 <= ci.second;  // 0.7 - 0.3
+  }
+  const double se = std::sqrt(0.95 * 0.05 / trials);
+  EXPECT_GE(static_cast<double>(covered) / trials, 0.95 - 4 * se) << "covered " << covered;
+}
+
 // The §7 theory kinds: a jackknife over K = 8 Monte Carlo batches with t(0.975, 7); the normal 1.96
 // in its place covers about 91 % (why the t quantile is used).
 TEST(Coverage, JackknifeIntervalOverEightBatches) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "analysis/clustered.h"
 #include "analysis/common.h"
 #include "analysis/kinds.h"
 #include "train/evaluate.h"
@@ -48,6 +49,12 @@ Measurement measure(const MeasureInput& in) {
   m.details["set"] = set.name;
   m.details["unthresholded"] = {{"accuracy", trained.accuracy()},
                                 {"accuracy with the parameters reset", ablated.accuracy()}};
+  if (!trained.sequence_n.empty()) {  // several targets a sequence: the drop's interval over sequences
+    const auto ci = paired_drop_interval(trained.sequence_n, trained.sequence_correct, ablated.sequence_correct);
+    m.ci_low = ci.first;
+    m.ci_high = ci.second;
+    m.details["sequences"] = static_cast<int64_t>(trained.sequence_n.size());
+  }
   return m;
 }
 
@@ -56,7 +63,8 @@ Measurement measure(const MeasureInput& in) {
 void register_reset_ablation(Registry& r) {
   MeasurementKind k("reset_accuracy_drop", Statistic::Scalar, measure,
                     "accuracy on an evaluation set minus that of the same model with `reset` put back to their values "
-                    "at initialisation (what those learned parameters carry)");
+                    "at initialisation (what those learned parameters carry); on a set with several targets a "
+                    "sequence, with a 95 % interval over the paired sequences (analysis/clustered.h)");
   k.parse_params = parse;
   k.params_doc =
       "reset: parameter names (TransformerLens names, e.g. blocks.0.attn.W_K)\n"
