@@ -8,6 +8,7 @@
 //   the claim has a real negative control, which "the pre-MLP probe fails" alone would not.
 #include <torch/torch.h>
 
+#include "analysis/activation_store.h"
 #include "analysis/common.h"
 #include "papers/assign_and_add/module/examples.h"
 #include "papers/assign_and_add/module/module.h"
@@ -62,7 +63,15 @@ nlohmann::json parse(ObjectReader r) {
   return p;
 }
 
-Measurement measure(const MeasureInput& in) {
+// The two probes' held-out accuracies (pre, post) and the held-out count: they depend on the sets, size,
+// eval_seed and steps, not on pre_max or post_min, so the readings of those constants (`sensitivity:`)
+// and any claim asking the same share one computation through the store.
+struct ProbeAccuracies {
+  double pre = 0, post = 0;
+  int64_t held_out = 0;
+};
+
+ProbeAccuracies probe_accuracies(const MeasureInput& in) {
   const auto& p = in.params;
   const auto sets = p["sets"].get<std::vector<std::string>>();
   const auto acts = activations(in.activations, in.checkpoint, sets, p["size"].get<int>(),
@@ -85,10 +94,20 @@ Measurement measure(const MeasureInput& in) {
   parallel_for(in.activations, features.size(), [&](size_t k) {  // the two probes at once
     accuracy[k] = probe_accuracy(features[k].index_select(0, perm), y.index_select(0, perm), classes, steps);
   });
-  const double acc_pre = accuracy[0], acc_post = accuracy[1];
+  return {accuracy[0], accuracy[1], static_cast<int64_t>(ex.size()) / 2};
+}
+
+Measurement measure(const MeasureInput& in) {
+  const auto& p = in.params;
+  const std::string name = "assign_and_add.linear_probes " + p["sets"].dump() + " size=" + p["size"].dump() +
+                           " eval_seed=" + p["eval_seed"].dump() + " steps=" + p["steps"].dump();
+  const auto probes = derived<ProbeAccuracies>(in.activations, in.checkpoint, name, [&] {
+    return Derived<ProbeAccuracies>{probe_accuracies(in), sizeof(ProbeAccuracies)};
+  });
+  const double acc_pre = probes->pre, acc_post = probes->post;
   Measurement m;
   m.value = std::min(p["pre_max"].get<double>() - acc_pre, acc_post - p["post_min"].get<double>());
-  m.n = static_cast<int64_t>(ex.size()) / 2;
+  m.n = probes->held_out;
   m.details = {{"probe_accuracy_resid_mid", acc_pre}, {"probe_accuracy_resid_post", acc_post}, {"held_out", m.n}};
   m.details["unthresholded"] = {{"probe accuracy on blocks.1.hook_resid_mid", acc_pre},
                                 {"probe accuracy on blocks.1.hook_resid_post", acc_post}};
