@@ -484,6 +484,27 @@ void check_controls(const Claim& c, const catalogue::Runs& runs, catalogue::RunS
   }
 }
 
+// The claim's seeds measured again another way (another evaluation draw, another reading) and judged by
+// its rule. The first measurement had these seeds, so one missing now is an error naming `what`.
+struct Remeasured {
+  std::vector<SeedResult> seeds;
+  Verdict verdict = Verdict::Error;
+  double measured = 0;
+};
+Remeasured remeasure(const Claim& c, const SeedMeasure& measure, const std::vector<uint64_t>& seeds,
+                     const VerifyOptions& opts, const std::string& what) {
+  Remeasured out;
+  std::vector<uint64_t> missing;
+  std::string why;
+  measure_seeds(c, measure, seeds, c.stage, opts.pool, out.seeds, missing, why);
+  if (!missing.empty())
+    throw Error(c.file + ": " + what + " could not measure seed(s) " + seed_list(missing) + ": " + why);
+  ClaimResult scratch;
+  out.verdict = combine(c.rule, out.seeds, scratch);
+  out.measured = scratch.measured;
+  return out;
+}
+
 // The rule's other evaluation draws (Rule::draws): the same seeds measured again with the next
 // eval_seeds, each draw judged by the same rule. A verdict that differs between draws is decided by
 // the draw, not the model: INCONCLUSIVE, each draw's verdict and value in the reason. The first draw's
@@ -498,16 +519,11 @@ void check_draws(const Claim& c, const catalogue::RunSpec& spec, catalogue::RunS
     params["eval_seed"] = first + static_cast<uint64_t>(k);
     ClaimResult::Draw d;
     d.eval_seed = first + static_cast<uint64_t>(k);
-    std::vector<uint64_t> missing;
-    std::string why;
-    measure_seeds(c, checkpoint_measure(c, spec, store, opts.activations, &params), seeds, c.stage, opts.pool, d.seeds,
-                  missing, why);
-    if (!missing.empty())  // the first draw measured these seeds: another draw cannot lack them
-      throw Error(c.file + ": evaluation draw " + std::to_string(k + 1) + " could not measure seed(s) " +
-                  seed_list(missing) + ": " + why);
-    ClaimResult scratch;
-    d.verdict = combine(c.rule, d.seeds, scratch);
-    d.measured = scratch.measured;
+    Remeasured again = remeasure(c, checkpoint_measure(c, spec, store, opts.activations, &params), seeds, opts,
+                                 "evaluation draw " + std::to_string(k + 1));
+    d.seeds = std::move(again.seeds);
+    d.verdict = again.verdict;
+    d.measured = again.measured;
     verdicts.push_back(d.verdict);
     values.push_back(d.measured);
     r.draws.push_back(std::move(d));
@@ -566,18 +582,9 @@ void check_sensitivity(const Claim& c, const std::function<SeedMeasure(const nlo
   const double committed_value = r.measured;
   for (size_t k = 0; k < c.sensitivity.size(); ++k)
     for (size_t v = 0; v < c.sensitivity[k].values.size(); ++v) {
-      ClaimResult::Reading reading{k, v, {}, Verdict::Error, 0};
-      std::vector<uint64_t> missing;
-      std::string why;
-      measure_seeds(c, measure_with(c.sensitivity[k].params[v]), seeds, c.stage, opts.pool, reading.seeds, missing,
-                    why);
-      if (!missing.empty())  // the committed reading measured these seeds: another reading cannot lack them
-        throw Error(c.file + ": the reading " + c.sensitivity[k].at + " = " + c.sensitivity[k].values[v].dump() +
-                    " could not measure seed(s) " + seed_list(missing) + ": " + why);
-      ClaimResult scratch;
-      reading.verdict = combine(c.rule, reading.seeds, scratch);
-      reading.measured = scratch.measured;
-      r.readings.push_back(std::move(reading));
+      Remeasured again = remeasure(c, measure_with(c.sensitivity[k].params[v]), seeds, opts,
+                                   "the reading " + c.sensitivity[k].at + " = " + c.sensitivity[k].values[v].dump());
+      r.readings.push_back({k, v, std::move(again.seeds), again.verdict, again.measured});
     }
   std::string each, flips;
   for (size_t k = 0; k < c.sensitivity.size(); ++k) {
