@@ -312,6 +312,18 @@ void read_rule(ObjectReader expect, Claim& c) {
   expect.finish();
 }
 
+// The kind's parameters for the claim's measure block with some values replaced (`merged`: the block as
+// written, replacements made), read by the kind's own parse_params: a theory control's overrides, a
+// reading's other value. Its errors name the measure block's lines.
+nlohmann::json parse_measure_as(const YamlDoc& doc, const nlohmann::json& merged, const ObjectReader& measure,
+                                const Claim& c) {
+  ObjectReader variant(doc, merged, measure.pointer());
+  variant.string("kind");
+  for (const char* key : {"intervene", "effect"})  // the engine's, not the kind's
+    if (variant.has(key)) variant.raw(key);
+  return c.measurement->parse_params(variant);
+}
+
 // One control: {checkpoint} | {run, checkpoint} | {params} (theory) | {intervene, checkpoint?}.
 Control read_one_control(ObjectReader control, const YamlDoc& doc, const ObjectReader& measure,
                          const catalogue::Runs& runs, const catalogue::RunSpec* spec, const Claim& c) {
@@ -323,11 +335,7 @@ Control read_one_control(ObjectReader control, const YamlDoc& doc, const ObjectR
     ObjectReader overrides = control.object("params");
     nlohmann::json merged = measure.json();
     for (const auto& [k, v] : overrides.json().items()) merged[k] = v;
-    ObjectReader control_measure(doc, merged, measure.pointer());
-    control_measure.string("kind");
-    for (const char* key : {"intervene", "effect"})
-      if (control_measure.has(key)) control_measure.raw(key);
-    out.params = c.measurement->parse_params(control_measure);
+    out.params = parse_measure_as(doc, merged, measure, c);
     out.stage = Stage::theory_control();
     for (const auto& [k, v] : overrides.json().items()) overrides.raw(k);
   } else {
@@ -429,12 +437,8 @@ Sensitivity read_one_sensitivity(ObjectReader one, const YamlDoc& doc, const Obj
         v.is_boolean() != s.committed.is_boolean())
       one.fail("values", v.dump() + " is not of the committed value's type (" + s.committed.dump() + ")");
     *value_at(merged, s.at) = v;
-    ObjectReader reading(doc, merged, measure.pointer());
-    reading.string("kind");
-    for (const char* key : {"intervene", "effect"})
-      if (reading.has(key)) reading.raw(key);
     try {
-      nlohmann::json params = c.measurement->parse_params(reading);
+      nlohmann::json params = parse_measure_as(doc, merged, measure, c);
       for (const char* key : {"intervene", "effect"})
         if (c.params.contains(key)) params[key] = c.params[key];
       s.params.push_back(std::move(params));

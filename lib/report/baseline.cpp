@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <sstream>
@@ -246,6 +247,16 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
+// One other measurement of a claim (an evaluation draw, a reading) as a baseline row keeps it: the keys
+// that name it, its verdict and value, each seed's value, n and verdict.
+nlohmann::json remeasured_row(const nlohmann::json& d, std::initializer_list<const char*> names) {
+  nlohmann::json one = {{"verdict", d["verdict"]}, {"measured", d["measured"]}};
+  for (const char* key : names) one[key] = d[key];
+  for (const auto& s : d.value("seeds", nlohmann::json::array()))
+    one["seeds"].push_back({{"seed", s["seed"]}, {"value", s["value"]}, {"n", s["n"]}, {"verdict", s["verdict"]}});
+  return one;
+}
+
 }  // namespace
 
 nlohmann::json baseline_from_report(const nlohmann::json& report, const nlohmann::json& tolerance,
@@ -271,19 +282,10 @@ nlohmann::json baseline_from_report(const nlohmann::json& report, const nlohmann
         e["seeds"].push_back(one);
       }
     }
-    for (const auto& d : c.value("draws", nlohmann::json::array())) {
-      nlohmann::json one = {{"eval_seed", d["eval_seed"]}, {"verdict", d["verdict"]}, {"measured", d["measured"]}};
-      for (const auto& s : d.value("seeds", nlohmann::json::array()))
-        one["seeds"].push_back({{"seed", s["seed"]}, {"value", s["value"]}, {"n", s["n"]}, {"verdict", s["verdict"]}});
-      e["draws"].push_back(one);
-    }
-    for (const auto& d : c.value("readings", nlohmann::json::array())) {
-      nlohmann::json one = {
-          {"at", d["at"]}, {"value", d["value"]}, {"verdict", d["verdict"]}, {"measured", d["measured"]}};
-      for (const auto& s : d.value("seeds", nlohmann::json::array()))
-        one["seeds"].push_back({{"seed", s["seed"]}, {"value", s["value"]}, {"n", s["n"]}, {"verdict", s["verdict"]}});
-      e["readings"].push_back(one);
-    }
+    for (const auto& d : c.value("draws", nlohmann::json::array()))
+      e["draws"].push_back(remeasured_row(d, {"eval_seed"}));
+    for (const auto& d : c.value("readings", nlohmann::json::array()))
+      e["readings"].push_back(remeasured_row(d, {"at", "value"}));
     for (const auto& ctl : c.value("controls", nlohmann::json::array())) {
       nlohmann::json one = {{"control", ctl.value("control", "")}, {"seeds", nlohmann::json::array()}};
       if (ctl.contains("unavailable")) one["unavailable"] = ctl["unavailable"];

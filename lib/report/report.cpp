@@ -348,9 +348,8 @@ void md_claims_table(std::ostream& md, const Report& rep) {
         "other evaluation draws, combined in quadrature; claims::claim_margin): positive on the passing side, "
         "beyond ±1 clear of the threshold, between them within reach of it; — where no uncertainty was "
         "measured (an exact value).\n\n"
-        "| id | § | claim | paper | measured [interval] | per seed | rule | margin | verdict |\n| --- | --- | --- | "
-        "--- "
-        "| --- | --- | --- | --- | --- |\n";
+        "| id | § | claim | paper | measured [interval] | per seed | rule | margin | verdict |\n"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& r : rep.claims) {
     const bool prop = is_proportion(r);
     md << "| " << md_escape(r.id) << " | " << (r.loaded ? md_escape(r.claim.paper.section) : "") << " | "
