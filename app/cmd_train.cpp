@@ -127,7 +127,8 @@ int cmd_train(const std::vector<std::string>& args) {
       ("device", po::value(&device), "cpu | cuda | cuda:N (default cpu)")
       ("engine", po::value<std::string>(), "override train.engine: libtorch | blas (CPU fast path; docs/performance.md)")
       ("stop-after", po::value<int64_t>(), "stop at this step (resume later by running the same command)")
-      ("no-progress", "no progress output");
+      ("quiet", "no progress output (as verify's --quiet)")
+      ("no-progress", "the old spelling of --quiet");
   // clang-format on
   po::variables_map vm;
   if (!parse("train", "--config FILE [--run NAME] --out DIR [options]", desc, {}, args, vm)) return kExitOk;
@@ -143,7 +144,7 @@ int cmd_train(const std::vector<std::string>& args) {
   train::TrainOptions opts;
   opts.out_dir = out;
   opts.device = train::parse_device(device);
-  opts.progress = !vm.count("no-progress");
+  opts.progress = !vm.count("quiet") && !vm.count("no-progress");
   opts.command = join_command("train", args);
   if (vm.count("stop-after")) opts.stop_after = vm["stop-after"].as<int64_t>();
   if (vm.count("stop-after") && opts.stop_after < 0)

@@ -76,9 +76,17 @@ std::string find_runs_file(const std::string& given, const std::vector<std::stri
   throw Error("no runs.yaml found above " + (paths.empty() ? std::string(".") : paths.front()) + "; pass --runs FILE");
 }
 
+// The defaults of --report and --cache: reports/latest and cache of the checkout (found upward from
+// the working directory, as git finds its repository), so that a run from a subfolder writes where one
+// from the top does.
+std::string default_report_dir() {
+  return (catalogue::checkout_root() / "reports" / "latest").lexically_normal().string();
+}
+std::string default_cache_dir() { return (catalogue::checkout_root() / "cache").lexically_normal().string(); }
+
 struct Common {
   std::vector<std::string> paths;  // empty: every paper of the checkout (catalogue/paper_layout.h)
-  std::string runs_file, fixtures, cache = "cache";
+  std::string runs_file, fixtures, cache = default_cache_dir();
 };
 
 // --fixtures, else the paper's own (catalogue/paper_layout.h: paper.yaml's `fixtures`, else fixtures/
@@ -130,7 +138,7 @@ void add_common(po::options_description& desc, Common& c) {
       ("fixtures", po::value(&c.fixtures),
        "committed fixtures directory (default: the paper's: paper.yaml's `fixtures`, else fixtures/ beside the runs "
        "file)")
-      ("cache", po::value(&c.cache), "cache of trained runs (default: cache)");
+      ("cache", po::value(&c.cache), "cache of trained runs (default: cache of the checkout)");
   // clang-format on
 }
 
@@ -161,7 +169,10 @@ int verify_every_paper(const std::vector<std::string>& args, const std::vector<f
     const std::string name = claims_dir.parent_path().filename().string();
     std::vector<std::string> one = {claims_dir.string(), "--report", report_dir + "/" + name};
     one.insert(one.end(), rest.begin(), rest.end());
-    std::cout << "== " << claims_dir.string() << " -> " << report_dir << "/" << name << "\n" << std::flush;
+    // Under --json stdout holds one JSON line a paper and nothing else.
+    const bool json = std::find(rest.begin(), rest.end(), "--json") != rest.end();
+    (json ? std::cerr : std::cout) << "== " << claims_dir.string() << " -> " << report_dir << "/" << name << "\n"
+                                   << std::flush;
     // A paper that cannot be verified (its runs file broken, say) is reported and the next one is
     // verified: one broken paper must not hide the others' results.
     int rc = kExitFailure;
@@ -341,11 +352,33 @@ std::map<std::string, std::string> parse_sweep_as(const std::string& text) {
 
 // The verdicts reach the terminal first: a report that cannot be written (a full disk) must not also
 // hide what was measured.
-void print_and_write(verify::Result& result, int jobs, const std::string& report_dir) {
+// `verify --json`: the run in one JSON object on stdout (the lines a person reads go to stderr), what a
+// pipeline step parses: report.json's status, counts and baseline comparison, and each claim's verdict,
+// value, interval, rule and margin.
+nlohmann::json summary_json(const report::Report& rep, const std::string& report_dir) {
+  const nlohmann::json full = report::to_json(rep);
+  nlohmann::json out = {{"format", "claimcheck-summary/1"}, {"status", full["status"]},
+                        {"counts", full["counts"]},         {"report", report_dir + "/report.json"},
+                        {"wall_s", full["wall_s"]},         {"claims", nlohmann::json::array()}};
+  if (full.contains("baseline")) out["baseline"] = full["baseline"];
+  for (const auto& c : full["claims"]) {
+    nlohmann::json row = {{"id", c["id"]}, {"file", c["file"]}, {"verdict", c["verdict"]}};
+    for (const char* key : {"rule", "margin", "reason"})
+      if (c.contains(key)) row[key] = c[key];
+    if (c.contains("measured"))
+      for (const char* key : {"value", "ci_low", "ci_high"})
+        if (c["measured"].contains(key)) row[key] = c["measured"][key];
+    out["claims"].push_back(std::move(row));
+  }
+  return out;
+}
+
+// The verdict lines on `out` (stdout, or stderr under --json), then the report's files.
+void print_and_write(verify::Result& result, int jobs, const std::string& report_dir, std::ostream& out) {
   report::Report& rep = result.report;  // write_reports records the figures it drew
   const std::vector<report::Change> no_changes;
-  std::cout << report::changes_lines(rep.baseline ? rep.baseline->changes : no_changes);  // the changed rows first
-  std::cout << report::summary_lines(rep) << std::flush;
+  out << report::changes_lines(rep.baseline ? rep.baseline->changes : no_changes);  // the changed rows first
+  out << report::summary_lines(rep) << std::flush;
   report::write_reports(report_dir, rep);
   const auto& st = result.activations;
   std::ostringstream timing;
@@ -353,35 +386,37 @@ void print_and_write(verify::Result& result, int jobs, const std::string& report
          << " reused; values shared across claims: " << st.derived_made << " computed, " << st.derived_hits
          << " reused; " << st.evictions << " evicted (peak " << (st.peak_bytes >> 20) << " MB kept); " << std::fixed
          << std::setprecision(1) << rep.context.wall_s << " s\n";
-  std::cout << timing.str() << "report: " << report_dir << "/REPORT.md\n";
+  out << timing.str() << "report: " << report_dir << "/REPORT.md\n";
 }
 
 // Claims not verified in this run keep their rows (while their files exist): regenerating the repro
 // claims with --budget cpu updates those rows only.
-void write_baseline_file(const report::Report& rep, const std::string& path, const std::string& command) {
+void write_baseline_file(const report::Report& rep, const std::string& path, const std::string& command,
+                         std::ostream& out) {
   nlohmann::json fresh = report::baseline_from_report(report::to_json(rep), report::default_tolerance(), command);
   if (fs::exists(path)) fresh = report::merge_baseline(report::read_outcomes(path), fresh);
   write_file_atomic(path, report::with_files_relative_to(fresh, path).dump(2) + "\n");  // UTF-8: made from to_json
-  std::cout << "baseline: " << path << " (review its diff before committing)\n";
+  out << "baseline: " << path << " (review its diff before committing)\n";
 }
 
 // The exit status junit.xml agrees with (report/outcome.h): against a baseline 3 when an outcome moved;
 // without one, --fail-on decides; 77 when every claim skipped.
-int announced_exit_status(const report::Report& rep) {
+int announced_exit_status(const report::Report& rep, std::ostream& out) {
   const int status = report::exit_status(rep);
   if (status == report::kExitBaselineChanged)
-    std::cout << rep.baseline->changes.size() << " outcome(s) differ from " << rep.baseline->file
-              << "; if a change is intended, regenerate it with --write-baseline and say why in the commit\n";
+    out << rep.baseline->changes.size() << " outcome(s) differ from " << rep.baseline->file
+        << "; if a change is intended, regenerate it with --write-baseline and say why in the commit\n";
   return status;
 }
 
 // verify's flags, as given.
 struct VerifyFlags {
   Common common;
-  std::string budget = "fixture", device = "cpu", seeds, run, robustness, report_dir = "reports/latest",
+  std::string budget = "fixture", device = "cpu", seeds, run, robustness, report_dir = default_report_dir(),
               fail_on = "any";
   std::string baseline_file, write_baseline, attribution, sweep_as, junit, claims;
   int jobs = 0, activation_mb = static_cast<int>(claims::kActivationStoreBytes >> 20);
+  bool json = false;
 };
 
 void add_verify_options(po::options_description& desc, VerifyFlags& f) {
@@ -410,7 +445,8 @@ void add_verify_options(po::options_description& desc, VerifyFlags& f) {
        "also write the JUnit XML here (REPORT/junit.xml is always written); every exit writes it, a usage error or "
        "a missing input as one <error> naming it")
       ("report", po::value(&f.report_dir),
-       "report directory (default reports/latest); the claims its last report.json says took longest start "
+       "report directory (default reports/latest of the checkout); the claims its last report.json says took "
+       "longest start "
        "first")
       ("fail-on", po::value(&f.fail_on), "any: exit 1 unless every claim passes or skips; error: only on ERROR/INVALID")
       ("baseline", po::value(&f.baseline_file),
@@ -423,10 +459,13 @@ void add_verify_options(po::options_description& desc, VerifyFlags& f) {
        "only; default: one per usable core); every value is the same for any number")
       ("activation-memory", po::value(&f.activation_mb),
        "MB of activations kept for reuse across claims (default 2048; 0 keeps none past a claim's own request)")
-      ("progress",
-       "a line per claim on stderr as it ends (done/total, elapsed, an estimate of the rest) and training "
-       "progress; the claim lines are on without it when stderr is a terminal")
-      ("quiet", "no claim lines on stderr, even on a terminal")
+      ("progress", "also training's progress (the claim lines are on unless --quiet)")
+      ("quiet",
+       "no line per claim on stderr; without it, each claim's line as it ends (done/total, elapsed, an estimate "
+       "of the rest), on a terminal or not")
+      ("json", po::bool_switch(&f.json),
+       "a JSON summary on stdout, one line (a paper's, each paper's with no path): status, counts, baseline "
+       "changes, each claim's verdict, value, interval, rule and margin; the lines a person reads go to stderr")
       ("strict-controls",
        "a claim none of whose negative controls could be measured (e.g. a kind that reads a training history, "
        "on the untrained model) is INVALID instead of keeping its verdict with a note");
@@ -506,7 +545,8 @@ verify::Request make_request(const VerifyFlags& f, const po::variables_map& vm, 
   req.platform = f.device != "cpu" ? f.device : unpinned_reason().empty() ? "cpu" : "cpu-unpinned";
   req.command = join_command("verify", args);
   req.fail_on = f.fail_on;
-  if (vm.count("progress") || (isatty(STDERR_FILENO) && !vm.count("quiet"))) {
+  // On by default, a plain line a claim, so that a CI log shows a long run moving as a terminal does.
+  if (!vm.count("quiet")) {
     // Each claim's share of the work: its seconds in the last report (the longest start first, so a
     // count would overstate what is left), 1 / count where that report does not know every claim.
     auto weight = std::make_shared<std::map<std::string, double>>();
@@ -559,7 +599,7 @@ namespace {
 // Where this run's junit.xml goes, read from the arguments as given (flags that fail to parse
 // included): --junit, else REPORT/junit.xml, else the default report folder's.
 std::vector<std::string> junit_paths_in(const std::vector<std::string>& args) {
-  std::string report = "reports/latest", junit;
+  std::string report = default_report_dir(), junit;
   for (size_t i = 0; i < args.size(); ++i) {
     for (const auto& [flag, into] : {std::pair<std::string, std::string*>{"--report", &report}, {"--junit", &junit}}) {
       if (args[i] == flag && i + 1 < args.size()) *into = args[i + 1];
@@ -634,10 +674,13 @@ int verify_command(const std::vector<std::string>& args) {
   } catch (const verify::RequestError& e) {
     throw po::error(e.what());  // a flag that names what the runs file lacks: a usage error (exit 2)
   }
-  print_and_write(result, req.options.jobs, f.report_dir);
+  std::ostream& lines = f.json ? std::cerr : std::cout;  // under --json stdout holds the JSON alone
+  print_and_write(result, req.options.jobs, f.report_dir, lines);
   if (!f.junit.empty()) write_file_atomic(f.junit, report::to_junit(result.report));
-  if (!f.write_baseline.empty()) write_baseline_file(result.report, f.write_baseline, req.command);
-  return announced_exit_status(result.report);
+  if (!f.write_baseline.empty()) write_baseline_file(result.report, f.write_baseline, req.command, lines);
+  const int status = announced_exit_status(result.report, lines);
+  if (f.json) std::cout << summary_json(result.report, f.report_dir).dump() << "\n";  // one line: JSON Lines
+  return status;
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ if not releases or releases[0] != version:
     problems.append(f"CHANGELOG.md: its newest release is {releases[:1]}, CMakeLists.txt builds {version}")
 if len(sys.argv) > 2:
     out = subprocess.run([sys.argv[2], "--version"], capture_output=True, text=True).stdout
-    if not out.startswith(f"claimcheck {version}\n"):
+    # VERSION itself at the release, VERSION+dev.N.gHASH between releases (cmake/BuildCommit.cmake).
+    if not re.match(rf"claimcheck {re.escape(version)}(\+(dev\.([0-9]+\.)?g[0-9a-f]+(\.dirty)?|dirty))?\n", out):
         problems.append(f"claimcheck --version prints {out.splitlines()[:1]}, CMakeLists.txt builds {version}")
 try:
     tags = subprocess.run(["git", "-C", src, "tag"], capture_output=True, text=True).stdout.split()

@@ -64,6 +64,7 @@ Measurement measure(const MeasureInput& in) {
                                 {"ylabel", "accuracy"},
                                 {"yrange", {0, 1.02}},
                                 {"mark_phase_windows", true},
+                                {"value_axis", "y"},
                                 {"series", nlohmann::json::array({{{"name", set.name}, {"x", x}, {"y", y}}})}}});
   }
   return m;

@@ -132,6 +132,7 @@ Measurement measure(const MeasureInput& in) {
                       " fit, active neurons of the last MLP"},
         {"xlabel", "R^2"},
         {"ylabel", "fraction of neurons"},
+        {"value_axis", "x"},  // the measured value is the median R^2: the threshold and controls on x
         {"series", nlohmann::json::array({{{"name", "active neurons"}, {"values", r2v}}})}}});
   if (out.details.contains("key_frequency_histogram")) {
     nlohmann::json labels = nlohmann::json::array();

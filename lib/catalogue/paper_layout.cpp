@@ -15,6 +15,30 @@ bool is_paper_folder(const fs::path& dir) {
   return fs::is_directory(dir / "claims", ec) && fs::is_regular_file(dir / "runs.yaml", ec);
 }
 
+namespace {
+
+bool has_paper(const fs::path& root) {
+  std::error_code ec;
+  if (!fs::is_directory(root / "papers", ec)) return false;
+  for (const auto& e : fs::directory_iterator(root / "papers", ec))
+    if (is_paper_folder(e.path())) return true;
+  return false;
+}
+
+}  // namespace
+
+fs::path checkout_root() {
+  fs::path up = ".";
+  std::error_code ec;
+  const fs::path here = fs::current_path(ec);
+  if (ec) return up;
+  for (fs::path dir = here;; dir = dir.parent_path()) {
+    if (has_paper(dir)) return up;
+    if (dir == dir.parent_path()) return ".";
+    up = up == "." ? fs::path("..") : up / "..";
+  }
+}
+
 std::vector<fs::path> paper_folders(const fs::path& root) {
   std::vector<fs::path> out;
   std::error_code ec;

@@ -12,8 +12,13 @@ namespace cc::catalogue {
 // A paper's folder: one with a runs.yaml and a claims/ folder.
 bool is_paper_folder(const std::filesystem::path& dir);
 
+// The checkout the working directory lies in: the nearest of it and the folders above it that has a
+// papers/NAME paper folder (as git finds .git), relative to the working directory ("." there, "../.."
+// two levels down); "." when there is none.
+std::filesystem::path checkout_root();
+
 // Every paper of the checkout at ROOT: each ROOT/papers/NAME that is_paper_folder, sorted.
-std::vector<std::filesystem::path> paper_folders(const std::filesystem::path& root = ".");
+std::vector<std::filesystem::path> paper_folders(const std::filesystem::path& root = checkout_root());
 
 // The committed fixtures of the paper whose runs file this is (see above). The folder need not exist.
 std::filesystem::path fixtures_beside(const std::filesystem::path& runs_file);
@@ -27,6 +32,6 @@ std::optional<std::filesystem::path> committed_report_beside(const std::filesyst
 // The runs file whose fixtures this folder is: the paper of the checkout whose fixtures_beside() is
 // this folder, else DIR/../runs.yaml where that exists; nullopt when neither.
 std::optional<std::filesystem::path> runs_beside(const std::filesystem::path& fixtures_dir,
-                                                 const std::filesystem::path& root = ".");
+                                                 const std::filesystem::path& root = checkout_root());
 
 }  // namespace cc::catalogue

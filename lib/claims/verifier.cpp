@@ -823,6 +823,9 @@ nlohmann::json to_json(const ClaimResult& r) {
                   {"seeds", c.seeds.empty() ? nlohmann::json("all") : nlohmann::json(c.seeds)}};
   j["measure"] = {{"kind", c.kind}, {"params", c.params}};
   j["rule"] = c.rule.describe();
+  // The rule's bound(s) as numbers: what a figure marks on the measured value's axis.
+  j["threshold"] = {{"op", comparison_symbol(c.rule.op)}, {"value", c.rule.threshold}};
+  if (c.rule.op == Comparison::Within) j["threshold"]["high"] = c.rule.high;
   j["tier"] = catalogue::tier_name(c.tier);
   if (c.positive_control) j["role"] = "positive_control";
   if (!c.companion_of.empty()) j["companion_of"] = c.companion_of;

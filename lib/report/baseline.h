@@ -87,6 +87,9 @@ nlohmann::json with_files_relative_to(nlohmann::json baseline, const std::string
 
 constexpr const char* kBaselineFormat = "claimcheck-baseline/1";
 constexpr const char* kReportFormat = "claimcheck-report/1";
+// details.json beside report.json: {format, report, details: {JSON pointer into report.json: value}},
+// the bulky figure series moved out of the seeds' and controls' `details`.
+constexpr const char* kReportDetailsFormat = "claimcheck-report-details/1";
 // The largest tolerance a baseline may set: 1 % relative and 1e-3 absolute, ten times past the
 // loosest default (cuda, 1e-4 relative); beyond it a moved measurement would no longer show.
 constexpr double kMaxToleranceRel = 1e-2;

@@ -142,6 +142,7 @@ void histogram(std::ostringstream& gp, const nlohmann::json& spec) {
   const double w = (hi - lo) / bins;
   gp << "set key top left font ',8'\nset style fill transparent solid 0.45 noborder\nset xrange [" << num(lo) << ":"
      << num(hi) << "]\n";
+  marks(gp, spec);
   for (size_t s = 0; s < series.size(); ++s) {
     std::vector<double> count(static_cast<size_t>(bins), 0.0);
     const auto& values = series[s].at("values");
@@ -377,6 +378,42 @@ std::vector<nlohmann::json> render_figures(const std::string& dir, const std::ve
   return entries;
 }
 
+// A figure whose axis "value_axis" ("x" or "y") is in the claim's measured value's units gets the rule's
+// threshold on it ("threshold >= 0.9"; both bounds of a range) and each negative control's value (the mean
+// over its seeds, "control init: 0.012"), so that the figure shows how far the model and its controls
+// stand from the line the verdict is drawn at.
+namespace {
+
+void mark_rule_and_controls(nlohmann::json& spec, const nlohmann::json& claim) {
+  // An intervention's drop (`effect: drop`) is a difference of two accuracies, not in the axis's units.
+  if (claim.contains("measure") && claim["measure"].contains("params") &&
+      claim["measure"]["params"].value("effect", "") == "drop")
+    return;
+  const std::string lines = spec["value_axis"] == "x" ? "vlines" : "hlines";
+  if (claim.contains("threshold") && claim["threshold"]["value"].is_number()) {
+    const auto& t = claim["threshold"];
+    if (t.contains("high")) {
+      spec[lines].push_back({{"at", t["value"]}, {"label", "threshold: from " + num(t["value"].get<double>())}});
+      spec[lines].push_back({{"at", t["high"]}, {"label", "threshold: to " + num(t["high"].get<double>())}});
+    } else {
+      spec[lines].push_back(
+          {{"at", t["value"]},
+           {"label", "threshold " + t["op"].get<std::string>() + " " + num(t["value"].get<double>())}});
+    }
+  }
+  for (const auto& c : claim.value("controls", nlohmann::json::array())) {
+    double sum = 0;
+    int n = 0;
+    for (const auto& s : c.value("seeds", nlohmann::json::array()))
+      if (s.contains("value") && s["value"].is_number()) sum += s["value"].get<double>(), ++n;
+    if (n == 0) continue;
+    spec[lines].push_back(
+        {{"at", sum / n}, {"label", "control " + c.value("control", std::string()) + ": " + num(sum / n)}});
+  }
+}
+
+}  // namespace
+
 std::vector<FigureJob> claim_figure_jobs(const nlohmann::json& claim, const nlohmann::json& phase_marks) {
   std::vector<FigureJob> jobs;
   if (!claim.contains("seeds")) return jobs;
@@ -397,6 +434,7 @@ std::vector<FigureJob> claim_figure_jobs(const nlohmann::json& claim, const nloh
       spec["paper_figure"] = claim["paper"].value("figure", "");
     if (spec.value("mark_phase_windows", false))
       for (const auto& m : phase_marks) spec["vlines"].push_back(m);
+    if (spec.contains("value_axis")) mark_rule_and_controls(spec, claim);
     // The paper's number as a line, where the kind asks for it ("mark_reported": "vline"/"hline").
     if (spec.contains("mark_reported") && claim.contains("reported") && claim["reported"]["value"].is_number()) {
       const std::string kind = spec["mark_reported"] == "vline" ? "vlines" : "hlines";

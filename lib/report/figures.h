@@ -11,6 +11,8 @@
 //   bars:      "labels" [...], "values" [...]
 //   "merge_seeds": true draws every seed's series in one figure ("seed k: name"); otherwise the
 //   first measured seed's figure is drawn.
+//   "value_axis": "x" | "y" names the axis in the claim's measured value's units: the report marks the
+//   rule's threshold and each negative control's value on it.
 // The same data gives the same bytes (fixed size, font, formatting): committed reports do not churn.
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 #pragma once
 // A report folder (`verify --report DIR`) written as a whole and only inside itself.
 //
-// The report (figures/, report.json, REPORT.md, junit.xml) is first made complete in a staging folder
+// The report (figures/, details.json, report.json, REPORT.md, junit.xml) is first made complete in a staging folder
 // inside DIR (DIR/.report-new-XXXXXX, same file system); only then is anything of the old report
 // touched. The staging folder is renamed to DIR/.report-ready (one rename: from here on the new report
 // is complete and will be installed), and its entries are renamed over the old ones. A kill before
@@ -27,6 +27,6 @@ void commit_report(const std::string& dir, const std::string& stage);
 void abandon_report(const std::string& stage) noexcept;
 
 // The report's entries, in the order they are installed (junit.xml, what a pipeline reads, last).
-inline constexpr const char* kReportEntries[] = {"figures", "report.json", "REPORT.md", "junit.xml"};
+inline constexpr const char* kReportEntries[] = {"figures", "details.json", "report.json", "REPORT.md", "junit.xml"};
 
 }  // namespace cc::report

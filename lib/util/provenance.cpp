@@ -1,6 +1,6 @@
 #include "util/provenance.h"
 
-#include "build_commit.h"  // generated at build time: CLAIMCHECK_BUILD_COMMIT
+#include "build_commit.h"  // generated at build time: CLAIMCHECK_BUILD_COMMIT, CLAIMCHECK_BUILD_VERSION
 
 #include <dlfcn.h>
 
@@ -33,7 +33,8 @@ Fn openblas_symbol(const char* name) {
 
 }  // namespace
 
-std::string claimcheck_version() { return CLAIMCHECK_VERSION; }
+// CMakeLists.txt's version, with +dev.N.gHASH between releases (cmake/BuildCommit.cmake).
+std::string claimcheck_version() { return CLAIMCHECK_BUILD_VERSION; }
 std::string source_dir() { return CLAIMCHECK_SOURCE_DIR; }
 
 std::string build_commit() { return CLAIMCHECK_BUILD_COMMIT; }

@@ -192,6 +192,7 @@ Measurement measure_key_share(const TheoryMeasureInput& in) {
                                  {"title", "share of -∇L(W_0) along G* from the key at t*"},
                                  {"xlabel", "grid index (sizes in the report)"},
                                  {"ylabel", "t*-key share"},
+                                 {"value_axis", "y"},  // the value: a grid point's share (or their minimum)
                                  {"series", nlohmann::json::array({{{"name", "t* share"}, {"x", xs}, {"y", ys}}})}}})}};
   return m;
 }
