@@ -82,6 +82,7 @@ int cmd_kinds(const std::vector<std::string>& args);
 int cmd_fixtures(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
 int cmd_export(const std::vector<std::string>& args);
+int cmd_import(const std::vector<std::string>& args);
 int cmd_new_paper(const std::vector<std::string>& args);
 // `list --ctest` (ctest_list.cpp): the claim tests of every paper of the checkout at `root`.
 int list_ctest(const std::filesystem::path& root, const std::string& budget);

@@ -28,6 +28,8 @@ const std::vector<cc::app::Subcommand>& subcommands() {
       {"diff", "the claims whose verdict or value changed between two reports (markdown; exit 3 if any)",
        cc::app::cmd_diff, false},
       {"export", "a checkpoint as a TransformerLens HookedTransformer state dict and config", cc::app::cmd_export},
+      {"import", "a TransformerLens state dict and config as a checkpoint of a paper's run (export's inverse)",
+       cc::app::cmd_import, false},
       {"new-paper", "the skeleton of a new paper's folder papers/NAME (its module, runs, claims, tests)",
        cc::app::cmd_new_paper, false},
   };

@@ -109,4 +109,21 @@ check new_paper_title 2 "--title: the scaffold's paper.yaml would not load: .*co
   "$CC" new-paper fine_name --root "$W/np" --title "$(printf 'a\001b')"
 if [ -z "$(ls -A "$W/np/papers")" ]; then echo "ok   new_paper: nothing left behind"; else echo "FAIL new_paper: left $(ls -A "$W/np/papers")"; fail=1; fi
 
+# --- Lists longer than any measurement needs: refused when read, naming the key ----------------------
+python3 - "$BR/claims/B8.yaml" "$W/claims" <<'PY'
+import sys
+b8, out = open(sys.argv[1]).read(), sys.argv[2]
+many = ", ".join(["memory_recall.W_O2"] * 10000)  # 200 KB: within the file limit
+open(f"{out}/many_metrics.yaml", "w").write(
+    b8.replace("metrics: [memory_recall.W_O2, memory_recall.W_K2, memory_recall.W_K1]", f"metrics: [{many}]", 1))
+controls = "".join("  - {checkpoint: %d}\n" % s for s in range(20, 20 * 1001, 20))
+start = b8.index("control:\n") + len("control:\n")
+end = b8.index("notes:")
+open(f"{out}/many_controls.yaml", "w").write(b8[:start] + controls + b8[end:])
+PY
+check many_metrics 1 "many_metrics.yaml:[0-9]+:[0-9]+: .*metrics.: 10000 entries; at most 256" \
+  bverify "$W/claims/many_metrics.yaml" --runs "$BR/runs.yaml"
+check many_controls 1 "many_controls.yaml:[0-9]+:[0-9]+: .*1000 controls; at most 16" \
+  bverify "$W/claims/many_controls.yaml" --runs "$BR/runs.yaml"
+
 exit $fail

@@ -91,6 +91,9 @@ nlohmann::json parse_interventions(ObjectReader& measure, const std::string& key
   const nlohmann::json& list = measure.raw(key);
   if (!list.is_array() || list.empty())
     measure.fail(key, "a list of one or more edits ({hook, op, ...}; docs/claim-files.md, \"Interventions\")");
+  constexpr size_t kMaxEdits = 32;  // each runs in every forward; the most a committed claim makes: 1
+  if (list.size() > kMaxEdits)
+    measure.fail(key, std::to_string(list.size()) + " edits; at most " + std::to_string(kMaxEdits));
   nlohmann::json out = nlohmann::json::array();
   for (size_t i = 0; i < list.size(); ++i) {
     if (!list[i].is_object()) measure.fail(key, "entry " + std::to_string(i) + " is not a mapping {hook, op, ...}");
