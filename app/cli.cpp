@@ -12,13 +12,44 @@
 
 namespace cc::app {
 
+std::string exit_codes_for(const std::string& command) {
+  if (command == "verify") return kExitCodes;
+  struct Row {
+    int code;
+    std::vector<std::string> commands;  // empty: every command but verify
+    const char* text;
+  };
+  static const std::vector<Row> rows = {
+      {0, {"diff"}, "no claim's verdict or measured value changed between the two"},
+      {0, {}, "done"},
+      {1, {"fixtures"}, "a fixture file is missing or differs (each named), or an input file is broken"},
+      {1, {}, "an input file is broken (runs file, config, checkpoint, report): the message names it"},
+      {2, {}, "usage: a wrong flag or flag value, or a path given that does not exist"},
+      {3, {"diff"}, "a claim's verdict or value moved, or a claim was added or removed"},
+      {4,
+       {"train", "eval", "export", "import", "fixtures", "sweep", "new-paper"},
+       "an output could not be written (a full disk, a file over the size limit): the message names it"},
+      {75, {"sweep"}, "another process holds the sweep's lock"},
+  };
+  std::ostringstream os;
+  os << "exit status:\n";
+  int last = -1;
+  for (const auto& r : rows) {
+    const bool named = std::find(r.commands.begin(), r.commands.end(), command) != r.commands.end();
+    if (r.code == last || (!r.commands.empty() && !named)) continue;  // a command's own row comes first
+    os << "  " << r.code << std::string(r.code < 10 ? 3 : 2, ' ') << r.text << "\n";
+    last = r.code;
+  }
+  return os.str();
+}
+
 bool parse(const std::string& command, const std::string& usage, po::options_description& desc,
            const po::positional_options_description& positional, const std::vector<std::string>& args,
            po::variables_map& vm) {
   desc.add_options()("help,h", "show this help");
   po::store(po::command_line_parser(args).options(desc).positional(positional).run(), vm);
   if (vm.count("help")) {
-    std::cout << "usage: claimcheck " << command << " " << usage << "\n\n" << desc << "\n" << kExitCodes;
+    std::cout << "usage: claimcheck " << command << " " << usage << "\n\n" << desc << "\n" << exit_codes_for(command);
     return false;
   }
   po::notify(vm);

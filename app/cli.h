@@ -33,6 +33,10 @@ constexpr const char* kExitCodes =
     "  75  sweep: another process holds the sweep's lock\n"
     "  77  every claim was skipped (ctest's SKIP_RETURN_CODE)\n";
 
+// The exit statuses `command --help` prints: verify's are kExitCodes (every status); each other
+// command's are the ones it can return, in its own words (`claimcheck --help` prints kExitCodes).
+std::string exit_codes_for(const std::string& command);
+
 struct Subcommand {
   std::string name;
   std::string summary;

@@ -97,4 +97,10 @@ grep -q "is unchanged" "$w/out" || { cat "$w/out"; fail "the write error does no
 ! ls "$w/r4"/*.tmp > /dev/null 2>&1 || fail "a failed write left a .tmp file"
 "$cc" verify --help | grep -q "^  77 " || fail "verify --help lists no exit status table"
 "$cc" verify --help | grep -q "^  4 " || fail "verify --help does not list exit status 4"
+# Each other command prints the statuses it can return, not verify's.
+"$cc" train --help | grep -Eq "^  (3|75|77) " && fail "train --help lists a status train never returns"
+"$cc" train --help | grep -q "^  4 " || fail "train --help does not list exit status 4"
+"$cc" diff --help | grep -q "^  3 " || fail "diff --help does not list exit status 3"
+"$cc" sweep --help | grep -q "^  75 " || fail "sweep --help does not list exit status 75"
+"$cc" list --help | grep -Eq "^  (3|4|77) " && fail "list --help lists a status list never returns"
 echo "exit codes: ok"
