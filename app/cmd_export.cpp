@@ -209,6 +209,18 @@ void prepare_fixtures_folder(const std::string& out, const catalogue::Runs& runs
   }
 }
 
+// A seed folder that holds a run not imported (the paper's own, linked in when the folder was started)
+// takes no imported model: the run would mix the user's checkpoints with the paper's.
+void refuse_mixing(const std::string& seed_dir) {
+  const std::string run_json = seed_dir + "/run.json";
+  if (!std::filesystem::exists(run_json)) return;
+  const nlohmann::json run = parse_json(read_regular_file(run_json, kMaxJsonBytes, "run.json"), run_json);
+  if (!run.is_object() || run.value("imported", false) != true)
+    throw Error(seed_dir +
+                ": holds a run that was not imported (its run.json says so); a model imported there would "
+                "mix with its checkpoints: import it into a new folder");
+}
+
 // DIR/run.json as a fixture run has it (util/fixture_manifest.h): every file's sha256, so `fixtures
 // verify` checks the folder, and where its models came from. No `recreate` command: nothing here can
 // retrain a model made elsewhere.
@@ -268,6 +280,7 @@ int cmd_import(const std::vector<std::string>& args) {
   if (std::filesystem::exists(target))
     throw Error(target + ": exists; import writes a new checkpoint and never replaces one");
   prepare_fixtures_folder(out, runs, *spec);
+  refuse_mixing(into);
   std::filesystem::create_directories(into);
   const nlohmann::json extra = {{"command", join_command("import", args)},
                                 {"imported_from",

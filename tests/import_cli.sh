@@ -65,6 +65,8 @@ fi
 T=$W/tl-stated-0
 check exists 1 "exists; import writes a new checkpoint and never replaces one" \
   "$CC" import "$T" --runs "$P/runs.yaml" --run stated --seed 0 --out "$W/fx-stated"
+check mixing 1 "holds a run that was not imported" \
+  "$CC" import "$T" --runs "$P/runs.yaml" --run no_weight_decay --seed 0 --step 4000 --out "$W/fx-stated"
 check no_run 2 "--run nope: no such run" "$CC" import "$T" --runs "$P/runs.yaml" --run nope --seed 0 --out "$W/fx3"
 check step_past_end 2 "--step 40000: the run trains steps 0 to 20000" \
   "$CC" import "$T" --runs "$P/runs.yaml" --run stated --seed 0 --step 40000 --out "$W/fx3"
