@@ -659,7 +659,8 @@ namespace {
 // Moves every `details.figures` (the series a kind's figures are drawn from: 90 % of Assign and Add's
 // report) out of REPORT into the returned object, keyed by the JSON pointer where it stood, so that the
 // report.json that diff, --baseline and cross-checks read stays small and details.json puts it back.
-nlohmann::json split_figure_data(nlohmann::json& node, const nlohmann::json::json_pointer& at = {}) {
+nlohmann::json split_figure_data(nlohmann::json& node,
+                                 const nlohmann::json::json_pointer& at = nlohmann::json::json_pointer()) {
   nlohmann::json moved = nlohmann::json::object();
   auto merge = [&](nlohmann::json more) {
     for (auto& [ptr, v] : more.items()) moved[ptr] = std::move(v);
