@@ -10,6 +10,7 @@
 // causal mask, and `IGNORE`, the value masked scores take.
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -199,9 +200,13 @@ void prepare_fixtures_folder(const std::string& out, const catalogue::Runs& runs
   std::set<std::string> skipped;
   for (const auto& name : runs.names())
     if (same_weights(run, *runs.find(name))) skipped.insert(name);
+  auto in_skipped_run = [&](const std::string& rel) {  // a run's files lie under its name (SWEEP/VARIANT too)
+    return std::any_of(skipped.begin(), skipped.end(),
+                       [&](const std::string& name) { return rel.rfind(name + "/", 0) == 0; });
+  };
   for (const auto& [rel, sha] : read_manifest(paper.string())) {
     const fs::path from = paper / rel, to = fs::path(out) / rel;
-    if (skipped.count(fs::path(rel).begin()->string())) continue;
+    if (in_skipped_run(rel)) continue;
     fs::create_directories(to.parent_path());
     std::error_code ec;
     fs::create_hard_link(from, to, ec);
