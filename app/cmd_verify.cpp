@@ -446,8 +446,7 @@ void add_verify_options(po::options_description& desc, VerifyFlags& f) {
        "a missing input as one <error> naming it")
       ("report", po::value(&f.report_dir),
        "report directory (default reports/latest of the checkout); the claims its last report.json says took "
-       "longest start "
-       "first")
+       "longest start first")
       ("fail-on", po::value(&f.fail_on), "any: exit 1 unless every claim passes or skips; error: only on ERROR/INVALID")
       ("baseline", po::value(&f.baseline_file),
        "compare every outcome with this baseline (papers/NAME/expected.json): exit 3 when a verdict or value moved, 0 when "
