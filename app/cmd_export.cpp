@@ -136,11 +136,13 @@ std::map<std::string, torch::Tensor> weights_for_run(const StFile& file, const m
   std::set<std::string> wanted;
   for (const auto& [name, t] : model.named_parameters()) wanted.insert(name);
   std::map<std::string, torch::Tensor> out;
+  auto ends_with = [](const std::string& name, const std::string& tail) {
+    return name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+  };
   for (const auto& [name, t] : file.tensors) {
-    const bool buffer = name.size() > 5 && (name.substr(name.size() - 5) == ".mask" ||
-                                            (name.size() > 7 && name.substr(name.size() - 7) == ".IGNORE"));
-    if (buffer) {
-      if (name.substr(name.size() - 5) == ".mask" && t.dtype == "BOOL" && t.shape.size() == 2) {
+    const bool mask = ends_with(name, ".mask");
+    if (mask || ends_with(name, ".IGNORE")) {
+      if (mask && t.dtype == "BOOL" && t.shape.size() == 2) {
         const auto n = static_cast<size_t>(t.shape[0]);
         for (size_t q = 0; q < n; ++q)
           for (size_t k = 0; k < static_cast<size_t>(t.shape[1]); ++k)
