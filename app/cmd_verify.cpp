@@ -412,7 +412,7 @@ int announced_exit_status(const report::Report& rep, std::ostream& out) {
 // verify's flags, as given.
 struct VerifyFlags {
   Common common;
-  std::string budget = "fixture", device = "cpu", seeds, run, robustness, report_dir = default_report_dir(),
+  std::string budget = "fixture", device = "cpu", seeds, run, rung, robustness, report_dir = default_report_dir(),
               fail_on = "any";
   std::string baseline_file, write_baseline, attribution, sweep_as, junit, claims;
   int jobs = 0, activation_mb = static_cast<int>(claims::kActivationStoreBytes >> 20);
@@ -428,6 +428,9 @@ void add_verify_options(po::options_description& desc, VerifyFlags& f) {
       ("device", po::value(&f.device), "cpu | cuda | cuda:N, for measuring and training")
       ("seeds", po::value(&f.seeds), "only these seeds, e.g. 0,1")
       ("run", po::value(&f.run), "measure every claim on this run of runs.yaml instead of its own (e.g. b512)")
+      ("rung", po::value(&f.rung),
+       "measure every claim at this rung of paper.yaml's scale ladder: its runs read in place of the committed ones "
+       "(e.g. steps40k); the report is the rung's, for the main report to show beside the committed runs")
       ("sweep-as", po::value(&f.sweep_as),
        "OLD=NEW[,OLD=NEW...]: every claim on sweep OLD reads sweep NEW instead, a grid over the same axis (e.g. "
        "pair_fraction=attribution_pair_fraction)")
@@ -503,6 +506,8 @@ void check_flags(const VerifyFlags& f, const po::variables_map& vm) {
   report::check_report_dir(f.report_dir);
   if (!f.run.empty() && !f.baseline_file.empty())
     throw po::error("--baseline compares the claims on their own runs; not with --run");
+  if (!f.rung.empty() && (!f.run.empty() || !f.robustness.empty() || !f.attribution.empty()))
+    throw po::error("--rung measures the claims on the rung's runs; not with --run, --robustness or --attribution");
   // Training (a budget above fixture, and the reproducibility claims R1/R2) sets process-wide thread
   // counts, which the bits of every concurrent measurement depend on: it runs one claim at a time.
   if (catalogue::parse_tier(f.budget) != catalogue::Tier::Fixture && f.jobs > 1)
@@ -535,6 +540,7 @@ verify::Request make_request(const VerifyFlags& f, const po::variables_map& vm, 
     if (const auto committed = catalogue::committed_report_beside(req.runs_path))
       eo.last_seconds = report::claim_seconds(committed->string());
   eo.run = f.run;
+  req.rung = f.rung;
   eo.sweep_as = parse_sweep_as(f.sweep_as);
   req.activation_bytes = static_cast<size_t>(f.activation_mb) << 20;
   req.robustness = f.robustness;
@@ -578,14 +584,14 @@ verify::Request make_request(const VerifyFlags& f, const po::variables_map& vm, 
 // (f.common.paths set, -1); flags that name one paper's files need a path when there are several.
 int every_paper_or_one(VerifyFlags& f, const po::variables_map& vm, const std::vector<std::string>& args) {
   bool one_paper = false;
-  for (const char* o : {"runs", "fixtures", "baseline", "write-baseline", "run", "robustness", "attribution",
+  for (const char* o : {"runs", "fixtures", "baseline", "write-baseline", "run", "rung", "robustness", "attribution",
                         "sweep-as", "junit", "claims"})
     one_paper = one_paper || vm.count(o) > 0;
   const auto papers = paper_claim_folders();
   if (papers.size() > 1 && !one_paper) return verify_every_paper(args, papers, f.report_dir);
   if (papers.size() > 1)
     throw po::error(
-        "--runs, --fixtures, --baseline, --write-baseline, --run, --robustness, --attribution, "
+        "--runs, --fixtures, --baseline, --write-baseline, --run, --rung, --robustness, --attribution, "
         "--sweep-as, --junit and -k name one paper's files or claims: give that paper's folder too");
   f.common.paths = {papers.front().string()};
   return -1;

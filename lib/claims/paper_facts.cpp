@@ -76,6 +76,7 @@ PaperFacts PaperFacts::load(const std::string& path) {
   if (top.has("cross_checks")) top.raw("cross_checks");  // the report reads them (report/cross_checks.h)
   if (top.has("fixtures")) top.raw("fixtures");          // the fixtures' folder (catalogue/paper_layout.h)
   if (top.has("report")) top.raw("report");              // the committed report's folder (the same)
+  if (top.has("ladder")) top.raw("ladder");              // the scale ladder (claims/ladder.h)
   top.finish();
   return f;
 }
@@ -83,8 +84,8 @@ PaperFacts PaperFacts::load(const std::string& path) {
 void PaperFacts::check_keys(const std::string& path) {
   const YamlDoc doc = load_yaml_file(path);
   ObjectReader top(doc, "");
-  // Each is read in full by its reader (paper_header, read_phases, load, report/cross_checks.h).
-  for (const char* key : {"paper", "phases", "attribution", "cross_checks", "fixtures", "report"})
+  // Each is read in full by its reader (paper_header, read_phases, load, report/cross_checks.h, ladder.h).
+  for (const char* key : {"paper", "phases", "attribution", "cross_checks", "fixtures", "report", "ladder"})
     if (top.has(key)) top.raw(key);
   top.finish();
 }

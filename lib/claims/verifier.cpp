@@ -621,6 +621,10 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
       if (!runs.find(opts.run)) throw Error("--run " + opts.run + ": no such run in runs.yaml");
       subject.name = opts.run;
     }
+    const bool moved = subject.is_run() && opts.run_as.count(subject.name);
+    if (moved) subject.name = opts.run_as.at(subject.name);
+    for (Control& ctl : r.claim.controls)
+      if (const auto it = opts.run_as.find(ctl.run); !ctl.run.empty() && it != opts.run_as.end()) ctl.run = it->second;
     if (const auto it = opts.sweep_as.find(subject.name); subject.is_sweep() && it != opts.sweep_as.end()) {
       const catalogue::SweepSpec* from = runs.find_sweep(subject.name);
       const catalogue::SweepSpec* to = runs.find_sweep(it->second);
@@ -635,9 +639,9 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
     const catalogue::RunSpec* spec = c.subject.is_run() ? runs.find(c.subject.name) : nullptr;
     const catalogue::SweepSpec* sweep = c.subject.is_sweep() ? runs.find_sweep(c.subject.name) : nullptr;
     std::vector<uint64_t> seeds = !c.seeds.empty() ? c.seeds : spec ? spec->seeds : sweep->seeds;
-    // A claim's own seed list may name seeds the other run (--run) lacks; a theory claim's seeds are
+    // A claim's own seed list may name seeds the other run (--run, --rung) lacks; a theory claim's seeds are
     // Monte Carlo seeds, not runs, and --seeds leaves them alone.
-    if (spec && !opts.run.empty()) seeds = among(seeds, spec->seeds);
+    if (spec && (!opts.run.empty() || moved)) seeds = among(seeds, spec->seeds);
     if (!opts.seeds.empty() && !theory) seeds = among(seeds, opts.seeds);
     std::string why;
     std::vector<catalogue::PointResult> sweep_points;

@@ -92,9 +92,12 @@ struct ClaimResult {
 std::optional<double> claim_margin(const Rule& rule, const ClaimResult& r);
 
 struct VerifyOptions {
-  std::vector<uint64_t> seeds;                  // --seeds: restrict every claim to these seeds (empty: all)
-  std::string run;                              // --run: measure every claim on this run instead of its own
-                                                // (e.g. the same claims on an alternative config); "" = as written
+  std::vector<uint64_t> seeds;  // --seeds: restrict every claim to these seeds (empty: all)
+  std::string run;              // --run: measure every claim on this run instead of its own
+                                // (e.g. the same claims on an alternative config); "" = as written
+  // --rung: every run a claim reads (its subject, its trained controls) that this maps is read as the
+  // run it maps to (claims/ladder.h); the claim file is unchanged.
+  std::map<std::string, std::string> run_as;
   std::map<std::string, std::string> sweep_as;  // --sweep-as: a sweep claim on sweep A reads sweep B
                                                 // instead (the same grid under other choices)
   bool strict_controls = false;  // --strict-controls: a claim none of whose controls could be measured is INVALID

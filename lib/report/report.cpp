@@ -16,6 +16,7 @@
 
 #include "report/baseline.h"
 #include "report/cross_checks.h"
+#include "report/ladder.h"
 #include "report/figures.h"
 #include "report/outcome.h"
 #include "report/report_folder.h"
@@ -70,8 +71,6 @@ std::string fmt_value(const nlohmann::json& measured, bool proportion) {
   return fmt(v) + " [" + interval_tag(measured) + fmt(lo) + ", " + fmt(hi) + "]";
 }
 
-namespace {
-
 // Text from claim files and paper.yaml as markdown shows it, on one line and in a table cell: '|'
 // escaped, and a '<' that would open an HTML tag or comment escaped too, so a title cannot put markup
 // (a <script>, an <img>) into REPORT.md. "< 0.5" stays as it reads.
@@ -90,6 +89,8 @@ std::string md_escape(const std::string& s) {
   }
   return out;
 }
+
+namespace {
 
 bool is_proportion(const claims::ClaimResult& r) {
   return r.loaded && r.claim.measurement && r.claim.statistic() == analysis::Statistic::Proportion;
@@ -272,6 +273,8 @@ nlohmann::json to_json(const Report& rep) {
     j["attribution"]["figures"] = attribution_figures_drawn(rep);
   }
   if (ctx.cross_checks.is_array() && !ctx.cross_checks.empty()) j["cross_checks"] = ctx.cross_checks;
+  if (ctx.rung.is_object()) j["rung"] = ctx.rung;
+  if (ctx.ladder.is_array() && !ctx.ladder.empty()) j["ladder"] = ctx.ladder;
   if (rep.baseline)
     j["baseline"] = {{"file", rep.baseline->file},
                      {"platform", rep.baseline->platform},
@@ -295,6 +298,14 @@ void md_header(std::ostream& md, const Report& rep) {
        << md_escape(ctx.paper.value("authors", "")) << " (arXiv " << md_escape(ctx.paper.value("arxiv", "")) << "). ";
   md << "Generated " << rep.generated << " by `" << ctx.command << "` (budget `" << ctx.budget << "`, "
      << fmt(ctx.wall_s, 3) << " s).\n\n";
+  if (ctx.rung.is_object()) {
+    md << "**Rung " << md_escape(ctx.rung.value("label", "")) << "** of the scale ladder's axis `"
+       << md_escape(ctx.rung.value("axis", "")) << "`" << (ctx.rung.value("paper", false) ? " (the paper's scale)" : "")
+       << ": every claim as written, with";
+    for (const auto& [from, to] : ctx.rung["runs"].items())
+      md << " run `" << md_escape(from) << "` read as `" << md_escape(to.get<std::string>()) << "`;";
+    md << " the main report shows it beside the committed runs.\n\n";
+  }
 }
 
 // What moved since the baseline comes first: it is what a pull request's reviewer needs.
@@ -361,7 +372,8 @@ void md_claims_table(std::ostream& md, const Report& rep) {
          << "<br>";
     md << " | " << (r.loaded ? md_escape(r.claim.rule.describe()) : "") << " | " << (r.margin ? fmt(*r.margin, 3) : "—")
        << " | **" << claims::verdict_name(r.verdict) << "**"
-       << (is_expected(rep, r) ? " (expected: in the baseline)" : "") << " |\n";
+       << (is_expected(rep, r) ? " (expected: in the baseline)" : "")
+       << (depends_on_scale(rep.context.ladder, r.id) ? " (depends on the scale: see Scale ladder)" : "") << " |\n";
   }
   if (any_infinite(rep.claims))
     md << "\n**inf**: the value is not reached within the measured grid (a threshold kind: no grid value "
@@ -589,6 +601,7 @@ std::string to_markdown(const Report& rep) {
   md_causal(md, rep);
   const ReportContext& ctx = rep.context;
   if (ctx.cross_checks.is_array() && !ctx.cross_checks.empty()) md << cross_checks_markdown(ctx.cross_checks);
+  md << ladder_markdown(ctx.ladder);
   if (rep.robustness) md << robustness_markdown(*rep.robustness);
   if (rep.attribution) md << attribution_markdown(*rep.attribution, attribution_figures_drawn(rep));
 

@@ -38,6 +38,10 @@ struct ReportContext {
   nlohmann::json cross_checks;                 // report::read_cross_checks(), or null
   // The paper's phase windows as marks on figures along training steps ([{at, label}], phase_window_marks).
   nlohmann::json phase_marks = nlohmann::json::array();
+  // verify --rung: the rung measured ({axis, name, label, paper, runs: {committed: read as}}); null otherwise.
+  nlohmann::json rung;
+  // The scale ladder beside the claims (report/ladder.h: ladder_section); null or [] when none.
+  nlohmann::json ladder;
 };
 
 // The outcome of comparing the claims with a committed baseline (report/baseline.h).
@@ -98,6 +102,10 @@ void check_report_dir(const std::string& dir);
 // `measured`: {value, ci_low, ci_high, interval}, as report.json holds it.
 std::string fmt_value(const nlohmann::json& measured, bool proportion);
 std::string fmt_value(const claims::ClaimResult& r);  // the claim's measured value (with seeds only)
+
+// Text from claim files and paper.yaml as a markdown table cell shows it: on one line, '|' and
+// markup-opening '<' escaped.
+std::string md_escape(const std::string& s);
 
 // One line per claim for the terminal: "PASS  G1  99.62% [99.50, 99.71]  (> 0.98)", then the counts
 // ("28 PASS, 12 FAIL, ...") and, with a baseline, whether anything changed from it.

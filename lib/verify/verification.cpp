@@ -15,7 +15,9 @@
 #include "claims/paper_facts.h"
 #include "claims/robustness.h"
 #include "report/baseline.h"
+#include "claims/ladder.h"
 #include "report/cross_checks.h"
+#include "report/ladder.h"
 #include "train/runtime.h"
 #include "util/yaml_json.h"
 
@@ -173,6 +175,21 @@ void check_seeds_exist(const std::vector<uint64_t>& wanted, const catalogue::Run
     }
 }
 
+// --rung NAME: every claim at that rung of paper.yaml's ladder (its runs read in place of the committed
+// ones), and the report says which rung it is.
+void measure_at_rung(const std::vector<claims::LadderAxis>& ladder, const std::string& name,
+                     const std::string& paper_yaml, claims::VerifyOptions& options, report::ReportContext& ctx) {
+  const claims::Rung* rung = nullptr;
+  try {
+    rung = &claims::find_rung(ladder, name, paper_yaml);
+  } catch (const Error& e) {
+    throw RequestError(e.what());
+  }
+  options.run_as = rung->runs;
+  ctx.rung = {
+      {"axis", rung->axis}, {"name", rung->name}, {"label", rung->label}, {"paper", rung->paper}, {"runs", rung->runs}};
+}
+
 }  // namespace
 
 Result verify(const Request& request) {
@@ -189,6 +206,8 @@ Result verify(const Request& request) {
   report::ReportContext ctx;
   const std::string paper_yaml = (fs::path(req.runs_path).parent_path() / "paper.yaml").string();
   const auto facts = read_paper(paper_yaml, sweeps.robustness || !sweeps.attribution.empty(), ctx);
+  const auto ladder = claims::load_ladder(paper_yaml, runs);
+  if (!req.rung.empty()) measure_at_rung(ladder, req.rung, paper_yaml, req.options, ctx);
 
   auto store_owned = std::make_shared<catalogue::RunStore>(runs, req.store);
   catalogue::RunStore& store = *store_owned;
@@ -223,6 +242,9 @@ Result verify(const Request& request) {
   Result out{report::make_report(std::move(results), ctx), activations.stats(), runs_owned, store_owned};
   out.report.robustness = std::move(robustness);
   out.report.attribution = std::move(attributed);
+  // The ladder beside the claims as committed: not beside claims measured on other runs or seeds.
+  if (req.rung.empty() && req.options.run.empty() && req.options.seeds.empty())
+    out.report.context.ladder = report::ladder_section(ladder, report::to_json(out.report)["claims"]);
   if (!baseline.is_null())
     out.report.baseline = report::compare_with_baseline(out.report, baseline, req.baseline_file, req.platform);
   return out;

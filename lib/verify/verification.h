@@ -36,6 +36,7 @@ struct Request {
   size_t activation_bytes = claims::kActivationStoreBytes;  // activations kept for reuse across claims
   std::string robustness;                // a sweep of variants whose runs every run claim is measured on, or ""
   std::vector<std::string> attribution;  // sweeps whose variants attribute the claims the default fails
+  std::string rung;                      // a rung of paper.yaml's ladder to measure every claim at, or ""
   std::string baseline_file;             // compared with when set (report::read_outcomes)
   std::string platform;                  // whose tolerance the comparison applies: cpu | cpu-unpinned | cuda...
   std::string command;                   // for the report's header
