@@ -12,6 +12,7 @@
 #include "catalogue/paper_layout.h"
 #include "catalogue/runs.h"
 #include "claims/claim.h"
+#include "claims/ladder.h"
 #include "cli.h"
 #include "util/error.h"
 
@@ -45,10 +46,29 @@ ClaimTest read_test(const std::string& file, const catalogue::Runs* runs, const 
   return t;
 }
 
+// One line per rung of paper.yaml's ladder that has a baseline: rung.PAPER.NAME verifies the whole paper
+// at that rung (the sixth field: verify's extra arguments, ','-separated). A ladder that does not load
+// lists none: the paper's claim tests then fail with its error.
+void list_rung_tests(const fs::path& paper, const catalogue::Runs& runs, const std::string& budget) {
+  std::vector<claims::LadderAxis> ladder;
+  try {
+    ladder = claims::load_ladder((paper / "paper.yaml").string(), runs);
+  } catch (const Error&) {
+    return;
+  }
+  const std::string name = paper.filename().string();
+  for (const auto& axis : ladder)
+    for (const auto& rung : axis.rungs)
+      if (!rung.baseline.empty())
+        std::cout << "rung." << name << "." << rung.name << '\t' << fs::absolute(paper).string() << '\t' << budget
+                  << '\t' << rung.baseline << '\t' << "rung,fixture,paper:" << name << '\t' << "--rung," << rung.name
+                  << '\n';
+}
+
 }  // namespace
 
 // One line per claim test, fields separated by tabs:
-//   NAME  CLAIM-FILE  BUDGET  BASELINE  LABELS
+//   NAME  CLAIM-FILE  BUDGET  BASELINE  LABELS  [EXTRA]
 // NAME is claim.PAPER.ID; LABELS are claim, TIER, paper:PAPER and the claim's folder under claims/ (its
 // section), ','-separated (a ';' would split the line in CMake's lists). Only papers with a baseline (expected.json)
 // have tests.
@@ -74,6 +94,7 @@ int list_ctest(const fs::path& root, const std::string& budget) {
       std::cout << test << '\t' << fs::absolute(file).string() << '\t' << t.budget << '\t'
                 << fs::absolute(baseline).string() << '\t' << labels << '\n';
     }
+    if (runs) list_rung_tests(paper, *runs, budget);
   }
   return kExitOk;
 }

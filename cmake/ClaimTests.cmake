@@ -2,7 +2,8 @@
 # claim;<tier>;paper:NAME and the claim's folder under claims/ (its section). Each reads its paper's
 # fixtures (catalogue/paper_layout.h) and is compared with the paper's baseline (its expected.json):
 # the expected outcome -> pass, an expected FAIL included; SKIPPED -> ctest skip (exit 77); any change
-# from the baseline -> fail (exit 3).
+# from the baseline -> fail (exit 3). A rung of a paper's scale ladder with a `baseline:` (paper.yaml) is
+# one test more, rung.NAME.<rung>: the whole paper verified at that rung against that baseline.
 #
 # The tests are asked of the binary when ctest runs (`claimcheck list --ctest`), as gtest_discover_tests
 # asks a test binary: the claim files `verify` reads are the tests, found by the same code, so the two

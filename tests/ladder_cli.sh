@@ -62,6 +62,14 @@ if ! grep -q "## Scale ladder" "$w/main/REPORT.md" || ! grep -q "(depends on the
   exit 1
 fi
 echo "ok: the ladder in report.json and REPORT.md"
+# A rung with a baseline is a ctest test of its own, which compares the rung's outcomes with it.
+cp "$src/$g/expected.json" "$w/$g/"
+paper_yaml "$base
+${swap%\}}, baseline: expected-swap.json}"
+check "the rung's baseline written" 1 "FAIL +N1" "${v[@]}" --rung swap --report "$w/r2" --write-baseline "$w/$g/expected-swap.json"
+check "the rung against its baseline" 0 "no change" "${v[@]}" --rung swap --report "$w/r2" --baseline "$w/$g/expected-swap.json"
+check "the committed runs against the rung's baseline" 3 "differ from" "${v[@]}" --report "$w/r2" --baseline "$w/$g/expected-swap.json"
+check "the rung's ctest test" 0 "^rung\.nanda_grokking\.swap	.*	--rung,swap$" "$cc" list --ctest --root "$w"
 # The same report named as another rung's: unavailable, not read as that rung's.
 mkdir -p "$w/$g/reports/other" && cp "$w/$g/reports/swap/report.json" "$w/$g/reports/other/"
 paper_yaml "$base

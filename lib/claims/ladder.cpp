@@ -1,6 +1,7 @@
 #include "claims/ladder.h"
 
 #include <filesystem>
+#include <functional>
 #include <set>
 
 #include "util/error.h"
@@ -30,14 +31,15 @@ std::map<std::string, std::string> read_run_map(ObjectReader& r, const catalogue
   return out;
 }
 
-// `report:`, relative to paper.yaml: a report.json inside the paper's folder, as an absolute path.
-std::string read_report_path(ObjectReader& r, const std::string& paper_yaml) {
-  const fs::path rel = r.string("report");
+// `key:`, relative to paper.yaml: a file inside the paper's folder whose name `fits`, as an absolute path.
+std::string read_paper_file(ObjectReader& r, const std::string& key, const std::string& paper_yaml,
+                            const std::function<bool(const fs::path&)>& fits, const std::string& what) {
+  const fs::path rel = r.string(key);
   const fs::path folder = fs::weakly_canonical(fs::absolute(paper_yaml)).parent_path();
   const fs::path target = fs::weakly_canonical(folder / rel);
-  if (rel.is_absolute() || rel.filename() != "report.json" || !lies_within(target.string(), folder.string()))
-    r.fail("report", "must name a report.json inside the paper's folder (" + folder.string() +
-                         "), relative to paper.yaml; got '" + rel.string() + "'");
+  if (rel.is_absolute() || !fits(rel) || !lies_within(target.string(), folder.string()))
+    r.fail(key, "must name " + what + " inside the paper's folder (" + folder.string() +
+                    "), relative to paper.yaml; got '" + rel.string() + "'");
   return target.string();
 }
 
@@ -50,10 +52,15 @@ Rung read_rung(const YamlDoc& doc, const std::string& pointer, const std::string
   rung.paper = r.boolean("paper", false);
   rung.runs = read_run_map(r, runs);
   if (rung.committed()) {
-    if (r.has("report")) r.fail("report", "the committed rung (no `runs:`) is the paper's own report: name none");
+    for (const char* key : {"report", "baseline"})
+      if (r.has(key)) r.fail(key, "the committed rung (no `runs:`) is the paper's own report and baseline: name none");
   } else {
     rung.report_as_written = r.raw("report").is_string() ? r.raw("report").get<std::string>() : "";
-    rung.report = read_report_path(r, paper_yaml);
+    rung.report = read_paper_file(
+        r, "report", paper_yaml, [](const fs::path& p) { return p.filename() == "report.json"; }, "a report.json");
+    if (r.has("baseline"))
+      rung.baseline = read_paper_file(
+          r, "baseline", paper_yaml, [](const fs::path& p) { return p.extension() == ".json"; }, "a .json file");
   }
   r.finish();
   return rung;

@@ -12,6 +12,7 @@
 //           paper: true                        # the paper's own scale (at most one rung per axis)
 //           runs: {stated: stated_40k, no_weight_decay: no_weight_decay_40k}
 //           report: reports/steps40k/report.json   # its committed report, relative to paper.yaml
+//           baseline: expected-steps40k.json       # optional: ctest's rung.PAPER.steps40k compares with it
 // `verify --rung steps40k` measures every claim file as written with each run of `runs:` read as the
 // run it maps to (subject and trained controls); its report, committed, is what the paper's main report
 // shows beside each claim (report/ladder.h), so the ladder costs a verify nothing but reading files.
@@ -29,6 +30,7 @@ struct Rung {
   std::map<std::string, std::string> runs;  // committed run -> this rung's run; empty: the committed runs
   std::string report;                       // its committed report.json, absolute; "" for the committed rung
   std::string report_as_written;            // the same, as paper.yaml names it (relative: what reports quote)
+  std::string baseline;                     // its baseline (verify --rung NAME --baseline), absolute; "" if none
   bool committed() const { return runs.empty(); }
 };
 
@@ -39,7 +41,8 @@ struct LadderAxis {
 
 // paper.yaml's `ladder:` (none when the file or the key is absent). Each axis has exactly one
 // committed rung, at most one paper rung, rung names unique in the file; every run named must be a
-// run of `runs`; a rung's report must be a report.json inside the paper's folder. Errors name
+// run of `runs`; a rung's report (a report.json) and baseline (a .json) must lie inside the paper's
+// folder. Errors name
 // FILE:LINE:COL.
 std::vector<LadderAxis> load_ladder(const std::string& paper_yaml, const catalogue::Runs& runs);
 
