@@ -13,7 +13,10 @@ namespace {
 // A claim as report.json holds it: `op threshold`, its verdict and per-seed values.
 nlohmann::json claim(const std::string& id, const std::string& verdict, const std::string& op, double threshold,
                      const std::vector<double>& seeds) {
-  nlohmann::json c = {{"id", id}, {"verdict", verdict}, {"threshold", {{"op", op}, {"value", threshold}}}};
+  nlohmann::json c = {{"id", id},
+                      {"verdict", verdict},
+                      {"subject", {{"run", "stated"}}},
+                      {"threshold", {{"op", op}, {"value", threshold}}}};
   c["seeds"] = nlohmann::json::array();
   for (double v : seeds) c["seeds"].push_back({{"value", v}});
   c["measured"] = {{"value", seeds.front()}, {"ci_low", seeds.front()}, {"ci_high", seeds.front()}};
@@ -66,6 +69,15 @@ TEST(Ladder, AnUndecidedVerdictIsNoScaleEffect) {
   const auto c = one_claim(claim("N3", "PASS", "<", 0.5, {0.07}), few);
   EXPECT_FALSE(c["depends_on_scale"].get<bool>());
   EXPECT_NE(c["trend"].get<std::string>().find("the rule needs 3"), std::string::npos) << c;
+}
+
+TEST(Ladder, AClaimOnARunTheRungDoesNotMoveIsNotOnIt) {
+  nlohmann::json other = claim("N3", "PASS", "<", 0.5, {0.07});
+  other["subject"]["run"] = "no_weight_decay";
+  const auto c = one_claim(other, claim("N3", "FAIL", "<", 0.5, {0.9}));
+  EXPECT_FALSE(c["depends_on_scale"].get<bool>());
+  EXPECT_NE(c["trend"].get<std::string>().find("run no_weight_decay is not varied on this rung"), std::string::npos)
+      << c;
 }
 
 TEST(Ladder, AnotherRungsReportIsUnavailableNotRead) {

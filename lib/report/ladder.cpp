@@ -123,10 +123,17 @@ nlohmann::json axis_section(const claims::LadderAxis& axis, const nlohmann::json
         rows.push_back({{"rung", rung.name}, {"unavailable", "its report is unavailable (below)"}});
         continue;
       }
+      // A claim whose subject the rung does not move (another run, a sweep, a theory) is not on it.
+      const std::string run = own.contains("subject") ? own["subject"].value("run", "") : "";
+      if (!rung.committed() && !rung.runs.count(run)) {
+        rows.push_back(
+            {{"rung", rung.name},
+             {"unavailable", run.empty() ? "not a run claim" : "run " + run + " is not varied on this rung"}});
+        continue;
+      }
       const auto it = reports[i].claims.find(id);
-      rows.push_back(at_rung(rung.name, rung.committed()                ? &own
-                                        : it == reports[i].claims.end() ? nullptr
-                                                                        : &it->second));
+      const nlohmann::json* at = rung.committed() ? &own : it == reports[i].claims.end() ? nullptr : &it->second;
+      rows.push_back(at_rung(rung.name, at));
     }
     nlohmann::json claim = {{"id", id}, {"proportion", own.value("measured_is_proportion", false)}, {"rungs", rows}};
     claim.update(trend(rows, axis));

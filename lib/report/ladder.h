@@ -8,7 +8,8 @@
 //   - FAIL at both: the failing seeds' worst distance to the threshold at each, "narrows" when it is
 //     smaller at the paper's rung, else "persists";
 //   - otherwise the verdicts as they are (an undecided one with its reason: too few seeds, a control).
-// A rung whose report is missing, unreadable or another rung's is said so per rung: the verdicts of
+// A claim whose subject run the rung does not map is "not varied on this rung" there. A rung whose
+// report is missing, unreadable or another rung's is said so per rung: the verdicts of
 // this report do not depend on it.
 #include <nlohmann/json.hpp>
 
