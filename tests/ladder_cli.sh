@@ -61,6 +61,10 @@ if ! grep -q "## Scale ladder" "$w/main/REPORT.md" || ! grep -q "(depends on the
   echo "FAIL: REPORT.md lacks the ladder"
   exit 1
 fi
+if [ ! -s "$w/main/figures/ladder-test-N1.png" ] || ! grep -q "(figures/ladder-test-N1.png)" "$w/main/REPORT.md"; then
+  echo "FAIL: no figure of N1 against the axis"
+  exit 1
+fi
 echo "ok: the ladder in report.json and REPORT.md"
 # A rung with a baseline is a ctest test of its own, which compares the rung's outcomes with it.
 cp "$src/$g/expected.json" "$w/$g/"

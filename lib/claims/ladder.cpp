@@ -6,6 +6,7 @@
 
 #include "util/error.h"
 #include "util/file_io.h"
+#include "util/names.h"
 #include "util/yaml_json.h"
 
 namespace cc::claims {
@@ -48,6 +49,7 @@ Rung read_rung(const YamlDoc& doc, const std::string& pointer, const std::string
   ObjectReader r(doc, pointer);
   Rung rung;
   rung.name = r.string("name");
+  check_name(rung.name, "rung name", doc.at(pointer + "/name"));  // a test's name: rung.PAPER.NAME
   rung.label = r.string("label", rung.name);
   rung.paper = r.boolean("paper", false);
   rung.runs = read_run_map(r, runs);
@@ -69,6 +71,7 @@ Rung read_rung(const YamlDoc& doc, const std::string& pointer, const std::string
 LadderAxis read_axis(const YamlDoc& doc, const std::string& name, const std::string& paper_yaml,
                      const catalogue::Runs& runs, std::set<std::string>& rung_names) {
   const std::string pointer = "/ladder/" + name;
+  check_name(name, "ladder axis", doc.key_at("/ladder", name));  // it names the section's figure files
   ObjectReader a(doc, pointer);
   LadderAxis axis;
   axis.name = name;

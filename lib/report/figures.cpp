@@ -112,6 +112,13 @@ void lines(std::ostringstream& gp, const nlohmann::json& spec) {
   gp << "set key outside right top font ',7'\nset grid\n";
   if (spec.contains("yrange")) gp << "set yrange [" << num(spec["yrange"][0]) << ":" << num(spec["yrange"][1]) << "]\n";
   if (spec.value("logx", false)) gp << "set logscale x\n";
+  if (spec.contains("xrange")) gp << "set xrange [" << num(spec["xrange"][0]) << ":" << num(spec["xrange"][1]) << "]\n";
+  if (spec.contains("xtics")) {  // labels at x = 0, 1, ... (e.g. the rungs of a scale ladder)
+    gp << "set xtics (";
+    for (size_t i = 0; i < spec["xtics"].size(); ++i)
+      gp << (i ? ", " : "") << quoted(spec["xtics"][i].get<std::string>()) << " " << i;
+    gp << ") font ',7'\n";
+  }
   marks(gp, spec);
   for (size_t s = 0; s < series.size(); ++s) {
     gp << "$s" << s << " << EOD\n";

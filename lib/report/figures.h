@@ -6,7 +6,8 @@
 // A spec: {"id", "paper_figure" ("Figure 6"; else the claim's), "title", "xlabel", "ylabel", "type", ...}
 //   heatmap:   "matrix" [[row...]...], optional "xtics"/"ytics" (labels), "cblabel"
 //   lines:     "series" [{"name", "x": [...], "y": [...]}], optional "vlines"/"hlines"
-//              [{"at", "label"}], "yrange" [lo, hi], "logx"
+//              [{"at", "label"}], "yrange" [lo, hi], "xrange" [lo, hi], "xtics" [labels at x = 0, 1, ...],
+//              "logx"
 //   histogram: "series" [{"name", "values": [...]}], "bins", optional "range" [lo, hi]
 //   bars:      "labels" [...], "values" [...]
 //   "merge_seeds": true draws every seed's series in one figure ("seed k: name"); otherwise the

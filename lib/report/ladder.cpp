@@ -58,7 +58,12 @@ nlohmann::json at_rung(const std::string& rung, const nlohmann::json* claim) {
   if (claim->contains("measured") && (*claim)["measured"].is_object())
     for (const char* k : {"value", "ci_low", "ci_high", "interval"})
       if ((*claim)["measured"].contains(k)) e[k] = (*claim)["measured"][k];
-  if (claim->contains("seeds")) e["seeds"] = (*claim)["seeds"].size();
+  if (claim->contains("seeds")) {
+    e["seeds"] = (*claim)["seeds"].size();
+    for (const auto& sd : (*claim)["seeds"])
+      if (sd.contains("seed") && sd.contains("value") && sd["value"].is_number())
+        e["per_seed"].push_back({sd["seed"], sd["value"]});
+  }
   if (const auto g = worst_gap(*claim); g && e["verdict"] == "FAIL") e["gap"] = *g;
   return e;
 }
@@ -136,6 +141,7 @@ nlohmann::json axis_section(const claims::LadderAxis& axis, const nlohmann::json
       rows.push_back(at_rung(rung.name, at));
     }
     nlohmann::json claim = {{"id", id}, {"proportion", own.value("measured_is_proportion", false)}, {"rungs", rows}};
+    if (own.contains("threshold")) claim["threshold"] = own["threshold"];
     claim.update(trend(rows, axis));
     out["claims"].push_back(claim);
   }
@@ -162,6 +168,58 @@ nlohmann::json ladder_section(const std::vector<claims::LadderAxis>& ladder, con
   nlohmann::json out = nlohmann::json::array();
   for (const auto& axis : ladder) out.push_back(axis_section(axis, own_claims));
   return out;
+}
+
+namespace {
+
+// One claim's figure: each seed's value at each rung it was measured at, the threshold marked; none
+// unless two rungs or more have values and the claim fails at one of them.
+std::optional<nlohmann::json> value_against_scale(const nlohmann::json& axis, const nlohmann::json& claim) {
+  std::map<int64_t, nlohmann::json> by_seed;  // seed -> {x: [...], y: [...]}
+  int measured = 0;
+  bool fails = false;
+  for (size_t r = 0; r < claim["rungs"].size(); ++r) {
+    const auto& e = claim["rungs"][r];
+    if (!e.contains("per_seed")) continue;
+    ++measured;
+    fails = fails || e.value("verdict", "") == "FAIL";
+    for (const auto& sv : e["per_seed"]) {
+      auto& series = by_seed[sv[0].get<int64_t>()];
+      series["name"] = "seed " + std::to_string(sv[0].get<int64_t>());
+      series["x"].push_back(r);
+      series["y"].push_back(sv[1]);
+    }
+  }
+  if (measured < 2 || !fails) return std::nullopt;
+  nlohmann::json spec = {{"id", "ladder-" + axis["axis"].get<std::string>()},
+                         {"type", "lines"},
+                         {"title", claim["id"].get<std::string>() + " against " + axis["axis"].get<std::string>()},
+                         {"xlabel", axis["axis"]},
+                         {"ylabel", "value"},
+                         {"series", nlohmann::json::array()},
+                         {"xtics", nlohmann::json::array()},
+                         {"xrange", {-0.3, static_cast<double>(axis["rungs"].size()) - 0.7}}};
+  for (auto& [seed, series] : by_seed) spec["series"].push_back(series);
+  for (const auto& r : axis["rungs"]) spec["xtics"].push_back(r["label"]);
+  if (claim.contains("threshold") && claim["threshold"].contains("value") && claim["threshold"]["value"].is_number())
+    spec["hlines"] = {{{"at", claim["threshold"]["value"]},
+                       {"label", "threshold " + claim["threshold"].value("op", "") + " " +
+                                     fmt3(claim["threshold"]["value"].get<double>())}}};
+  return spec;
+}
+
+}  // namespace
+
+std::vector<FigureJob> ladder_figure_jobs(const nlohmann::json& section) {
+  std::vector<FigureJob> jobs;
+  if (!section.is_array()) return jobs;
+  for (const auto& axis : section)
+    for (const auto& claim : axis["claims"])
+      if (auto spec = value_against_scale(axis, claim))
+        jobs.push_back(
+            {"figures/ladder-" + axis["axis"].get<std::string>() + "-" + claim["id"].get<std::string>() + ".png",
+             std::move(*spec)});
+  return jobs;
 }
 
 bool depends_on_scale(const nlohmann::json& section, const std::string& id) {
@@ -206,6 +264,10 @@ std::string ladder_markdown(const nlohmann::json& section) {
       }
       md << " " << md_escape(c["trend"].get<std::string>()) << " |\n";
     }
+    for (const auto& c : axis["claims"])
+      if (c.contains("figure") && c["figure"].contains("file"))
+        md << "\n![" << md_escape(c["id"].get<std::string>()) << " against "
+           << md_escape(axis["axis"].get<std::string>()) << "](" << c["figure"]["file"].get<std::string>() << ")\n";
     for (const auto& r : axis["rungs"])
       if (r.contains("unavailable"))
         md << "\nRung " << md_escape(r["label"].get<std::string>()) << ": "

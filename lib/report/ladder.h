@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "claims/ladder.h"
+#include "report/figures.h"
 
 namespace cc::report {
 
@@ -30,6 +31,11 @@ nlohmann::json ladder_section(const std::vector<claims::LadderAxis>& ladder, con
 // The worst distance of a failing seed beyond the threshold, in the value's units (positive: how far
 // the worst seed is on the failing side); none without seeds or a threshold with an order.
 std::optional<double> worst_gap(const nlohmann::json& claim);
+
+// The section's figures (drawn by write_reports, each set as its claim's "figure"): per axis, each
+// claim measured at two rungs or more and failing at one, every seed's value against the rungs with
+// the threshold marked, as "figures/ladder-AXIS-ID.png".
+std::vector<FigureJob> ladder_figure_jobs(const nlohmann::json& section);
 
 // Whether the section says this claim's verdict depends on the scale on some axis.
 bool depends_on_scale(const nlohmann::json& section, const std::string& id);

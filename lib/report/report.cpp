@@ -692,6 +692,21 @@ nlohmann::json split_figure_data(nlohmann::json& node,
 
 // Every file of the report into DIR, an empty folder: figures/ (this report's only), report.json,
 // details.json (the figures' data), REPORT.md and junit.xml.
+// The scale ladder's figures, each set as its claim's "figure" in the section (report/ladder.h).
+void draw_ladder_figures(const std::string& dir, nlohmann::json& ladder) {
+  const std::vector<FigureJob> jobs = ladder_figure_jobs(ladder);
+  if (jobs.empty()) return;
+  const std::vector<nlohmann::json> drawn = render_figures(dir, jobs);
+  std::map<std::string, nlohmann::json> by_file;
+  for (size_t i = 0; i < jobs.size(); ++i) by_file[jobs[i].rel] = drawn[i];
+  for (auto& axis : ladder)
+    for (auto& claim : axis["claims"]) {
+      const std::string rel =
+          "figures/ladder-" + axis["axis"].get<std::string>() + "-" + claim["id"].get<std::string>() + ".png";
+      if (const auto it = by_file.find(rel); it != by_file.end()) claim["figure"] = it->second;
+    }
+}
+
 void write_report_files(const std::string& dir, Report& rep) {
   // Drawn from each claim as report.json holds it (its strings made valid UTF-8: the ids name files),
   // every claim's figures at once (one gnuplot process).
@@ -708,6 +723,7 @@ void write_report_files(const std::string& dir, Report& rep) {
   for (size_t i = 0; i < rep.claims.size(); ++i)
     for (size_t j = first_job[i]; j < first_job[i + 1]; ++j) rep.figures[i].push_back(drawn[j]);
   if (rep.attribution) rep.attribution_figures = attribution_figures(dir, *rep.attribution);
+  draw_ladder_figures(dir, rep.context.ladder);
   nlohmann::json report = to_json(rep);  // its strings are UTF-8
   const nlohmann::json figure_data = {
       {"format", kReportDetailsFormat}, {"report", "report.json"}, {"details", split_figure_data(report)}};
