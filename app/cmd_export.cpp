@@ -237,7 +237,7 @@ void write_imported_run_json(const std::string& dir, const nlohmann::json& impor
     if (e.is_regular_file() && e.path().filename() != "run.json")
       files[e.path().filename().string()] = sha256_file(e.path().string());
   const nlohmann::json run = {
-      {"format", "claimcheck-fixture/1"}, {"imported", true}, {"last_imported_from", imported_from}, {"sha256", files}};
+      {"format", kFixtureRunFormat}, {"imported", true}, {"last_imported_from", imported_from}, {"sha256", files}};
   write_file_atomic(dir + "/run.json", run.dump(2) + "\n");
 }
 

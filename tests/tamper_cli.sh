@@ -11,7 +11,8 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 fail=0
 fresh() { rm -rf "$W/f"; cp -al "$SRC/fixtures" "$W/f"; }          # a tree of hard links
-own() { cp "$1" "$1.own" && mv "$1.own" "$1"; }                     # break the link before changing
+# shellcheck source=/dev/null  # tests/lib/paper_copy.sh, which ci/lint-shell checks on its own
+. "$(dirname "$0")/lib/paper_copy.sh"  # own FILE, rehash ROOT FILE...
 check() {  # NAME REGEX CMD... : exit non-zero and a line matching REGEX
   local name=$1 regex=$2 out rc
   shift 2
@@ -115,33 +116,16 @@ check symlink_loop.fixtures_verify "default/seed0/run.json: not a regular file" 
 
 # Consistent re-hashing (MANIFEST.sha256, run.json and sidecars rewritten to match) is caught where
 # a second record exists: the sweep's own manifest.json, the folder a checkpoint stands in, finite
-# weights. rehash FILE...: rewrites each file's MANIFEST.sha256 line and its run.json entry.
-rehash() {
-  python3 - "$W/f" "$@" <<'PY'
-import hashlib, json, os, sys
-root, files = sys.argv[1], sys.argv[2:]
-h = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
-lines = open(f"{root}/MANIFEST.sha256").read().splitlines()
-for f in files:
-    run = os.path.join(os.path.dirname(f), "run.json")
-    if os.path.exists(run) and os.path.basename(f) != "run.json":
-        r = json.load(open(run)); r["sha256"][os.path.basename(f)] = h(f)
-        os.remove(run); json.dump(r, open(run, "w"), indent=2); files.append(run)
-for f in files:
-    rel = os.path.relpath(f, root)
-    lines = [f"{h(f)}  {rel}" if l.split("  ", 1)[1] == rel else l for l in lines]
-os.remove(f"{root}/MANIFEST.sha256")
-open(f"{root}/MANIFEST.sha256", "w").write("\n".join(lines) + "\n")
-PY
-}
+# weights. rehash ROOT FILE... (tests/lib/paper_copy.sh): rewrites each file's MANIFEST.sha256 line and
+# its run.json entry.
 fresh
 S=$W/f/sweeps/pair_fraction/summary.jsonl
-own "$S" && sed -i '1s/"correct":[0-9]*/"correct":3000/' "$S" && rehash "$S"
+own "$S" && sed -i '1s/"correct":[0-9]*/"correct":3000/' "$S" && rehash "$W/f" "$S"
 check rehashed_summary.verify_G6 "summary.jsonl: sha256 [0-9a-f]+ differs from the summary_sha256" verify "$SRC/papers/assign_and_add/claims/s4_sweeps/G6.yaml"
 fresh
 D=$W/f/default
 for f in step030000.safetensors step030000.json; do rm "$D/seed0/$f"; cp "$D/seed2/$f" "$D/seed0/$f"; done
-rehash "$D/seed0/step030000.safetensors" "$D/seed0/step030000.json"
+rehash "$W/f" "$D/seed0/step030000.safetensors" "$D/seed0/step030000.json"
 check other_seeds_checkpoint.verify_G1 "seed0/step030000.safetensors: its sidecar says seed 2, but it stands in the folder of seed 0" verify "$SRC/papers/assign_and_add/claims/s4_generalization/G1.yaml" --seeds 0
 fresh
 own "$D/seed0/step030000.safetensors" && own "$D/seed0/step030000.json"
@@ -154,7 +138,7 @@ b[8 + n:8 + n + 4] = struct.pack("<f", float("nan"))   # the first weight of the
 open(w, "wb").write(b)
 s = json.load(open(side)); s["sha256"] = hashlib.sha256(b).hexdigest(); json.dump(s, open(side, "w"), indent=2)
 PY
-rehash "$D/seed0/step030000.safetensors" "$D/seed0/step030000.json"
+rehash "$W/f" "$D/seed0/step030000.safetensors" "$D/seed0/step030000.json"
 check nan_weights.verify_G1 "step030000.safetensors: tensor '[a-z_.A-Z0-9]+' holds 1 non-finite value" verify "$SRC/papers/assign_and_add/claims/s4_generalization/G1.yaml" --seeds 0
 
 # fixtures recreate trusts nothing it has not checked: a run.json edited without the manifest, and a
@@ -166,6 +150,6 @@ fresh
 own "$W/f/default/seed0/run.json"
 sed -i 's/--seed 0 --out/--seed 0 --steps 1 --out/' "$W/f/default/seed0/run.json"
 check recreate.run_json_edited "seed0/run.json: sha256 differs from .*MANIFEST.sha256" recreate edited
-rehash "$W/f/default/seed0/run.json"   # the manifest line rewritten to match (rehash unlinks it first)
+rehash "$W/f" "$W/f/default/seed0/run.json"   # the manifest line rewritten to match (rehash unlinks it first)
 check recreate.other_run "the recreate command has '--steps'; it may name only" recreate steps
 exit $fail

@@ -138,6 +138,7 @@ std::shared_ptr<const train::Checkpoint> RunStore::get(const RunSpec& spec, uint
 bool RunStore::fixtures_committed() const { return path_present(opts_.fixtures_dir + "/" + kManifestName); }
 
 bool RunStore::commits(const RunSpec& spec) const {
+  if (!spec.committed) return false;
   const SweepSpec* sweep = spec.cache_name.empty() ? nullptr : runs_.find_sweep(spec.cache_name);
   return !sweep || sweep->committed;
 }

@@ -57,8 +57,8 @@ class RunStore {
   // committed variant sweep (in its own folder or an equal-config run's), the summary of every
   // committed grid sweep. One line per missing folder or file.
   std::vector<std::string> missing_fixtures() const;
-  // Whether runs.yaml commits `spec`'s seeds as fixtures (every run's, but a sweep's not marked
-  // committed), and whether a folder under the fixtures holds seed `seed` of it (its run.json).
+  // Whether runs.yaml commits `spec`'s seeds as fixtures (every run's and sweep's not marked
+  // `committed: false`), and whether a folder under the fixtures holds seed `seed` of it (its run.json).
   bool commits(const RunSpec& spec) const;
   // Whether the fixtures folder is a committed tree: it has a MANIFEST.sha256. Then what runs.yaml
   // commits and the tree lacks is an error, not data "not available" (get()).

@@ -80,6 +80,7 @@ Runs Runs::load(const std::string& path) {
     check_name(name, "run name", doc.key_at("/runs", name));
     spec.seeds = read_seeds(r);
     spec.tier = parse_tier(r.one_of("tier", {"cpu", "gpu"}, "cpu"));
+    spec.committed = r.boolean("committed", true);
     if (r.has("base")) {
       const std::string base_name = r.string("base");
       const RunSpec& base = load_run(base_name, doc.at("/runs/" + name + "/base"));

@@ -25,6 +25,9 @@ struct RunSpec {
   std::string cache_name;  // the run cache's folder prefix when it is not `name` (a variant: its sweep's)
   std::vector<uint64_t> seeds;
   Tier tier = Tier::Cpu;
+  // `committed: false`: its checkpoints are not in the fixtures (a rung still to be trained); then a
+  // claim on it trains it under a budget that allows, or is SKIPPED, and `fixtures verify` does not ask.
+  bool committed = true;
   train::RunConfig config;  // config.seed is a placeholder; the seed comes from `seeds`
   SourcePos where;
   train::RunConfig for_seed(uint64_t seed) const;

@@ -64,7 +64,7 @@ size_t pack_run(const PackRequest& r) {
     fs::copy_file(r.src + "/" + f, r.dst + "/" + f, fs::copy_options::overwrite_existing);
     sha[f] = sha256_file(r.dst + "/" + f);
   }
-  nlohmann::ordered_json run = {{"format", "claimcheck-fixture/1"},
+  nlohmann::ordered_json run = {{"format", kFixtureRunFormat},
                                 {"packed", utc_now_iso8601()},
                                 {"final_sidecar", files[2 * r.steps.size() - 1]},
                                 {"trained_with_commit", commit}};

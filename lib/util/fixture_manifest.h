@@ -17,6 +17,8 @@
 namespace cc {
 
 constexpr const char* kManifestName = "MANIFEST.sha256";
+// The format of a committed run's run.json (packed by sweep/fixture_pack.h, or written by `import`).
+constexpr const char* kFixtureRunFormat = "claimcheck-fixture/1";
 
 struct ManifestCheck {
   int runs = 0;                       // run.json files found
