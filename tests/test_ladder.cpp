@@ -28,8 +28,9 @@ claims::LadderAxis axis_with(const nlohmann::json& claims, const std::string& wr
   const std::string file = cc::test::test_path("report.json");
   std::ofstream(file) << nlohmann::json{{"rung", {{"name", written_for}}}, {"claims", claims}}.dump();
   claims::LadderAxis axis{"length", "why", {}};
-  axis.rungs.push_back({"length", "base", "20k", false, {}, "", ""});
-  axis.rungs.push_back({"length", "paper", "40k", true, {{"stated", "stated_40k"}}, file, "reports/paper/report.json"});
+  axis.rungs.push_back({"length", "base", "20k", false, {}, "", "", ""});
+  axis.rungs.push_back(
+      {"length", "paper", "40k", true, {{"stated", "stated_40k"}}, file, "reports/paper/report.json", ""});
   return axis;
 }
 
