@@ -235,9 +235,10 @@ std::string ladder_markdown(const nlohmann::json& section) {
   std::ostringstream md;
   md << "\n## Scale ladder\n\n"
         "Each claim measured as written on runs that differ from the committed ones in one declared choice "
-        "(paper.yaml's `ladder:`), read from each rung's committed report (`verify --rung NAME`). A verdict "
-        "that differs between the committed rung and the paper's depends on the scale and is not a finding "
-        "against the paper; a FAIL at both gives the worst failing seed's distance beyond the threshold at each.\n";
+        "(paper.yaml's `ladder:`), read from each rung's committed report (`verify --rung NAME`). A claim "
+        "that passes at one of the committed rung and the paper's and fails at the other depends on the scale: "
+        "its FAIL is not a finding against the paper. A FAIL at both gives the worst failing seed's distance "
+        "beyond the threshold at each; an undecided verdict (too few seeds) gives its reason.\n";
   for (const auto& axis : section) {
     md << "\n### " << md_escape(axis["axis"].get<std::string>()) << "\n\n"
        << md_escape(axis["why"].get<std::string>()) << "\n\n| claim |";
