@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "report/baseline.h"
 #include "report/ladder.h"
 #include "test_helpers.h"
 
@@ -18,7 +19,7 @@ nlohmann::json claim(const std::string& id, const std::string& verdict, const st
                       {"subject", {{"run", "stated"}}},
                       {"threshold", {{"op", op}, {"value", threshold}}}};
   c["seeds"] = nlohmann::json::array();
-  for (double v : seeds) c["seeds"].push_back({{"value", v}});
+  for (double v : seeds) c["seeds"].push_back({{"seed", c["seeds"].size()}, {"value", v}});
   c["measured"] = {{"value", seeds.front()}, {"ci_low", seeds.front()}, {"ci_high", seeds.front()}};
   return c;
 }
@@ -26,7 +27,10 @@ nlohmann::json claim(const std::string& id, const std::string& verdict, const st
 // An axis of the committed rung and `paper`, whose report (rung `written_for`) holds `claims`.
 claims::LadderAxis axis_with(const nlohmann::json& claims, const std::string& written_for = "paper") {
   const std::string file = cc::test::test_path("report.json");
-  std::ofstream(file) << nlohmann::json{{"rung", {{"name", written_for}}}, {"claims", claims}}.dump();
+  std::ofstream(file) << nlohmann::json{
+      {"format", kReportFormat},
+      {"rung", {{"name", written_for}}},
+      {"claims", claims}}.dump();
   claims::LadderAxis axis{"length", "why", {}};
   axis.rungs.push_back({"length", "base", "20k", false, {}, "", "", ""});
   axis.rungs.push_back(

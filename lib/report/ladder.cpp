@@ -6,10 +6,9 @@
 #include <optional>
 #include <sstream>
 
+#include "report/baseline.h"
 #include "report/report.h"
 #include "util/error.h"
-#include "util/file_io.h"
-#include "util/json_input.h"
 
 namespace cc::report {
 namespace {
@@ -23,12 +22,7 @@ struct RungReport {
 RungReport read_rung_report(const claims::Rung& rung) {
   RungReport out;
   try {
-    nlohmann::json j;
-    try {
-      j = parse_json(read_regular_file(rung.report, kMaxJsonBytes, "report"), rung.report);
-    } catch (const nlohmann::json::parse_error& pe) {  // its message quotes the text: say where only
-      throw Error(rung.report + ": not JSON (a syntax error at byte " + std::to_string(pe.byte) + ")");
-    }
+    const nlohmann::json j = read_outcomes(rung.report);  // a report.json, checked as --baseline checks one
     const std::string written_for = j.contains("rung") && j["rung"].is_object() ? j["rung"].value("name", "") : "";
     if (written_for != rung.name)
       throw Error(rung.report_as_written + ": not a report of rung " + rung.name +
