@@ -27,6 +27,14 @@ check explain_names_readings 0 "the same verdict at each reading: at_least: 0.9 
 # A range changed is a change of the claim's meaning, whatever the verdict.
 sed -i 's/^    values: \[0.8, 0.95\]$/    values: [0.85, 0.95]/' "$W/c/B8.yaml"
 check changed_range 3 "B8 +sensitivity changed" verify "$W/c" -k B8 --baseline "$P/expected.json"
+# The threshold as a reading (`at: expect.threshold`): the same measurements judged again. B6a (block 1
+# attends to the previous token at >= 90 % of positions) FAILs at 53-60 %; a declared 0.5 makes it
+# depend on the reading, and the report shows both thresholds' verdicts on the same values.
+{ sed '/^control:/,$d' "$P/claims/B6a.yaml"
+  printf 'sensitivity:\n  - {at: expect.threshold, values: [0.5], why: "a test reading"}\n'
+  sed -n '/^control:/,$p' "$P/claims/B6a.yaml"; } > "$W/threshold.yaml"
+check threshold_reading 1 "INCONCLUSIVE +B6a .*depends on the reading: the verdict changes at expect.threshold between 0.5 and 0.9 \(expect.threshold = 0.5: PASS [0-9.]+, 0.9 \(committed\): FAIL" \
+  verify "$W/threshold.yaml"
 # Mistakes: a value the kind refuses, a constant the measure block does not write; each names its line.
 sed 's/^    values: \[0.8, 0.95\]$/    values: [0.8, 1.5]/' "$P/claims/B5-share.yaml" > "$W/bad_value.yaml"
 check value_the_kind_refuses 1 "bad_value.yaml:[0-9]+:[0-9]+: .*at denominator.share_of_change = 1.5: .*must be in \(0, 1\]" \

@@ -734,6 +734,38 @@ TEST(ClaimFile, SensitivityDeclaresTheReadingsFreeConstants) {
   }
 }
 
+// `at: expect.threshold`: the rule's threshold as a reading. Its values have the committed threshold's
+// shape, lie in [0, 1] for a proportion, and carry no measurement parameters (nothing is measured again).
+TEST(ClaimFile, TheThresholdIsAReadingWhereThePaperNamesNoNumber) {
+  const std::string valid = kValid + "sensitivity:\n  - {at: expect.threshold, values: [0.95, 0.99], why: w}\n";
+  ASSERT_EQ(load_error(valid), "(loaded)");
+  const std::string path = fresh_dir("threshold_reading") + "/claim.yaml";
+  std::ofstream(path) << valid;
+  const Claim c = load_claim(path, analysis::builtin_registry(), test_runs());
+  ASSERT_EQ(c.sensitivity.size(), 1u);
+  EXPECT_EQ(c.sensitivity[0].committed, 0.98);
+  EXPECT_EQ(c.sensitivity[0].values.size(), 2u);
+  EXPECT_TRUE(c.sensitivity[0].params.empty());
+  const std::string within =
+      replace(kValid, "expect: {op: \">\", threshold: 0.98}", "expect: {op: within, threshold: [0.9, 1]}");
+  EXPECT_EQ(load_error(within + "sensitivity:\n  - {at: expect.threshold, values: [[0.8, 1]], why: w}\n"), "(loaded)");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {kValid + "sensitivity:\n  - {at: expect.threshold, values: [0.98], why: w}\n", "is the committed threshold"},
+      {kValid + "sensitivity:\n  - {at: expect.threshold, values: [1.5], why: w}\n", "must lie in [0, 1]"},
+      {kValid + "sensitivity:\n  - {at: expect.threshold, values: [[0.9, 1]], why: w}\n",
+       "not a threshold of this rule (a number)"},
+      {kValid + "sensitivity:\n  - {at: expect.threshold, values: [0.9, 0.9], why: w}\n", "listed twice"},
+      {within + "sensitivity:\n  - {at: expect.threshold, values: [0.8], why: w}\n",
+       "not a threshold of this rule ([low, high])"},
+      {within + "sensitivity:\n  - {at: expect.threshold, values: [[1, 0.8]], why: w}\n", "low <= high"},
+  };
+  for (const auto& [text, want] : cases) {
+    const std::string err = load_error(text);
+    EXPECT_NE(err.find("claim.yaml:1"), std::string::npos) << text << " -> " << err;
+    EXPECT_NE(err.find(want), std::string::npos) << text << " -> " << err;
+  }
+}
+
 TEST(ClaimFile, AFileNamedTwiceIsReadOnce) {
   const std::string dir = kData + "/claims/sec";
   const auto once = find_claim_files({dir});

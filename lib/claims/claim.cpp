@@ -416,9 +416,55 @@ nlohmann::json* value_at(nlohmann::json& measure, const std::string& at) {
   return node;
 }
 
+// The rule's threshold as a free constant (`at: expect.threshold`, also read by the verifier): where the
+// paper's words name no number ("fail to reliably predict"), the numbers a careful reading could take
+// instead. Judged on the same measurements (nothing is measured again), so it is the one constant a sweep
+// claim may declare. A value has the committed threshold's shape: a number, or [low, high] for `within`.
+constexpr const char* kThresholdReading = "expect.threshold";
+
+nlohmann::json threshold_json(const Rule& rule) {
+  if (rule.op == Comparison::Within) return nlohmann::json::array({rule.threshold, rule.high});
+  return rule.threshold;
+}
+
+void check_threshold_value(ObjectReader& one, const nlohmann::json& v, const Claim& c) {
+  const bool within = c.rule.op == Comparison::Within;
+  const bool shaped = within ? v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number() : v.is_number();
+  if (!shaped)
+    one.fail("values", v.dump() + " is not a threshold of this rule (" + (within ? "[low, high]" : "a number") + ")");
+  const double low = within ? v[0].get<double>() : v.get<double>(), high = within ? v[1].get<double>() : low;
+  if (!std::isfinite(low) || !std::isfinite(high) || low > high)
+    one.fail("values", v.dump() + ": expected finite numbers, low <= high");
+  if (c.statistic() == analysis::Statistic::Proportion && (low < 0 || high > 1))
+    one.fail("values", v.dump() + " must lie in [0, 1] for a proportion (kind '" + c.kind + "')");
+}
+
+Sensitivity read_threshold_reading(ObjectReader& one, const Claim& c) {
+  Sensitivity s;
+  s.at = kThresholdReading;
+  s.committed = threshold_json(c.rule);
+  const nlohmann::json& values = one.raw("values");
+  if (!values.is_array() || values.empty() || values.size() > kMaxSensitivityValues)
+    one.fail("values", "expected a list of 1 to " + std::to_string(kMaxSensitivityValues) + " other thresholds");
+  for (const nlohmann::json& v : values) {
+    check_threshold_value(one, v, c);
+    if (v == s.committed) one.fail("values", v.dump() + " is the committed threshold; list only the others");
+    if (std::find(s.values.begin(), s.values.end(), v) != s.values.end())
+      one.fail("values", v.dump() + " is listed twice");
+    s.values.push_back(v);
+  }
+  s.why = one.prose("why");
+  one.finish();
+  return s;
+}
+
 // One free constant: {at, values, why}. Each value goes through the kind's own parameter check, as the
 // committed one did; an error there names the sensitivity's line, not the measure block's.
 Sensitivity read_one_sensitivity(ObjectReader one, const YamlDoc& doc, const ObjectReader& measure, const Claim& c) {
+  if (one.string("at") == kThresholdReading) return read_threshold_reading(one, c);
+  if (c.subject.is_sweep())
+    one.fail("at", "a sweep claim reads collected summaries; vary its measurement on a run claim (its " +
+                       std::string(kThresholdReading) + " may be declared)");
   Sensitivity s;
   s.at = one.string("at");
   const std::string head = s.at.substr(0, s.at.find('.'));
@@ -464,8 +510,6 @@ void read_sensitivity(ObjectReader& r, const YamlDoc& doc, const ObjectReader& m
   if (!list.is_array() || list.empty() || list.size() > kMaxSensitivityConstants)
     r.fail("sensitivity", "expected a list of 1 to " + std::to_string(kMaxSensitivityConstants) +
                               " constants, each {at, values, why}");
-  if (c.subject.is_sweep())
-    r.fail("sensitivity", "a sweep claim reads collected summaries; vary its constants on a run claim");
   for (size_t i = 0; i < list.size(); ++i) {
     ObjectReader one(doc, list[i], r.pointer() + "/sensitivity/" + std::to_string(i));
     c.sensitivity.push_back(read_one_sensitivity(one, doc, measure, c));

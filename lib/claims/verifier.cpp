@@ -505,6 +505,23 @@ Remeasured remeasure(const Claim& c, const SeedMeasure& measure, const std::vect
   return out;
 }
 
+// The threshold as a reading (`at: expect.threshold`, claim.cpp): the same measurements judged against
+// another threshold of the same rule, seed by seed and then combined. Nothing is measured again.
+constexpr const char* kThresholdReading = "expect.threshold";
+
+Remeasured rejudge(const Claim& c, const std::vector<SeedResult>& measured, const nlohmann::json& threshold) {
+  Rule rule = c.rule;
+  rule.threshold = threshold.is_array() ? threshold[0].get<double>() : threshold.get<double>();
+  rule.high = threshold.is_array() ? threshold[1].get<double>() : rule.high;
+  Remeasured out;
+  out.seeds = measured;
+  for (SeedResult& s : out.seeds) s.verdict = decide(rule.op, rule.threshold, s.ci, rule.high);
+  ClaimResult scratch;
+  out.verdict = combine(rule, out.seeds, scratch);
+  out.measured = scratch.measured;
+  return out;
+}
+
 // The rule's other evaluation draws (Rule::draws): the same seeds measured again with the next
 // eval_seeds, each draw judged by the same rule. A verdict that differs between draws is decided by
 // the draw, not the model: INCONCLUSIVE, each draw's verdict and value in the reason. The first draw's
@@ -582,8 +599,11 @@ void check_sensitivity(const Claim& c, const std::function<SeedMeasure(const nlo
   const double committed_value = r.measured;
   for (size_t k = 0; k < c.sensitivity.size(); ++k)
     for (size_t v = 0; v < c.sensitivity[k].values.size(); ++v) {
-      Remeasured again = remeasure(c, measure_with(c.sensitivity[k].params[v]), seeds, opts,
-                                   "the reading " + c.sensitivity[k].at + " = " + c.sensitivity[k].values[v].dump());
+      Remeasured again =
+          c.sensitivity[k].at == kThresholdReading
+              ? rejudge(c, r.seeds, c.sensitivity[k].values[v])
+              : remeasure(c, measure_with(c.sensitivity[k].params[v]), seeds, opts,
+                          "the reading " + c.sensitivity[k].at + " = " + c.sensitivity[k].values[v].dump());
       r.readings.push_back({k, v, std::move(again.seeds), again.verdict, again.measured});
     }
   std::string each, flips;
