@@ -13,7 +13,7 @@ CC=$1
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 fail=0
-G1=papers/assign_and_add/claims/s4_generalization/G1.yaml G3=papers/assign_and_add/claims/s4_generalization/G3.yaml
+G1=papers/assign_and_add/claims/s4_generalization/G1.yaml G4=papers/assign_and_add/claims/s4_generalization/G4.yaml
 v() { "$CC" verify "$@" --runs papers/assign_and_add/runs.yaml --baseline papers/assign_and_add/expected.json --report "$W/report"; }
 check() {  # NAME EXIT REGEX FILE
   local out rc
@@ -26,12 +26,12 @@ mkdir -p "$W/c"
 cp papers/assign_and_add/claims/defaults.yaml "$W/c/"  # paper.arxiv and tier, as the claims folder gives them
 cp "$G1" "$W/c/g1_same.yaml"
 check unchanged_pass 0 "PASS +G1 " "$W/c/g1_same.yaml"
-cp "$G3" "$W/c/g3_same.yaml"
-check unchanged_expected_fail 0 "FAIL +G3 .*\[expected: in the baseline\]" "$W/c/g3_same.yaml"
+cp "$G4" "$W/c/g4_same.yaml"
+check unchanged_expected_fail 0 "FAIL +G4 .*\[expected: in the baseline\]" "$W/c/g4_same.yaml"
 sed 's/  threshold: 0.98/  threshold: 0.999/' "$G1" >"$W/c/g1_raised.yaml"
 check regression 3 "CHANGED G1 +regression +PASS [0-9.]+ -> FAIL" "$W/c/g1_raised.yaml"
-sed 's/  threshold: 0.98/  threshold: 0.5/' "$G3" >"$W/c/g3_lowered.yaml"
-check unexpected_pass 3 "CHANGED G3 +unexpected pass +FAIL [0-9.]+ -> PASS" "$W/c/g3_lowered.yaml"
+sed 's/  threshold: 0.98/  threshold: 0.5/' "$G4" >"$W/c/g4_lowered.yaml"
+check unexpected_pass 3 "CHANGED G4 +unexpected pass +FAIL [0-9.]+ -> PASS" "$W/c/g4_lowered.yaml"
 sed 's/  size: 10000/  size: 9999/' "$G1" >"$W/c/g1_value.yaml"
 check value_change 3 "CHANGED G1 +value +.* -> " "$W/c/g1_value.yaml"
 sed 's/^id: G1$/id: G1new/' "$G1" >"$W/c/g1_new.yaml"

@@ -25,8 +25,10 @@ check() {  # NAME WANT-RC REGEX FILE
 }
 mkdir -p "$W/c" && cp "$C/defaults.yaml" "$W/c/"
 grep -q '^  draws: 5' "$C/B11a.yaml" || { echo "FAIL: B11a no longer declares draws: 5"; exit 1; }
-# Its second draw alone (eval_seed one past the folder's analysis_seed, 20260531).
-sed -e '/^  draws: /d' -e 's/^  size: 256$/  size: 256\n  eval_seed: 20260532/' "$C/B11a.yaml" > "$W/c/b11a_one_draw.yaml"
+# Its second draw alone (eval_seed one past the folder's analysis_seed, 20260531), at its committed
+# threshold alone (its threshold readings, `sensitivity:`, are another test's: cli.sensitivity).
+sed -e '/^  draws: /d' -e 's/^  size: 256$/  size: 256\n  eval_seed: 20260532/' -e '/^sensitivity:/,/^control:/{/^control:/!d}' \
+  "$C/B11a.yaml" > "$W/c/b11a_one_draw.yaml"
 check one_lucky_draw_passes 0 "PASS +B11a " "$W/c/b11a_one_draw.yaml"
 check five_draws_inconclusive 1 "INCONCLUSIVE +B11a .*depends on the evaluation draw: INCONCLUSIVE [0-9.]+, PASS [0-9.]+, .* on 5 independent draws" "$C/B11a.yaml"
 check far_from_threshold 0 "PASS +B1 .*the same on each of 5 evaluation draws" "$C/B1.yaml"

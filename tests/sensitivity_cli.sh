@@ -30,7 +30,7 @@ check changed_range 3 "B8 +sensitivity changed" verify "$W/c" -k B8 --baseline "
 # The threshold as a reading (`at: expect.threshold`): the same measurements judged again. B6a (block 1
 # attends to the previous token at >= 90 % of positions) FAILs at 53-60 %; a declared 0.5 makes it
 # depend on the reading, and the report shows both thresholds' verdicts on the same values.
-{ sed '/^control:/,$d' "$P/claims/B6a.yaml"
+{ sed '/^sensitivity:/,$d' "$P/claims/B6a.yaml"   # its own threshold readings replaced by this one
   printf 'sensitivity:\n  - {at: expect.threshold, values: [0.5], why: "a test reading"}\n'
   sed -n '/^control:/,$p' "$P/claims/B6a.yaml"; } > "$W/threshold.yaml"
 check threshold_reading 1 "INCONCLUSIVE +B6a .*depends on the reading: the verdict changes at expect.threshold between 0.5 and 0.9 \(expect.threshold = 0.5: PASS [0-9.]+, 0.9 \(committed\): FAIL" \
