@@ -95,5 +95,26 @@ TEST(Ladder, AnotherRungsReportIsUnavailableNotRead) {
   EXPECT_NE(section.at(0).at("rungs").at(1).value("unavailable", "").find("it is rung other's"), std::string::npos);
 }
 
+// The paper's rung not measured yet (no report): the sentence compares the committed rung with the
+// furthest rung toward it that measured the claim, and says the paper's is still missing.
+TEST(Ladder, WithoutThePapersRungTheFurthestMeasuredRungIsCompared) {
+  claims::LadderAxis axis = axis_with(nlohmann::json::array({claim("B6b", "FAIL", ">=", 0.9, {0.70})}), "width");
+  axis.rungs[1].name = "width";
+  axis.rungs[1].label = "d 256";
+  axis.rungs[1].paper = false;
+  axis.rungs.push_back({"scale",
+                        "paper",
+                        "d 256, batch 512",
+                        true,
+                        {{"stated", "stated_paper"}},
+                        cc::test::test_path("missing/report.json"),
+                        "reports/paper/report.json",
+                        ""});
+  const auto section = ladder_section({axis}, nlohmann::json::array({claim("B6b", "FAIL", ">=", 0.9, {0.52})}));
+  const std::string trend = section.at(0).at("claims").at(0).at("trend");
+  EXPECT_NE(trend.find("narrows from 0.38 to 0.2"), std::string::npos) << trend;
+  EXPECT_NE(trend.find("FAIL at both (20k and d 256; the paper's rung not measured yet)"), std::string::npos) << trend;
+}
+
 }  // namespace
 }  // namespace cc::report

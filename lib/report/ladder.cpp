@@ -68,18 +68,36 @@ std::string fmt3(double v) {
   return buf;
 }
 
-// The sentence comparing the committed rung with the paper's (the last rung when none is the paper's).
+// The rung the sentence compares the committed one with: the paper's (the last when none is the
+// paper's) where the claim was measured there, else the furthest rung toward it that measured it (a
+// ladder is climbed a rung at a time); the committed rung itself when no other measured it.
+size_t compared_rung(const nlohmann::json& rows, size_t committed, size_t paper) {
+  if (!rows[paper].contains("unavailable")) return paper;
+  for (size_t i = rows.size(); i-- > 0;)
+    if (i != committed && !rows[i].contains("unavailable")) return i;
+  return committed;
+}
+
+// The sentence comparing the committed rung with the paper's, or the furthest measured one.
 nlohmann::json trend(const nlohmann::json& rows, const claims::LadderAxis& axis) {
   size_t c = 0, p = axis.rungs.size() - 1;
   for (size_t i = 0; i < axis.rungs.size(); ++i) {
     if (axis.rungs[i].committed()) c = i;
     if (axis.rungs[i].paper) p = i;
   }
-  const nlohmann::json &a = rows[c], &b = rows[p];
-  const std::string la = axis.rungs[c].label, lb = axis.rungs[p].label + (axis.rungs[p].paper ? ", the paper's" : "");
-  if (b.contains("unavailable"))
-    return {{"trend", "not measured at " + lb + ": " + b["unavailable"].get<std::string>()},
-            {"depends_on_scale", false}};
+  const size_t q = compared_rung(rows, c, p);
+  if (q == c) {
+    std::string why;
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (i != c)
+        why += (why.empty() ? "" : "; ") + axis.rungs[i].label + ": " + rows[i]["unavailable"].get<std::string>();
+    return {{"trend", "not measured on another rung (" + why + ")"}, {"depends_on_scale", false}};
+  }
+  const nlohmann::json &a = rows[c], &b = rows[q];
+  const std::string la = axis.rungs[c].label,
+                    lb = axis.rungs[q].label + (axis.rungs[q].paper ? ", the paper's"
+                                                : q != p            ? " (the paper's rung not measured yet)"
+                                                                    : "");
   const std::string va = a.value("verdict", ""), vb = b.value("verdict", "");
   const auto decided = [](const std::string& v) { return v == "PASS" || v == "FAIL"; };
   if (va != vb && decided(va) && decided(vb))
@@ -90,15 +108,18 @@ nlohmann::json trend(const nlohmann::json& rows, const claims::LadderAxis& axis)
     return {{"trend", va + " at " + la + ", " + vb + " at " + lb +
                           (b.contains("reason") ? " (" + b["reason"].get<std::string>() + ")" : "")},
             {"depends_on_scale", false}};
+  // "at both" names the two rungs where the second is not the paper's.
+  const std::string both =
+      q != p ? "both (" + la + " and " + axis.rungs[q].label + "; the paper's rung not measured yet)" : "both";
   if (va == "FAIL" && a.contains("gap") && b.contains("gap")) {
     const double ga = a["gap"], gb = b["gap"];
     const std::string dist = "the worst seed's distance beyond the threshold ";
-    return {{"trend", "FAIL at both; " + dist +
+    return {{"trend", "FAIL at " + both + "; " + dist +
                           (gb < ga ? "narrows from " + fmt3(ga) + " to " + fmt3(gb)
                                    : "persists (" + fmt3(ga) + ", then " + fmt3(gb) + ")")},
             {"depends_on_scale", false}};
   }
-  return {{"trend", va + " at both"}, {"depends_on_scale", false}};
+  return {{"trend", va + " at " + both}, {"depends_on_scale", false}};
 }
 
 nlohmann::json axis_section(const claims::LadderAxis& axis, const nlohmann::json& own_claims) {
