@@ -420,7 +420,6 @@ nlohmann::json* value_at(nlohmann::json& measure, const std::string& at) {
 // paper's words name no number ("fail to reliably predict"), the numbers a careful reading could take
 // instead. Judged on the same measurements (nothing is measured again), so it is the one constant a sweep
 // claim may declare. A value has the committed threshold's shape: a number, or [low, high] for `within`.
-constexpr const char* kThresholdReading = "expect.threshold";
 
 nlohmann::json threshold_json(const Rule& rule) {
   if (rule.op == Comparison::Within) return nlohmann::json::array({rule.threshold, rule.high});
@@ -441,7 +440,7 @@ void check_threshold_value(ObjectReader& one, const nlohmann::json& v, const Cla
 
 Sensitivity read_threshold_reading(ObjectReader& one, const Claim& c) {
   Sensitivity s;
-  s.at = kThresholdReading;
+  s.at = Sensitivity::kThreshold;
   s.committed = threshold_json(c.rule);
   const nlohmann::json& values = one.raw("values");
   if (!values.is_array() || values.empty() || values.size() > kMaxSensitivityValues)
@@ -461,10 +460,10 @@ Sensitivity read_threshold_reading(ObjectReader& one, const Claim& c) {
 // One free constant: {at, values, why}. Each value goes through the kind's own parameter check, as the
 // committed one did; an error there names the sensitivity's line, not the measure block's.
 Sensitivity read_one_sensitivity(ObjectReader one, const YamlDoc& doc, const ObjectReader& measure, const Claim& c) {
-  if (one.string("at") == kThresholdReading) return read_threshold_reading(one, c);
+  if (one.string("at") == Sensitivity::kThreshold) return read_threshold_reading(one, c);
   if (c.subject.is_sweep())
     one.fail("at", "a sweep claim reads collected summaries; vary its measurement on a run claim (its " +
-                       std::string(kThresholdReading) + " may be declared)");
+                       std::string(Sensitivity::kThreshold) + " may be declared)");
   Sensitivity s;
   s.at = one.string("at");
   const std::string head = s.at.substr(0, s.at.find('.'));

@@ -62,6 +62,11 @@ struct Sensitivity {
   std::vector<nlohmann::json> values;  // the other values, as written
   std::vector<nlohmann::json> params;  // the measurement's parameters at each of them, checked by its kind
   std::string why;                     // the range's argument from the paper (wording, not meaning)
+
+  // `at: expect.threshold`: the rule's threshold as the free constant, judged again on the same
+  // measurements (claim.cpp reads it, the verifier rejudges it); nothing is measured again.
+  static constexpr const char* kThreshold = "expect.threshold";
+  bool on_threshold() const { return at == kThreshold; }
 };
 
 // Bounds on `sensitivity:`: each value is a full measurement of every seed.

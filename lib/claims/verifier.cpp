@@ -491,35 +491,38 @@ struct Remeasured {
   Verdict verdict = Verdict::Error;
   double measured = 0;
 };
-Remeasured remeasure(const Claim& c, const SeedMeasure& measure, const std::vector<uint64_t>& seeds,
-                     const VerifyOptions& opts, const std::string& what) {
-  Remeasured out;
-  std::vector<uint64_t> missing;
-  std::string why;
-  measure_seeds(c, measure, seeds, c.stage, opts.pool, out.seeds, missing, why);
-  if (!missing.empty())
-    throw Error(c.file + ": " + what + " could not measure seed(s) " + seed_list(missing) + ": " + why);
-  ClaimResult scratch;
-  out.verdict = combine(c.rule, out.seeds, scratch);
-  out.measured = scratch.measured;
-  return out;
-}
 
-// The threshold as a reading (`at: expect.threshold`, claim.cpp): the same measurements judged against
-// another threshold of the same rule, seed by seed and then combined. Nothing is measured again.
-constexpr const char* kThresholdReading = "expect.threshold";
-
-Remeasured rejudge(const Claim& c, const std::vector<SeedResult>& measured, const nlohmann::json& threshold) {
-  Rule rule = c.rule;
-  rule.threshold = threshold.is_array() ? threshold[0].get<double>() : threshold.get<double>();
-  rule.high = threshold.is_array() ? threshold[1].get<double>() : rule.high;
+// The seeds judged as a whole by `rule`, as the claim's own result is (the scratch result keeps only
+// the verdict and the combined value).
+Remeasured combined(const Rule& rule, std::vector<SeedResult> seeds) {
   Remeasured out;
-  out.seeds = measured;
-  for (SeedResult& s : out.seeds) s.verdict = decide(rule.op, rule.threshold, s.ci, rule.high);
+  out.seeds = std::move(seeds);
   ClaimResult scratch;
   out.verdict = combine(rule, out.seeds, scratch);
   out.measured = scratch.measured;
   return out;
+}
+
+Remeasured remeasure(const Claim& c, const SeedMeasure& measure, const std::vector<uint64_t>& seeds,
+                     const VerifyOptions& opts, const std::string& what) {
+  std::vector<SeedResult> again;
+  std::vector<uint64_t> missing;
+  std::string why;
+  measure_seeds(c, measure, seeds, c.stage, opts.pool, again, missing, why);
+  if (!missing.empty())
+    throw Error(c.file + ": " + what + " could not measure seed(s) " + seed_list(missing) + ": " + why);
+  return combined(c.rule, std::move(again));
+}
+
+// The threshold as a reading (Sensitivity::on_threshold, claim.cpp): the same measurements judged against
+// another threshold of the same rule, seed by seed and then combined. Nothing is measured again.
+Remeasured rejudge(const Claim& c, const std::vector<SeedResult>& measured, const nlohmann::json& threshold) {
+  Rule rule = c.rule;
+  rule.threshold = threshold.is_array() ? threshold[0].get<double>() : threshold.get<double>();
+  rule.high = threshold.is_array() ? threshold[1].get<double>() : rule.high;
+  std::vector<SeedResult> judged = measured;
+  for (SeedResult& s : judged) s.verdict = decide(rule.op, rule.threshold, s.ci, rule.high);
+  return combined(rule, std::move(judged));
 }
 
 // The rule's other evaluation draws (Rule::draws): the same seeds measured again with the next
@@ -600,7 +603,7 @@ void check_sensitivity(const Claim& c, const std::function<SeedMeasure(const nlo
   for (size_t k = 0; k < c.sensitivity.size(); ++k)
     for (size_t v = 0; v < c.sensitivity[k].values.size(); ++v) {
       Remeasured again =
-          c.sensitivity[k].at == kThresholdReading
+          c.sensitivity[k].on_threshold()
               ? rejudge(c, r.seeds, c.sensitivity[k].values[v])
               : remeasure(c, measure_with(c.sensitivity[k].params[v]), seeds, opts,
                           "the reading " + c.sensitivity[k].at + " = " + c.sensitivity[k].values[v].dump());
