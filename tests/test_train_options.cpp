@@ -224,6 +224,30 @@ TEST(Divergence, ANonFiniteLossStopsTrainingWithAnErrorBeforeAnythingIsSaved) {
   EXPECT_EQ(train::list_checkpoints(o.out_dir), std::vector<int64_t>{0});
 }
 
+// The logits counted as the loss's backward holds them: a float64 loss keeps three more floats an entry
+// (the log-probabilities, their gradient and the one it makes, as doubles); at a small batch each is a
+// block from the kept heap, counted twice (train/memory_estimate.cpp).
+TEST(MemoryBudget, AFloat64LossCountsThreeMoreFloatsPerLogit) {
+  auto cfg = tiny_run(30);
+  const train::BatchShape batch{cfg.train.batch_size, cfg.model.n_ctx, false};
+  const int64_t in_float32 = train::estimate_training_memory(cfg, batch).activations;
+  cfg.train.loss_precision = "float64";
+  const int64_t in_float64 = train::estimate_training_memory(cfg, batch).activations;
+  EXPECT_EQ(in_float64 - in_float32, 3 * int64_t{cfg.model.d_vocab_out} * batch.rows * 4 * 2);
+}
+
+// A tensor of 32 MB or more is mapped while training and given back when freed: counted once; a smaller
+// one, from the kept heap, twice (util/heap.h). At one row every block is small, at 2^24 rows none is.
+TEST(MemoryBudget, ABlockFromTheKeptHeapIsCountedTwiceAMappedOneOnce) {
+  auto cfg = tiny_run(30);
+  const int64_t few = 1, many = int64_t{1} << 24;
+  const auto per_row = [&](int64_t rows) {
+    return train::estimate_training_memory(cfg, {rows, cfg.model.n_ctx, false}).activations / rows;
+  };
+  EXPECT_EQ(per_row(few), 2 * per_row(many));
+  EXPECT_GT(per_row(many), 0);
+}
+
 // A run past the memory budget is refused before the model, the optimizer or a batch is allocated, with
 // the estimate in the message (`train --batch 1000000` tried 41 GB and ended in "internal error").
 TEST(MemoryBudget, ARunPastTheBudgetIsRefusedBeforeAnythingIsAllocated) {
@@ -235,7 +259,12 @@ TEST(MemoryBudget, ARunPastTheBudgetIsRefusedBeforeAnythingIsAllocated) {
   EXPECT_LT(small.total(), train::training_memory_budget());
   EXPECT_GT(train::estimate_training_memory(cfg, {1000000, cfg.model.n_ctx, false}).total(), 100 * small.total());
   EXPECT_GT(train::estimate_training_memory(cfg, {batch.rows, batch.seq_len, true}).total(), small.total());
-  EXPECT_EQ(train::estimate_training_memory(cfg, batch, 32).total(), 32 * small.total());
+  // An ensemble stacks its members' tensors: its blocks are those of one member with all their rows.
+  const auto ensemble = train::estimate_training_memory(cfg, batch, 32);
+  EXPECT_EQ(ensemble.parameters, 32 * small.parameters);
+  EXPECT_EQ(ensemble.activations,
+            train::estimate_training_memory(cfg, {32 * batch.rows, batch.seq_len, false}).activations);
+  EXPECT_GT(ensemble.total(), small.total());
 
   cfg.train.batch_size = 100000000;
   train::TrainOptions o = train::TrainOptions::silent();

@@ -12,6 +12,7 @@
 #include "train/schedule.h"
 #include "train/step_engine.h"
 #include "util/error.h"
+#include "util/heap.h"
 
 namespace cc::train {
 namespace fs = std::filesystem;
@@ -158,6 +159,7 @@ void EnsembleTrainer::log_eval(int64_t step, const std::vector<double>& train_lo
 }
 
 int64_t EnsembleTrainer::run() {
+  const LargeBlocksMapped mapped;  // the memory estimate bounds a step only with these (util/heap.h)
   clock_.start();
   const TrainConfig& tc = cfgs_[0].train;
   const int64_t K = members();

@@ -3,10 +3,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <vector>
 
 #include "model/param_layout.h"
 #include "train/evaluate.h"
 #include "util/error.h"
+#include "util/heap.h"
 
 namespace cc::train {
 namespace {
@@ -22,22 +24,64 @@ std::string gb(int64_t bytes) {
   return buf;
 }
 
-// Floats one sequence of T tokens keeps through a forward pass, per block: the residual stream and the
-// attention output (d_model each, a few copies), queries, keys, values and the heads' outputs (n_heads x
-// d_head each), the scores and the pattern (n_heads x T x T each), the MLP's pre- and post-activations;
-// and the logits where there is a loss: about what autograd keeps for the backward pass.
+// Floats alive at once per logit entry (a row's answer over one output token) at the loss's peak, the
+// backward of log_softmax in train/loss.cpp's cross-entropy: the logits (the step holds them), the
+// log-probabilities (kept for that backward), their incoming gradient and the gradient it makes: 4. A
+// float64 loss makes the last three doubles (2 floats each): 7. Traced (the step's mappings, strace;
+// grokking's task at p = 700, 83 300 training rows, large blocks mapped as in training, util/heap.h):
+// at most the float logits and three float64 tensors of their shape alive at once, 7 floats an entry.
+int64_t loss_floats_per_logit(const std::string& precision) { return precision == "float64" ? 7 : 4; }
+
+// One kind of tensor a training forward makes: its floats per sequence, and how many of them are alive
+// at once (kept by autograd for the backward, or made by it).
+struct Tensors {
+  int64_t floats_per_sequence;
+  int64_t copies;
+};
+
+// Per block: the residual stream and the attention output (d_model each, a few copies), queries, keys,
+// values and the heads' outputs (n_heads x d_head each), the scores and the pattern (n_heads x T x T
+// each), the MLP's pre- and post-activations; the embedding and the last residual stream; the logits.
+std::vector<Tensors> forward_tensors(const model::ModelConfig& m, int64_t T, bool every_position,
+                                     const std::string& precision) {
+  const int64_t heads = static_cast<int64_t>(m.n_heads) * m.d_head;
+  std::vector<Tensors> out = {{T * m.d_model, 2}};
+  for (int layer = 0; layer < m.n_layers; ++layer) {
+    out.push_back({T * m.d_model, 4});
+    out.push_back({T * heads, 4});
+    out.push_back({int64_t{m.n_heads} * T * T, 3});
+    if (m.has_mlp(layer)) out.push_back({T * m.d_mlp, 3});
+  }
+  out.push_back({(every_position ? T : 1) * m.d_vocab_out, loss_floats_per_logit(precision)});
+  return out;
+}
+
+// Bytes of these tensors over `rows` sequences in a training step. A tensor of kMappedBlockBytes or more
+// has a mapping of its own while training (util/heap.h) and is given back when freed: counted once. A
+// smaller one comes from the kept heap, where each step frees and allocates blocks of a few sizes in an
+// order no heap packs tightly, leaving holes: counted twice (measured: a model of width 16 at p = 700,
+// whose blocks under 32 MB were about 0.2 GB alive at once, grew the heap by 0.23 GB at its second step
+// and no further in six).
 // An upper bound: measured max RSS over libtorch's own 166 MB was 76, 122, 359 and 587 MB for Assign and
 // Add's default run, grokking's stated run, Bietti et al.'s two_layer and Assign and Add's default run at
-// batches of 4096; estimated 199 MB, 158 MB, 644 MB and 1.2 GB.
-int64_t forward_floats_per_sequence(const model::ModelConfig& m, int64_t T, bool every_position) {
-  const int64_t heads = static_cast<int64_t>(m.n_heads) * m.d_head;
-  int64_t blocks = 0;
-  for (int layer = 0; layer < m.n_layers; ++layer) {
-    blocks += T * (4 * int64_t{m.d_model} + 4 * heads) + 3 * int64_t{m.n_heads} * T * T;
-    if (m.has_mlp(layer)) blocks += 3 * T * m.d_mlp;
+// batches of 4096; estimated 264 MB, 309 MB, 875 MB and 1.2 GB. Where the logits dominate (grokking with
+// 17 % of the pairs), 2.6 GB against 4.6 GB at p = 700 (83 300 rows) and 6.6 GB against 10.7 GB at
+// p = 1000 (it took 11 GB before training mapped its large blocks); with a model of width 16 at p = 700,
+// 1.95 GB over the task's own against 2.1 GB (cli.memory_bound replays a smaller one: 403 against 454 MB).
+int64_t training_bytes(const std::vector<Tensors>& tensors, int64_t rows) {
+  int64_t total = 0;
+  for (const Tensors& t : tensors) {
+    const int64_t block = t.floats_per_sequence * rows * kFloat;
+    total += block * t.copies * (block >= kMappedBlockBytes ? 1 : 2);
   }
-  const int64_t logit_rows = every_position ? T : 1;
-  return blocks + 3 * logit_rows * m.d_vocab_out + 2 * T * m.d_model;
+  return total;
+}
+
+// An evaluation chunk's forward keeps nothing for a backward; every tensor counted as if it did.
+int64_t evaluation_bytes(const std::vector<Tensors>& tensors, int64_t rows) {
+  int64_t total = 0;
+  for (const Tensors& t : tensors) total += t.floats_per_sequence * rows * kFloat * t.copies;
+  return total;
 }
 
 }  // namespace
@@ -50,11 +94,12 @@ std::string MemoryEstimate::text() const {
 MemoryEstimate estimate_training_memory(const RunConfig& cfg, const BatchShape& batch, int64_t members) {
   const model::ModelConfig& m = cfg.model;
   const int64_t states = cfg.train.optimizer == "sgd" ? (cfg.train.momentum != 0 ? 1 : 0) : 2;  // AdamW: m, v
-  const int64_t per_sequence = forward_floats_per_sequence(m, batch.seq_len, batch.every_position) * kFloat;
+  const std::vector<Tensors> tensors =
+      forward_tensors(m, batch.seq_len, batch.every_position, cfg.train.loss_precision);
   MemoryEstimate e;
   e.parameters = model::ParamLayout(m).total * kFloat * (2 + states) * members;
-  e.activations = per_sequence * batch.rows * members;  // kept for backward (their gradients are freed as it goes)
-  e.evaluation = per_sequence * std::min<int64_t>(kEvalBatch, cfg.train.eval_size) * members;
+  e.activations = training_bytes(tensors, batch.rows * members);  // an ensemble stacks its members' tensors
+  e.evaluation = evaluation_bytes(tensors, std::min<int64_t>(kEvalBatch, cfg.train.eval_size) * members);
   return e;
 }
 

@@ -10,6 +10,7 @@
 #include "train/schedule.h"
 #include "train/step_engine.h"
 #include "util/error.h"
+#include "util/heap.h"
 
 namespace cc::train {
 namespace fs = std::filesystem;
@@ -73,6 +74,7 @@ torch::Tensor Trainer::train_step(int64_t step) {
 }
 
 int64_t Trainer::run() {
+  const LargeBlocksMapped mapped;  // the memory estimate bounds a step only with these (util/heap.h)
   clock_.start();
   std::vector<NamedBatch> sets;
   if (opts_.log_metrics) {
