@@ -7,6 +7,7 @@
 
 #include "model/param_layout.h"
 #include "train/evaluate.h"
+#include "train/family.h"
 #include "util/error.h"
 #include "util/heap.h"
 
@@ -84,6 +85,13 @@ int64_t evaluation_bytes(const std::vector<Tensors>& tensors, int64_t rows) {
   return total;
 }
 
+// The evaluation sets are drawn once and held for the whole run: per token its id and its target (8
+// bytes each) in every set. A task whose sets are its fixed splits (grokking's) holds fewer; `eval_size:
+// 10000000` on a Bietti et al. run: up to 82 GB (it ended in one 10.24 GB allocation failing).
+int64_t held_sets_bytes(const BatchShape& batch, int64_t eval_size) {
+  return batch.eval_sets * eval_size * batch.seq_len * 2 * int64_t{8};
+}
+
 }  // namespace
 
 std::string MemoryEstimate::text() const {
@@ -99,21 +107,24 @@ MemoryEstimate estimate_training_memory(const RunConfig& cfg, const BatchShape& 
   MemoryEstimate e;
   e.parameters = model::ParamLayout(m).total * kFloat * (2 + states) * members;
   e.activations = training_bytes(tensors, batch.rows * members);  // an ensemble stacks its members' tensors
-  e.evaluation = evaluation_bytes(tensors, std::min<int64_t>(kEvalBatch, cfg.train.eval_size) * members);
+  e.evaluation = (evaluation_bytes(tensors, std::min<int64_t>(kEvalBatch, cfg.train.eval_size)) +
+                  held_sets_bytes(batch, cfg.train.eval_size)) *
+                 members;
   return e;
 }
 
 BatchShape training_batch_shape(const RunConfig& cfg, const TaskData& data) {
+  const auto eval_sets = static_cast<int64_t>(family_of(cfg).eval_set_names.size());
   if (cfg.train.batch_size == 0) {
     const Batch full = data.train_batch(0);
-    return {full.size(), full.tokens.size(1), full.every_position()};
+    return {full.size(), full.tokens.size(1), full.every_position(), eval_sets};
   }
   // One sequence tells the length and where the loss is, without drawing a batch of train.batch_size
   // (which may be the very size being refused).
   RunConfig one = cfg;
   one.train.batch_size = 1;
   const Batch first = make_task_data(one)->train_batch(0);
-  return {cfg.train.batch_size, first.tokens.size(1), first.every_position()};
+  return {cfg.train.batch_size, first.tokens.size(1), first.every_position(), eval_sets};
 }
 
 int64_t training_memory_budget() {
@@ -139,7 +150,7 @@ void check_training_memory(const RunConfig& cfg, const BatchShape& batch, int64_
               std::to_string(batch.rows) + " sequences" +
               (members > 1 ? " and " + std::to_string(members) + " members" : "") + ", past the budget of " +
               std::to_string(budget >> 20) +
-              " MB (CLAIMCHECK_TRAIN_MEMORY_MB raises it; a smaller batch, model or ensemble fits)");
+              " MB (CLAIMCHECK_TRAIN_MEMORY_MB raises it; a smaller batch, model, evaluation set or ensemble fits)");
 }
 
 }  // namespace cc::train

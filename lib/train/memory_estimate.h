@@ -13,7 +13,7 @@ namespace cc::train {
 struct MemoryEstimate {
   int64_t parameters = 0;   // weights, gradients and optimizer state, every member
   int64_t activations = 0;  // what autograd keeps for one training batch, every member
-  int64_t evaluation = 0;   // one evaluation chunk's forward (no gradients)
+  int64_t evaluation = 0;   // the evaluation sets' sequences, and one evaluation chunk's forward (no gradients)
   int64_t total() const { return parameters + activations + evaluation; }
   std::string text() const;  // "12.4 GB (parameters 1.1 GB, activations 11.3 GB, evaluation 0.1 GB)"
 };
@@ -23,6 +23,7 @@ struct BatchShape {
   int64_t rows = 0;             // sequences per step
   int64_t seq_len = 0;          // tokens per sequence
   bool every_position = false;  // logits at every position, or at the last one only
+  int64_t eval_sets = 0;        // evaluation sets the task gives, each held whole (train.eval_size sequences)
 };
 // The shape of the run's batches, `data` being the run's own: its full batch where train.batch_size is 0
 // (held anyway), else train.batch_size rows of the length one sequence has.
