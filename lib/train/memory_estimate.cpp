@@ -57,7 +57,7 @@ std::vector<Tensors> forward_tensors(const model::ModelConfig& m, int64_t T, boo
   return out;
 }
 
-// Bytes of these tensors over `rows` sequences in a training step. A tensor of kMappedBlockBytes or more
+// Bytes of these tensors over `rows` sequences. In a training step (`with_holes`) a tensor of kMappedBlockBytes or more
 // has a mapping of its own while training (util/heap.h) and is given back when freed: counted once. A
 // smaller one comes from the kept heap, where each step frees and allocates blocks of a few sizes in an
 // order no heap packs tightly, leaving holes: counted twice (measured: a model of width 16 at p = 700,
@@ -65,23 +65,18 @@ std::vector<Tensors> forward_tensors(const model::ModelConfig& m, int64_t T, boo
 // and no further in six).
 // An upper bound: measured max RSS over libtorch's own 166 MB was 76, 122, 359 and 587 MB for Assign and
 // Add's default run, grokking's stated run, Bietti et al.'s two_layer and Assign and Add's default run at
-// batches of 4096; estimated 264 MB, 309 MB, 875 MB and 1.2 GB. Where the logits dominate (grokking with
+// batches of 4096; estimated 266 MB, 309 MB, 878 MB and 1.2 GB. Where the logits dominate (grokking with
 // 17 % of the pairs), 2.6 GB against 4.6 GB at p = 700 (83 300 rows) and 6.6 GB against 10.7 GB at
 // p = 1000 (it took 11 GB before training mapped its large blocks); with a model of width 16 at p = 700,
 // 1.95 GB over the task's own against 2.1 GB (cli.memory_bound replays a smaller one: 403 against 454 MB).
-int64_t training_bytes(const std::vector<Tensors>& tensors, int64_t rows) {
+// An evaluation chunk's forward keeps nothing for a backward, and no heap holes are added: every
+// tensor counted once, as if it were kept (`with_holes` false).
+int64_t tensor_bytes(const std::vector<Tensors>& tensors, int64_t rows, bool with_holes) {
   int64_t total = 0;
   for (const Tensors& t : tensors) {
     const int64_t block = t.floats_per_sequence * rows * kFloat;
-    total += block * t.copies * (block >= kMappedBlockBytes ? 1 : 2);
+    total += block * t.copies * (with_holes && block < kMappedBlockBytes ? 2 : 1);
   }
-  return total;
-}
-
-// An evaluation chunk's forward keeps nothing for a backward; every tensor counted as if it did.
-int64_t evaluation_bytes(const std::vector<Tensors>& tensors, int64_t rows) {
-  int64_t total = 0;
-  for (const Tensors& t : tensors) total += t.floats_per_sequence * rows * kFloat * t.copies;
   return total;
 }
 
@@ -106,8 +101,8 @@ MemoryEstimate estimate_training_memory(const RunConfig& cfg, const BatchShape& 
       forward_tensors(m, batch.seq_len, batch.every_position, cfg.train.loss_precision);
   MemoryEstimate e;
   e.parameters = model::ParamLayout(m).total * kFloat * (2 + states) * members;
-  e.activations = training_bytes(tensors, batch.rows * members);  // an ensemble stacks its members' tensors
-  e.evaluation = (evaluation_bytes(tensors, std::min<int64_t>(kEvalBatch, cfg.train.eval_size)) +
+  e.activations = tensor_bytes(tensors, batch.rows * members, true);  // an ensemble stacks its members' tensors
+  e.evaluation = (tensor_bytes(tensors, std::min<int64_t>(kEvalBatch, cfg.train.eval_size), false) +
                   held_sets_bytes(batch, cfg.train.eval_size)) *
                  members;
   return e;
