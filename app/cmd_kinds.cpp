@@ -6,6 +6,7 @@
 
 #include "analysis/intervention.h"
 #include "analysis/registry.h"
+#include "analysis/subspace.h"
 #include "cli.h"
 
 namespace cc::app {
@@ -61,6 +62,14 @@ int cmd_kinds(const std::vector<std::string>& args) {
     std::cout << "\nInterventions, for the kinds marked intervenable:\n";
     for (std::string line; std::getline(doc, line);) std::cout << "  " << line << "\n";
     std::cout << "  effect: intervened (the measurement with the edits; default) | drop (clean less intervened)\n";
+    std::cout << "\nSubspaces, for op: project:\n";
+    for (const auto& name : analysis::subspace_names()) {
+      const auto& s = analysis::find_subspace(name);
+      std::string hooks;
+      for (const auto& h : s.hooks) hooks += (hooks.empty() ? "" : ", ") + h;
+      std::cout << "  " << name << "  (at " << hooks << "; " << analysis::subspace_origin(name) << ")\n    "
+                << s.description << "\n";
+    }
   }
   if (json) std::cout << out.dump(2) << "\n";
   return kExitOk;

@@ -37,6 +37,15 @@ check kind_reads_weights 1 "weights_kind.yaml:[0-9]+:[0-9]+: .*kind 'memory_reca
 write control_run '/  - intervene: .*# matched/{N;s/.*/  - {run: two_layer, intervene: [{hook: blocks.0.attn.hook_z, op: zero}]}/}'
 check control_on_another_run 1 "control_run.yaml:[0-9]+:[0-9]+: .*an intervention control is on the claim's own run" \
   bverify "$W/claims/control_run.yaml"
+write no_subspace 's/hook: blocks.0.attn.hook_pattern, op: pattern, target: uniform}/hook: hook_embed, op: project, subspace: fourier, keep: complement}/'
+check unknown_subspace 1 "no_subspace.yaml:[0-9]+:[0-9]+: .*fourier.*key_frequencies" bverify "$W/claims/no_subspace.yaml"
+write subspace_hook 's/hook: blocks.0.attn.hook_pattern, op: pattern, target: uniform}/hook: blocks.0.hook_resid_post, op: project, subspace: key_frequencies, keep: complement}/'
+check subspace_at_another_hook 1 "subspace_hook.yaml:[0-9]+:[0-9]+: .*lies along the last axis of hook_embed" \
+  bverify "$W/claims/subspace_hook.yaml"
+# Another paper's subspace is refused when the first checkpoint is read: an ERROR naming both families.
+write subspace_family 's/hook: blocks.0.attn.hook_pattern, op: pattern, target: uniform}/hook: hook_embed, op: project, subspace: key_frequencies, keep: complement}/'
+check subspace_of_another_paper 1 "ERROR.*subspace 'key_frequencies' reads runs of 'modular_addition', not 'trigger_bigrams'" \
+  bverify "$W/claims/subspace_family.yaml" --seeds 0
 # A position outside the sequences (T = 128) is found when the first batch runs: an ERROR, no value.
 write position_200 's/op: pattern, target: uniform}/op: pattern, target: uniform, positions: [200]}/'
 check position_outside 1 "ERROR.*position 200 is outside the sequences. 128 positions" bverify "$W/claims/position_200.yaml" --seeds 0

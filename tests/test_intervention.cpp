@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analysis/intervention.h"
+#include "analysis/subspace.h"
 #include "papers/assign_and_add/module/examples.h"
 #include "papers/assign_and_add/module/task_family.h"
 #include "train/task_data.h"
@@ -19,6 +20,28 @@ using namespace cc;
 using torch::indexing::Slice;
 
 namespace {
+
+// A subspace for the tests of `op: project`, registered before the registry is first read: two directions
+// of the residual space, neither of unit length nor orthogonal, so the op must orthonormalise them.
+torch::Tensor two_directions(int64_t dim) {
+  auto d = torch::zeros({2, dim}, torch::kDouble);
+  d[0][0] = 2.0;
+  d[0][1] = 1.0;
+  d[1][1] = 3.0;
+  d[1][2] = -1.0;
+  return d;
+}
+const bool kTestSubspace = [] {
+  analysis::Subspace s;
+  s.name = "test_two_directions";
+  s.description = "two directions of the residual space (tests/test_intervention.cpp)";
+  s.hooks = {"hook_embed", "blocks.1.hook_resid_mid"};
+  s.directions = [](const train::Checkpoint& ck, analysis::ActivationStore*) {
+    return two_directions(ck.model->config().d_model);
+  };
+  analysis::add_subspace(s, "tests/test_intervention.cpp");
+  return true;
+}();
 
 // A&A's task (T = 16) with a tiny model: 2 blocks, 2 heads of 8, an MLP in block 1.
 train::Checkpoint tiny_model(uint64_t seed) {
@@ -50,7 +73,9 @@ torch::Tensor hand_forward(const model::Transformer& m, const torch::Tensor& tok
     auto it = edits.find(hook);
     if (it != edits.end()) it->second(x, tokens);
   };
-  auto x = m.W_E().index({tokens}) + m.W_pos().index({Slice(0, T)}).unsqueeze(0);  // [B, T, D]
+  auto embed = m.W_E().index({tokens});  // [B, T, D]
+  at("hook_embed", embed);
+  auto x = embed + m.W_pos().index({Slice(0, T)}).unsqueeze(0);
   for (int layer = 0; layer < cfg.n_layers; ++layer) {
     const std::string b = "blocks." + std::to_string(layer) + ".";
     auto W = [&](const char* w) { return m.param(b + "attn." + w); };  // [H, D, E]
@@ -292,4 +317,83 @@ TEST(Intervention, ARuleOfTheSchemaBrokenIsAnErrorWithItsLine) {
   EXPECT_NE(message("[{hook: blocks.0.attn.hook_attn_scores, op: knockout}]").find("keys"), std::string::npos);
   EXPECT_NE(message("[]").find("one or more edits"), std::string::npos);
   EXPECT_NE(message("{hook: blocks.0.attn.hook_z}").find("one or more edits"), std::string::npos);
+}
+
+TEST(Intervention, ProjectionOntoAndOffANamedSubspace) {
+  const auto ck = tiny_model(10);
+  const auto tokens = set_tokens(ck, "test_1", 20, 3);
+  // The basis by hand: Gram-Schmidt of the two directions.
+  const auto d = two_directions(ck.model->config().d_model).to(torch::kFloat);
+  const auto q1 = d[0] / d[0].norm();
+  auto r2 = d[1] - (d[1] * q1).sum() * q1;
+  const auto q2 = r2 / r2.norm();
+  auto part = [&](const torch::Tensor& x) { return x.matmul(q1).unsqueeze(-1) * q1 + x.matmul(q2).unsqueeze(-1) * q2; };
+  expect_close(edited_logits(ck,
+                             "[{hook: hook_embed, op: project, subspace: test_two_directions, keep: complement, "
+                             "positions: [0, 5]}]",
+                             tokens),
+               hand_forward(*ck.model, tokens, {{"hook_embed", [&](torch::Tensor& e, const torch::Tensor&) {
+                                                   for (int64_t p : {0, 5}) {
+                                                     auto x = e.index({Slice(), p});
+                                                     e.index_put_({Slice(), p}, x - part(x));
+                                                   }
+                                                 }}}));
+  expect_close(
+      edited_logits(ck,
+                    "[{hook: blocks.1.hook_resid_mid, op: project, subspace: test_two_directions, "
+                    "keep: subspace}]",
+                    tokens),
+      hand_forward(*ck.model, tokens,
+                   {{"blocks.1.hook_resid_mid", [&](torch::Tensor& x, const torch::Tensor&) { x = part(x); }}}));
+}
+
+TEST(Intervention, ARandomSubspaceHasTheNamedOnesRankAndDependsOnItsSeedAlone) {
+  const auto a = analysis::random_basis(3, 16, 7), b = analysis::random_basis(3, 16, 7);
+  ASSERT_EQ(a.sizes(), (std::vector<int64_t>{3, 16}));
+  EXPECT_TRUE(torch::equal(a, b));
+  EXPECT_FALSE(torch::equal(a, analysis::random_basis(3, 16, 8)));
+  EXPECT_LT((a.matmul(a.t()) - torch::eye(3, torch::kDouble)).abs().max().item<double>(), 1e-12);
+  EXPECT_EQ(analysis::random_basis(0, 16, 7).size(0), 0);
+  // In a claim: a random subspace of the named one's rank (2 here) and the claim's seed.
+  const auto ck = tiny_model(11);
+  const auto tokens = set_tokens(ck, "test_1", 20, 3);
+  const auto q = analysis::random_basis(2, ck.model->config().d_model, 4).to(torch::kFloat);
+  expect_close(
+      edited_logits(ck,
+                    "[{hook: hook_embed, op: project, subspace: test_two_directions, keep: subspace, "
+                    "random: true, seed: 4}]",
+                    tokens),
+      hand_forward(*ck.model, tokens,
+                   {{"hook_embed", [&](torch::Tensor& e, const torch::Tensor&) { e = e.matmul(q.t()).matmul(q); }}}));
+}
+
+TEST(Intervention, AProjectionNamesItsSubspacesHooksAndFamilies) {
+  auto message = [](const std::string& yaml) {
+    try {
+      edits_from(yaml);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("[{hook: hook_embed, op: project, subspace: test_two_direction, keep: complement}]")
+                .find("test_two_directions"),
+            std::string::npos);  // the nearest name
+  EXPECT_NE(message("[{hook: blocks.0.hook_resid_post, op: project, subspace: test_two_directions, keep: complement}]")
+                .find("lies along the last axis of hook_embed, blocks.1.hook_resid_mid"),
+            std::string::npos);
+  EXPECT_NE(message("[{hook: hook_embed, op: project, subspace: test_two_directions}]").find("keep"),
+            std::string::npos);
+  EXPECT_NE(message("[{hook: hook_embed, op: project, subspace: test_two_directions, keep: complement, seed: 2}]")
+                .find("unknown field"),
+            std::string::npos);  // a seed without random: true
+  // The grokking paper's subspace reads that paper's runs only.
+  const auto ck = tiny_model(12);
+  try {
+    analysis::intervened_model(
+        ck, edits_from("[{hook: hook_embed, op: project, subspace: key_frequencies, keep: complement}]"), nullptr);
+    ADD_FAILURE() << "an Assign and Add checkpoint was projected on the grokking paper's subspace";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("reads runs of 'modular_addition'"), std::string::npos) << e.what();
+  }
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/common.h"
+#include "analysis/subspace.h"
 #include "train/task_data.h"
 #include "util/error.h"
 
@@ -17,14 +18,17 @@ namespace cc::analysis {
 const char* const kInterventionDoc =
     "intervene: a list of edits applied in every forward of the measurement (kinds marked 'intervenable')\n"
     "  hook: a TransformerLens hook of the model, e.g. blocks.0.attn.hook_pattern (required)\n"
-    "  op: zero | mean | resample | pattern | patch | knockout (required)\n"
+    "  op: zero | mean | resample | pattern | patch | knockout | project (required)\n"
     "  positions: positions edited (the query's for scores and pattern; -1 the last); default every position\n"
     "  heads: heads edited (hooks with a head axis: q, k, v, z, attn_scores, pattern); default every head\n"
     "  set, size, eval_seed: mean/resample/patch: the clean set read (size default 1000)\n"
     "  seed: resample: which sequence replaces which (default 0)\n"
     "  target: pattern: uniform | previous (required for op pattern)\n"
     "  into: patch: the corrupted set, sequence i of it patched with the clean set's sequence i\n"
-    "  keys: knockout: the key positions whose scores become -inf (hook_attn_scores only; -1 the last)";
+    "  keys: knockout: the key positions whose scores become -inf (hook_attn_scores only; -1 the last)\n"
+    "  subspace: project: a subspace a paper module names along the hook's last axis (`claimcheck kinds`)\n"
+    "  keep: project: subspace (the value's part in it) | complement (the value less that part)\n"
+    "  random: project: true for a random subspace of the same rank instead, from `seed` (the matched control)";
 
 namespace {
 
@@ -41,11 +45,26 @@ bool is_per_head(const std::string& hook) {  // [B, T, H, E]: head dim 2
 }
 bool has_heads(const std::string& hook) { return is_attention_grid(hook) || is_per_head(hook); }
 
+// op: project: the subspace (one a module registered, in one of its hooks), which side is kept, and
+// whether a random subspace of its rank stands in for it.
+void read_projection(ObjectReader& r, const std::string& hook, nlohmann::json& e) {
+  const std::string name = r.one_of("subspace", subspace_names());
+  const auto& hooks = find_subspace(name).hooks;
+  if (std::find(hooks.begin(), hooks.end(), hook) == hooks.end()) {
+    std::string list;
+    for (const auto& h : hooks) list += (list.empty() ? "" : ", ") + h;
+    r.fail("hook", "subspace '" + name + "' lies along the last axis of " + list + ", not of " + hook);
+  }
+  e["subspace"] = name;
+  e["keep"] = r.one_of("keep", {"subspace", "complement"});
+  e["random"] = r.boolean("random", false);
+}
+
 nlohmann::json parse_one(ObjectReader r) {
   nlohmann::json e;
   const std::string hook = r.string("hook");
   e["hook"] = hook;
-  const std::string op = r.one_of("op", {"zero", "mean", "resample", "pattern", "patch", "knockout"});
+  const std::string op = r.one_of("op", {"zero", "mean", "resample", "pattern", "patch", "knockout", "project"});
   e["op"] = op;
   const auto positions = r.integers("positions", {});
   for (int64_t p : positions)
@@ -62,7 +81,8 @@ nlohmann::json parse_one(ObjectReader r) {
     e["size"] = read_size(r, 1000);
     e["eval_seed"] = read_eval_seed(r);
   }
-  if (op == "resample") e["seed"] = r.integer_in("seed", 0, 0, int64_t{1} << 62);
+  if (op == "resample" || (op == "project" && r.boolean("random", false)))
+    e["seed"] = r.integer_in("seed", 0, 0, int64_t{1} << 62);
   if (op == "patch") {
     r.string("into");
     e["into"] = r.one_of("into", train::known_eval_set_names(), "");
@@ -81,6 +101,7 @@ nlohmann::json parse_one(ObjectReader r) {
       if (k < -kMaxPosition || k >= kMaxPosition) r.fail("keys", "a key position must lie in [-4096, 4096)");
     e["keys"] = keys;
   }
+  if (op == "project") read_projection(r, hook, e);
   r.finish();
   return e;
 }
@@ -196,6 +217,24 @@ torch::Tensor target_pattern(const std::string& target, int64_t T, const torch::
 // The value an edit puts in place of the hook's, for a batch: a function of the value and the tokens.
 using Replacement = std::function<torch::Tensor(const torch::Tensor& value, const torch::Tensor& tokens)>;
 
+// op: project: v Q^T Q (keep: subspace) or v - v Q^T Q (keep: complement), Q the subspace's orthonormal basis at this
+// checkpoint (or a random one of its rank); computed in double, returned in the value's dtype.
+Replacement projection(const train::Checkpoint& ck, ActivationStore* store, const nlohmann::json& e) {
+  const std::string hook = e["hook"].get<std::string>(), name = e["subspace"].get<std::string>();
+  torch::Tensor basis = subspace_basis(find_subspace(name), ck, store);  // [r, dim]
+  if (e["random"].get<bool>()) basis = random_basis(basis.size(0), basis.size(1), e["seed"].get<uint64_t>());
+  const bool onto = e["keep"].get<std::string>() == "subspace";
+  return [basis, onto, hook, name](const torch::Tensor& v, const torch::Tensor&) {
+    if (v.size(-1) != basis.size(1))
+      throw Error("an intervention at " + hook + ": subspace '" + name + "' has directions of " +
+                  std::to_string(basis.size(1)) + " entries, the hook's last axis " + std::to_string(v.size(-1)));
+    const auto q = basis.to(v.device());
+    const auto x = v.to(torch::kDouble);
+    const auto part = x.matmul(q.t()).matmul(q);
+    return (onto ? part : x - part).to(v.dtype());
+  };
+}
+
 Replacement replacement(const train::Checkpoint& ck, ActivationStore* store, const nlohmann::json& e) {
   const std::string op = e["op"].get<std::string>(), hook = e["hook"].get<std::string>();
   if (op == "zero") return [](const torch::Tensor& v, const torch::Tensor&) { return torch::zeros_like(v); };
@@ -214,6 +253,7 @@ Replacement replacement(const train::Checkpoint& ck, ActivationStore* store, con
       return v.masked_fill(out.view({1, 1, 1, T}).to(v.device()), -std::numeric_limits<float>::infinity());
     };
   }
+  if (op == "project") return projection(ck, store, e);
   if (op == "pattern") {
     const std::string target = e["target"].get<std::string>();
     return [target](const torch::Tensor& v, const torch::Tensor&) {

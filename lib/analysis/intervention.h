@@ -4,7 +4,7 @@
 // model only through its forwards (MeasurementKind::intervenable, e.g. `accuracy`) measures the model
 // with a component removed or replaced. One edit:
 //   hook       a hook of the model (blocks.0.attn.hook_pattern, blocks.1.hook_resid_mid, ...)
-//   op         zero | mean | resample | pattern | patch | knockout
+//   op         zero | mean | resample | pattern | patch | knockout | project
 //   positions  the positions edited (the query's, for the attention scores and pattern); negative counts
 //              from the end (-1: the last); default every position
 //   heads      the heads edited, for hooks with a head axis (q, k, v, z, scores, pattern); default every head
@@ -17,6 +17,10 @@
 //   keys       knockout: the key positions whose attention scores become -inf (hook_attn_scores only)
 //   into       patch: the corrupted set, drawn with the clean one's size and eval_seed: its sequence i gets
 //              the clean sequence i's value (a measured sequence not in it is an error)
+//   subspace, keep, random
+//              project: the value onto (keep: subspace) or off (keep: complement) a subspace a paper module names
+//              along the hook's last axis (analysis/subspace.h); random: true, a random subspace of its
+//              rank from `seed` instead (the matched control)
 #include <nlohmann/json.hpp>
 
 #include <memory>

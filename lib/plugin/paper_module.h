@@ -12,7 +12,9 @@
 //     batches and evaluation sets its runs train and are measured on (train/task_data.h), its
 //     operand grid for the engine's Fourier kinds, the choices its paper leaves open;
 //   - its measurement kinds (analysis/registry.h), which read checkpoints (train/checkpoint.h), the
-//     run's history and the shared activation cache (analysis/activation_store.h).
+//     run's history and the shared activation cache (analysis/activation_store.h);
+//   - its subspaces (analysis/subspace.h): directions along a hook's last axis that its paper gives a
+//     meaning, for claims that project a hook onto or off them (`op: project`).
 // Every name is registered once: a second family or kind of one name is an error naming both modules,
 // and a registration after the registries are frozen is an error (util/registry.h).
 // A module's own headers are included as "papers/NAME/module/x.h"; its code lives in namespace cc::NAME.
@@ -23,6 +25,7 @@
 
 #include "analysis/activation_store.h"
 #include "analysis/registry.h"
+#include "analysis/subspace.h"
 #include "train/checkpoint.h"
 #include "train/family.h"
 #include "train/run_config.h"
@@ -47,6 +50,10 @@ class ModuleRegistrar {
   void add_kinds(std::function<void(analysis::Registry&)> add) const {
     analysis::add_module_kinds(
         origin(), [families = families_] { return *families; }, std::move(add));
+  }
+  // A subspace reads the module's own families' checkpoints unless it names others (Subspace::families).
+  void add_subspace(analysis::Subspace subspace) const {
+    analysis::add_subspace(std::move(subspace), origin(), [families = families_] { return *families; });
   }
 
  private:

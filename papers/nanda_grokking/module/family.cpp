@@ -97,6 +97,7 @@ void register_module(const plugin::ModuleRegistrar& r) {
   f.operand_grid = operand_grid;
   r.add_family(std::move(f));
   r.add_kinds(register_kinds);
+  for (auto& s : key_frequency_subspaces()) r.add_subspace(std::move(s));
 }
 
 }  // namespace cc::nanda_grokking

@@ -18,6 +18,7 @@
 #include "analysis/activation_store.h"
 #include "analysis/fourier_fit.h"
 #include "analysis/registry.h"
+#include "analysis/subspace.h"
 #include "papers/nanda_grokking/module/run_config.h"
 #include "train/checkpoint.h"
 
@@ -31,6 +32,10 @@ void register_progress_order(analysis::Registry& r);
 void register_neurons(analysis::Registry& r);
 void register_logits(analysis::Registry& r);
 void register_fourier_gini(analysis::Registry& r);
+
+// The subspaces `key_frequencies` and `key_frequencies_with_mean` at hook_embed, for `op: project`
+// (subspace_key_frequencies.cpp).
+std::vector<analysis::Subspace> key_frequency_subspaces();
 
 // The task of a checkpoint of this paper's runs; cc::Error when the checkpoint is another paper's.
 TaskConfig task_of(const train::Checkpoint& ck);
