@@ -60,4 +60,16 @@ if cmake -S "$project" -B "$w/build2" -DCMAKE_PREFIX_PATH="$prefix" > "$w/config
 fi
 tr -s ' \n' ' ' < "$w/configure2.log" | grep -q "the installed claimcheck package already has a paper named 'nanda_grokking'" ||
   { cat "$w/configure2.log"; fail "no clear message for a paper named like an installed one"; }
+# CONTRIBUTING.md's project file configures as written, and without its first two lines too (every policy
+# OLD then: the package sets its own).
+# shellcheck disable=SC2016  # the backticks are a markdown fence, not a command
+sed -n '/^```cmake$/,/^```$/p' "$(dirname "$0")/../CONTRIBUTING.md" | sed '1d;$d' > "$w/documented.cmake"
+grep -q "^claimcheck_add_executable" "$w/documented.cmake" || fail "no project file found in CONTRIBUTING.md"
+mv "$project/papers/nanda_grokking" "$project/papers/scratch_paper"
+for variant in documented bare; do
+  if [ "$variant" = bare ]; then grep -v "^cmake_minimum_required\|^project(" "$w/documented.cmake"
+  else cat "$w/documented.cmake"; fi > "$project/CMakeLists.txt"
+  cmake -S "$project" -B "$w/build-$variant" -DCMAKE_PREFIX_PATH="$prefix" > "$w/configure-$variant.log" 2>&1 ||
+    { cat "$w/configure-$variant.log"; fail "CONTRIBUTING.md's project file ($variant) does not configure"; }
+done
 echo "install.cmake_package: a paper module built out of tree against the installed package, linked with the installed papers, verified"
