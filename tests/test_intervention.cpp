@@ -109,6 +109,16 @@ nlohmann::json edits_from(const std::string& yaml) {
   return analysis::parse_interventions(r);
 }
 
+// The loader's message for `yaml`, or "no error".
+std::string parse_error(const std::string& yaml) {
+  try {
+    edits_from(yaml);
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+  return "no error";
+}
+
 torch::Tensor edited_logits(const train::Checkpoint& ck, const std::string& yaml, const torch::Tensor& tokens) {
   torch::NoGradGuard no_grad;
   return analysis::intervened_model(ck, edits_from(yaml), nullptr)->forward(tokens);
@@ -296,14 +306,7 @@ TEST(Intervention, NamesWhatTheModelDoesNotHaveBeforeAnythingRuns) {
 }
 
 TEST(Intervention, ARuleOfTheSchemaBrokenIsAnErrorWithItsLine) {
-  auto message = [](const std::string& yaml) {
-    try {
-      edits_from(yaml);
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto message = parse_error;
   EXPECT_NE(message("[{hook: blocks.0.attn.hook_z, op: shuffle}]").find("edits.yaml:1"), std::string::npos);
   EXPECT_NE(message("[{hook: blocks.0.hook_resid_post, op: zero, heads: [0]}]").find("has no head axis"),
             std::string::npos);
@@ -368,14 +371,7 @@ TEST(Intervention, ARandomSubspaceHasTheNamedOnesRankAndDependsOnItsSeedAlone) {
 }
 
 TEST(Intervention, AProjectionNamesItsSubspacesHooksAndFamilies) {
-  auto message = [](const std::string& yaml) {
-    try {
-      edits_from(yaml);
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto message = parse_error;
   EXPECT_NE(message("[{hook: hook_embed, op: project, subspace: test_two_direction, keep: complement}]")
                 .find("test_two_directions"),
             std::string::npos);  // the nearest name
