@@ -58,6 +58,7 @@ void read_projection(ObjectReader& r, const std::string& hook, nlohmann::json& e
   e["subspace"] = name;
   e["keep"] = r.one_of("keep", {"subspace", "complement"});
   e["random"] = r.boolean("random", false);
+  if (e["random"].get<bool>()) e["seed"] = r.integer_in("seed", 0, 0, int64_t{1} << 62);
 }
 
 nlohmann::json parse_one(ObjectReader r) {
@@ -81,8 +82,7 @@ nlohmann::json parse_one(ObjectReader r) {
     e["size"] = read_size(r, 1000);
     e["eval_seed"] = read_eval_seed(r);
   }
-  if (op == "resample" || (op == "project" && r.boolean("random", false)))
-    e["seed"] = r.integer_in("seed", 0, 0, int64_t{1} << 62);
+  if (op == "resample") e["seed"] = r.integer_in("seed", 0, 0, int64_t{1} << 62);
   if (op == "patch") {
     r.string("into");
     e["into"] = r.one_of("into", train::known_eval_set_names(), "");
