@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "analysis/registry.h"
 #include "plugin/paper_module.h"
@@ -37,13 +38,32 @@ analysis::MeasurementKind kind_named(const std::string& name) {
 
 TEST(Registry, ADuplicateNameNamesBothOrigins) {
   analysis::Registry r;
-  r.set_origin("papers/first/module");
+  r.set_module("papers/first/module", {"first_task"});
   r.add(kind_named("twice"));
-  r.set_origin("papers/second/module");
+  r.set_module("papers/second/module", {"second_task"});
   const std::string e = error_of([&] { r.add(kind_named("twice")); });
   EXPECT_NE(e.find("measurement kind 'twice' is registered twice: by papers/first/module and by papers/second/module"),
             std::string::npos)
       << e;
+}
+
+// A module's kind reads its module's families, or those it names; with neither it would read any run
+// (indexing one paper's positions in another's model), so it is refused when registered. A theory kind
+// reads no checkpoint and needs none; the engine's kinds read any run through the family's interface.
+TEST(Registry, AModulesCheckpointKindWithoutAFamilyIsRefused) {
+  analysis::Registry r;
+  r.add(kind_named("engine_kind"));  // the engine's: any run
+  r.set_module("papers/familyless/module", {});
+  const std::string e = error_of([&] { r.add(kind_named("orphan")); });
+  EXPECT_NE(e.find("measurement kind 'orphan' from papers/familyless/module reads checkpoints, but its module "
+                   "registers no task family and the kind names none"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(r.find("orphan"), nullptr);
+  auto named = kind_named("names_its_family");
+  named.families = {"some_task"};
+  r.add(std::move(named));
+  EXPECT_EQ(r.find("names_its_family")->families, std::vector<std::string>{"some_task"});
 }
 
 TEST(Registry, AnUnknownNameListsWhatExistsAndTheNearest) {

@@ -34,7 +34,7 @@ Registry& build() {
   auto& m = module_kinds();
   std::lock_guard<std::mutex> lock(m.mu);
   for (const auto& a : m.adders) {
-    r.set_origin(a.origin, a.families());
+    r.set_module(a.origin, a.families());
     a.add(r);
   }
   m.built = true;

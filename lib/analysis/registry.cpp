@@ -5,6 +5,7 @@
 
 #include "train/family.h"
 #include "util/error.h"
+#include "util/quoted_list.h"
 
 namespace cc::analysis {
 namespace {
@@ -15,10 +16,8 @@ MeasurementKind::CheckpointMeasure refusing_other_families(const MeasurementKind
   return [inner = kind.measure, families = kind.families, name = kind.name, origin](const MeasureInput& in) {
     const std::string family = train::family_of(in.checkpoint.config).name;
     if (std::find(families.begin(), families.end(), family) == families.end()) {
-      std::string list;
-      for (const auto& f : families) list += (list.empty() ? "'" : ", '") + f + "'";
       throw Error(in.checkpoint.path + ": measurement kind '" + name + "' (" + origin + ") reads runs of task family " +
-                  list + "; run '" + in.checkpoint.config.name + "' is of task family '" + family + "'");
+                  quoted_list(families) + "; run '" + in.checkpoint.config.name + "' is of task family '" + family + "'");
     }
     return inner(in);
   };
@@ -51,6 +50,10 @@ void Registry::add(MeasurementKind kind) {
   if (kind.subject == Subject::Theory && kind.theory.empty())
     throw Error("theory kind '" + name + "' from " + origin_ + " names no model");
   if (kind.families.empty()) kind.families = families_;
+  if (from_module_ && kind.families.empty() && kind.measure)
+    throw Error("measurement kind '" + name + "' from " + origin_ +
+                " reads checkpoints, but its module registers no task family and the kind names none: a paper "
+                "module's kind says which families' runs it reads (MeasurementKind::families)");
   if (!kind.families.empty() && kind.measure) kind.measure = refusing_other_families(kind, origin_);
   kinds_.add(name, std::move(kind), origin_);
 }

@@ -133,13 +133,19 @@ void add_modes(Registry& r, const MeasurementKind::CheckpointMeasure& measure,
 // frozen registry takes no more.
 class Registry {
  public:
-  // Entries added from now on come from `origin` (the engine, or papers/NAME/module), and read the runs
-  // of `families` unless they name their own (MeasurementKind::families; empty: any run).
-  void set_origin(std::string origin, std::vector<std::string> families = {}) {
+  // Entries added from now on come from a paper module (`origin`: papers/NAME/module; before the first
+  // call, the engine), and read the runs of `families` unless they name their own
+  // (MeasurementKind::families). A module's kind that reads checkpoints must read named families: a
+  // module that registers none names them on each kind, or the kind is refused (the engine's kinds
+  // alone read any run, through the family's interface).
+  void set_module(std::string origin, std::vector<std::string> families) {
     origin_ = std::move(origin);
     families_ = std::move(families);
+    from_module_ = true;
   }
-  void add(MeasurementKind kind);  // throws on a name that is not snake_case, a duplicate, or when frozen
+  // Throws on a name that is not snake_case, a duplicate, a module's checkpoint kind that reads no named
+  // family, or when frozen.
+  void add(MeasurementKind kind);
   const MeasurementKind* find(const std::string& name) const { return kinds_.find(name); }
   std::string unknown_message(const std::string& name) const { return kinds_.unknown_message(name); }
   std::string origin(const std::string& name) const { return kinds_.origin(name); }
@@ -151,6 +157,7 @@ class Registry {
   NamedRegistry<MeasurementKind> kinds_{"measurement kind"};
   std::string origin_ = "the engine (lib/analysis)";
   std::vector<std::string> families_;
+  bool from_module_ = false;
 };
 
 // A kind's parameters as data, read from its own parse_params in recording mode (ObjectReader::recording):

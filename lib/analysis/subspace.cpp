@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "util/error.h"
+#include "util/quoted_list.h"
 #include "util/registry.h"
 
 namespace cc::analysis {
@@ -33,8 +34,16 @@ const NamedRegistry<Subspace>& registry() {
     static NamedRegistry<Subspace> built{"subspace"};
     auto& s = subspaces();
     std::lock_guard<std::mutex> lock(s.mu);
+    // A module's subspace reads its module's families or those it names, never any run (as its kinds):
+    // all are checked before any is added, so a refusal leaves the pending list whole.
     for (auto& p : s.pending) {
       if (p.subspace.families.empty() && p.families) p.subspace.families = p.families();
+      if (p.families && p.subspace.families.empty())
+        throw Error("subspace '" + p.subspace.name + "' from " + p.origin +
+                    " reads checkpoints, but its module registers no task family and the subspace names none: "
+                    "a paper module's subspace says which families' runs it reads (Subspace::families)");
+    }
+    for (auto& p : s.pending) {
       const std::string name = p.subspace.name;
       built.add(name, std::move(p.subspace), p.origin);
     }
@@ -114,9 +123,7 @@ std::string subspace_origin(const std::string& name) { return registry().origin(
 
 torch::Tensor subspace_basis(const Subspace& s, const train::Checkpoint& ck, ActivationStore* store) {
   if (!s.families.empty() && std::find(s.families.begin(), s.families.end(), ck.config.family) == s.families.end()) {
-    std::string list;
-    for (const auto& f : s.families) list += (list.empty() ? "'" : ", '") + f + "'";
-    throw Error("subspace '" + s.name + "' reads runs of " + list + ", not '" + ck.config.family + "' (" + ck.path +
+    throw Error("subspace '" + s.name + "' reads runs of " + quoted_list(s.families) + ", not '" + ck.config.family + "' (" + ck.path +
                 ")");
   }
   const auto d = s.directions(ck, store).to(torch::kCPU, torch::kDouble).contiguous();

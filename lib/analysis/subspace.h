@@ -27,9 +27,10 @@ struct Subspace {
 };
 
 // Registers `s` from `origin` (papers/NAME/module). Where `s.families` is empty it reads the runs of
-// `families()`, called at the first read (a module may register its families after its subspaces).
-// cc::Error on a name that is not snake_case or after the first read; a duplicate name is one at the
-// first read, naming both origins.
+// `families()`, called at the first read (a module may register its families after its subspaces);
+// without `families` (the engine's, or a test's) an empty `s.families` reads any run. cc::Error on a name
+// that is not snake_case, a duplicate name (naming both origins), or after the first read; at the first
+// read, on a module's subspace that reads no named family.
 void add_subspace(Subspace s, const std::string& origin, std::function<std::vector<std::string>()> families = {});
 
 // The subspace of that name (freezing the registry), or cc::Error listing the registered ones.

@@ -46,7 +46,9 @@ class ModuleRegistrar {
     train::register_family(std::move(family), origin());
   }
   // The module's kinds read the runs of the module's own families (those it registers, before or
-  // after its kinds): a kind that reads others names them (analysis::MeasurementKind::families).
+  // after its kinds): a kind that reads others names them (analysis::MeasurementKind::families). A
+  // module that registers no family names them on every kind that reads checkpoints, or the kind is
+  // refused when the registry is built.
   void add_kinds(std::function<void(analysis::Registry&)> add) const {
     analysis::add_module_kinds(
         origin(), [families = families_] { return *families; }, std::move(add));

@@ -1,6 +1,7 @@
 #include "util/yaml_json.h"
 
 #include "util/file_io.h"
+#include "util/quoted_list.h"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
@@ -530,10 +531,7 @@ void ObjectReader::finish() const {
   if (record_) return;  // recording: the object is empty, every read is described
   for (const auto& kv : obj_->items()) {
     if (std::find(used_.begin(), used_.end(), kv.key()) != used_.end()) continue;
-    std::string list;
-    for (const auto& u : used_)
-      if (list.find("'" + u + "'") == std::string::npos) list += (list.empty() ? "'" : ", '") + u + "'";
-    fail(kv.key(), "unknown field; expected one of " + list);
+    fail(kv.key(), "unknown field; expected one of " + quoted_list(used_));
   }
 }
 
