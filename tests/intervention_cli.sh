@@ -46,6 +46,12 @@ check subspace_at_another_hook 1 "subspace_hook.yaml:[0-9]+:[0-9]+: .*lies along
 write subspace_family 's/hook: blocks.0.attn.hook_pattern, op: pattern, target: uniform}/hook: hook_embed, op: project, subspace: key_frequencies, keep: complement}/'
 check subspace_of_another_paper 1 "ERROR.*subspace 'key_frequencies' reads runs of 'modular_addition', not 'trigger_bigrams'" \
   bverify "$W/claims/subspace_family.yaml" --seeds 0
+# reference: only with effect: drop, and checked against the model as intervene is.
+write reference_alone 's/  effect: drop/  reference: [{hook: blocks.0.attn.hook_pattern, op: pattern, target: previous}]/'
+check reference_without_drop 1 "reference_alone.yaml:[0-9]+:[0-9]+: .*give .effect: drop." bverify "$W/claims/reference_alone.yaml"
+write reference_hook 's/  effect: drop/  effect: drop\n  reference: [{hook: blocks.0.mlp.hook_post, op: zero}]/'
+check reference_hook_the_model_lacks 1 "reference_hook.yaml:[0-9]+:[0-9]+: .*the model has no hook 'blocks.0.mlp.hook_post'" \
+  bverify "$W/claims/reference_hook.yaml"
 # A position outside the sequences (T = 128) is found when the first batch runs: an ERROR, no value.
 write position_200 's/op: pattern, target: uniform}/op: pattern, target: uniform, positions: [200]}/'
 check position_outside 1 "ERROR.*position 200 is outside the sequences. 128 positions" bverify "$W/claims/position_200.yaml" --seeds 0
@@ -53,6 +59,10 @@ check position_outside 1 "ERROR.*position 200 is outside the sequences. 128 posi
 # --- The causal rule can fail: the matched control's edit as the claim FAILs ------------------------
 write matched 's/op: pattern, target: uniform}/op: pattern, target: previous}/'
 check matched_edit_fails 0 "FAIL +B6b-necessary" bverify "$W/claims/matched.yaml" --seeds 0
+# A drop measured from the same edits it measures is 0 exactly (both forwards are one computation), so
+# the claim that uniform attention costs >= 0.25 beyond itself FAILs: the reference is what is subtracted.
+write self_reference 's/  effect: drop/  effect: drop\n  reference: [{hook: blocks.0.attn.hook_pattern, op: pattern, target: uniform}]/'
+check drop_from_itself_is_zero 0 "FAIL +B6b-necessary 0(\.0+)? " bverify "$W/claims/self_reference.yaml" --seeds 0
 # --- Every committed companion_of names a claim of its paper ----------------------------------------
 for paper in "$SRC"/papers/*/; do
   while read -r id; do

@@ -215,16 +215,17 @@ const catalogue::RunSpec* read_subject(ObjectReader subject, const catalogue::Ru
 
 // `intervene:` of a measure block or a control (analysis/intervention.h): for a kind that reads the model
 // through its forwards only, checked against the subject run's model before anything runs.
-nlohmann::json read_interventions(ObjectReader& r, const Claim& c, const catalogue::RunSpec* spec) {
+nlohmann::json read_interventions(ObjectReader& r, const Claim& c, const catalogue::RunSpec* spec,
+                                  const std::string& key = "intervene") {
   if (!c.measurement->intervenable || c.measurement->needs_history)
-    r.fail("intervene", "kind '" + c.kind + "' reads more of the model than its forwards (its weights, or a " +
-                            "history): an intervention cannot reach all it reads");
-  nlohmann::json edits = analysis::parse_interventions(r);
+    r.fail(key, "kind '" + c.kind + "' reads more of the model than its forwards (its weights, or a " +
+                    "history): an intervention cannot reach all it reads");
+  nlohmann::json edits = analysis::parse_interventions(r, key);
   if (spec) {
     try {
       analysis::check_interventions(edits, spec->config.model);
     } catch (const Error& e) {
-      r.fail("intervene", e.what());
+      r.fail(key, e.what());
     }
   }
   return edits;
@@ -245,11 +246,19 @@ void read_measure(ObjectReader& measure, const analysis::Registry& registry, con
     if (effect == "drop" && c.measurement->statistic != analysis::Statistic::Proportion)
       measure.fail("effect", "'drop' is the difference of two proportions; kind '" + c.kind + "' gives a scalar");
   }
+  // reference: the drop is from the model under these edits instead of the clean one (what the named
+  // edit costs beyond a matched one, e.g. a random subspace of the same rank).
+  nlohmann::json reference;
+  if (measure.has("reference")) {
+    if (effect != "drop") measure.fail("reference", "a reference is what a drop is measured from: give `effect: drop`");
+    reference = read_interventions(measure, c, spec, "reference");
+  }
   c.params = c.measurement->parse_params(measure);
   if (!edits.is_null()) {
     c.params["intervene"] = edits;
     c.params["effect"] = effect.empty() ? "intervened" : effect;
   }
+  if (!reference.is_null()) c.params["reference"] = reference;
   const analysis::Subject wants = c.measurement->subject;
   const analysis::Subject has = c.subject.kind;
   auto subject_name = [](analysis::Subject s) {
@@ -319,7 +328,7 @@ nlohmann::json parse_measure_as(const YamlDoc& doc, const nlohmann::json& merged
                                 const Claim& c) {
   ObjectReader variant(doc, merged, measure.pointer());
   variant.string("kind");
-  for (const char* key : {"intervene", "effect"})  // the engine's, not the kind's
+  for (const char* key : {"intervene", "effect", "reference"})  // the engine's, not the kind's
     if (variant.has(key)) variant.raw(key);
   return c.measurement->parse_params(variant);
 }
@@ -467,7 +476,7 @@ Sensitivity read_one_sensitivity(ObjectReader one, const YamlDoc& doc, const Obj
   Sensitivity s;
   s.at = one.string("at");
   const std::string head = s.at.substr(0, s.at.find('.'));
-  if (head == "kind" || head == "intervene" || head == "effect")
+  if (head == "kind" || head == "intervene" || head == "effect" || head == "reference")
     one.fail("at", "'" + s.at + "' is not a constant of the reading: vary a parameter of the kind");
   nlohmann::json merged = measure.json();
   const nlohmann::json* committed = value_at(merged, s.at);
@@ -489,7 +498,7 @@ Sensitivity read_one_sensitivity(ObjectReader one, const YamlDoc& doc, const Obj
     *value_at(merged, s.at) = v;
     try {
       nlohmann::json params = parse_measure_as(doc, merged, measure, c);
-      for (const char* key : {"intervene", "effect"})
+      for (const char* key : {"intervene", "effect", "reference"})
         if (c.params.contains(key)) params[key] = c.params[key];
       s.params.push_back(std::move(params));
     } catch (const Error& e) {

@@ -168,18 +168,29 @@ analysis::RunHistory run_history(const catalogue::RunSpec& spec, uint64_t seed, 
   return h;
 }
 
-// `intervene:` (analysis/intervention.h): the kind measures the model with the edits in its forwards; with
-// `effect: drop`, the clean measurement less that one, with Newcombe's interval of two independent
-// proportions (wider than a paired one of the same sequences: it errs towards INCONCLUSIVE).
-analysis::Measurement intervened_measure(const Claim& c, const train::Checkpoint& ck, const nlohmann::json& p,
-                                         analysis::ActivationStore* activations) {
+// The kind's measurement of the checkpoint's model with `edits` in its forwards.
+analysis::Measurement edited_measure(const Claim& c, const train::Checkpoint& ck, const nlohmann::json& edits,
+                                     const nlohmann::json& p, analysis::ActivationStore* activations) {
   train::Checkpoint edited = ck;
-  edited.model = analysis::intervened_model(ck, p["intervene"], activations);
+  edited.model = analysis::intervened_model(ck, edits, activations);
   analysis::Measurement m = c.measurement->measure(analysis::MeasureInput{edited, p, nullptr, activations});
   m.details.erase("figures");  // a kind's figures from the run's logs show the model without the edits
+  return m;
+}
+
+// `intervene:` (analysis/intervention.h): the kind measures the model with the edits in its forwards; with
+// `effect: drop`, the clean measurement less that one (with `reference:`, the measurement under the
+// reference edits less it), with Newcombe's interval of two independent proportions (wider than a paired
+// one of the same sequences: it errs towards INCONCLUSIVE).
+analysis::Measurement intervened_measure(const Claim& c, const train::Checkpoint& ck, const nlohmann::json& p,
+                                         analysis::ActivationStore* activations) {
+  analysis::Measurement m = edited_measure(c, ck, p["intervene"], p, activations);
   m.details["intervene"] = p["intervene"];
   if (p.value("effect", "intervened") != "drop") return m;
-  const analysis::Measurement clean = c.measurement->measure(analysis::MeasureInput{ck, p, nullptr, activations});
+  const bool from_reference = p.contains("reference");
+  const analysis::Measurement clean =
+      from_reference ? edited_measure(c, ck, p["reference"], p, activations)
+                     : c.measurement->measure(analysis::MeasureInput{ck, p, nullptr, activations});
   if (clean.n < 1 || m.n < 1)
     throw Error(c.file + ": the measurement '" + c.kind + "' counted no trials, so it has no drop to judge");
   analysis::Measurement drop;
@@ -191,7 +202,8 @@ analysis::Measurement intervened_measure(const Claim& c, const train::Checkpoint
   drop.ci_low = ci.low;
   drop.ci_high = ci.high;
   drop.details = m.details;
-  drop.details["clean"] = clean.value;
+  drop.details[from_reference ? "reference" : "clean"] = clean.value;
+  if (from_reference) drop.details["reference_intervene"] = p["reference"];
   drop.details["intervened"] = m.value;
   drop.details["n"] = m.n;
   return drop;
