@@ -13,6 +13,7 @@
 
 #include "catalogue/paper_layout.h"
 #include "catalogue/runs.h"
+#include "catalogue/sweep_results.h"
 #include "cli.h"
 #include "util/fixture_manifest.h"
 #include "sweep/ensemble.h"
@@ -132,7 +133,7 @@ int plan(const SweepFlags& f, const sweep::SweepOptions& o, const catalogue::Swe
 int collect(SweepFlags f, const sweep::SweepOptions& o, const catalogue::SweepSpec& s) {
   const bool into_fixtures = f.out.empty();
   const std::string fixtures = catalogue::fixtures_beside(f.config).string();
-  if (into_fixtures) f.out = fixtures + "/sweeps/" + f.name;
+  if (into_fixtures) f.out = catalogue::sweep_fixtures_dir(fixtures, f.name);
   const size_t n = sweep::collect(o, s, f.out, f.metrics_every);
   std::cout << "collected " << n << " points of sweep '" << f.name << "' -> " << f.out
             << "/summary.jsonl, manifest.json\n";

@@ -45,7 +45,7 @@ Measurement measure(const MeasureInput& in) {
   // The set's accuracy along training, from the run's metrics log (1000 sequences
   // every eval_every steps), when the log sits next to the checkpoint; one line per seed.
   // A log that does not record this set (another family's trainer keeps its own keys) draws no figure.
-  const std::string log = train::metrics_path(std::filesystem::path(in.checkpoint.path).parent_path().string());
+  const std::string log = train::metrics_path_beside(in.checkpoint.path);
   nlohmann::json x = nlohmann::json::array(), y = nlohmann::json::array();
   if (std::filesystem::exists(log))
     for (const auto& rec : train::MetricsLog::read(log))

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "catalogue/layout.h"
+#include "catalogue/sweep_results.h"
 #include "train/family.h"
 #include "train/trainer.h"
 #include "util/error.h"
@@ -163,7 +164,7 @@ std::vector<std::string> RunStore::missing_fixtures() const {
   }
   for (const auto& sweep : runs_.sweeps()) {
     if (!sweep.committed || !sweep.variants.empty()) continue;
-    const std::string summary = opts_.fixtures_dir + "/sweeps/" + sweep.name + "/summary.jsonl";
+    const std::string summary = summary_path(sweep_fixtures_dir(opts_.fixtures_dir, sweep.name));
     if (!path_present(summary)) out.push_back(summary + ": missing (runs.yaml commits sweep '" + sweep.name + "')");
   }
   return out;

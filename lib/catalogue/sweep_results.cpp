@@ -55,6 +55,10 @@ PointResult PointResult::from_json(const nlohmann::json& j) {
   }
 }
 
+std::string sweep_fixtures_dir(const std::string& fixtures_dir, const std::string& sweep) {
+  return fixtures_dir + "/sweeps/" + sweep;
+}
+
 std::string summary_path(const std::string& dir) { return dir + "/summary.jsonl"; }
 std::string manifest_path(const std::string& dir) { return dir + "/manifest.json"; }
 

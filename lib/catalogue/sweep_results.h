@@ -31,6 +31,9 @@ struct PointResult {
 };
 
 std::string summary_path(const std::string& dir);   // DIR/summary.jsonl
+// Where a paper's fixtures keep a collected sweep: FIXTURES/sweeps/NAME (the folder; its summary is
+// summary_path of it).
+std::string sweep_fixtures_dir(const std::string& fixtures_dir, const std::string& sweep);
 std::string manifest_path(const std::string& dir);  // DIR/manifest.json
 
 // Reads a summary; every problem names FILE:LINE.

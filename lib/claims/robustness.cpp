@@ -50,7 +50,7 @@ std::optional<analysis::PhaseSteps> seed_phases(const catalogue::RunSpec& spec, 
                                                 std::string& why) {
   auto ck = store.get(spec, seed, spec.config.train.steps, why);
   if (!ck) return std::nullopt;
-  const auto log = train::metrics_path(std::filesystem::path(ck->path).parent_path().string());
+  const auto log = train::metrics_path_beside(ck->path);
   if (!std::filesystem::exists(log)) {
     why = ck->path + ": no metrics.jsonl beside it";
     return std::nullopt;

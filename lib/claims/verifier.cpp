@@ -153,7 +153,7 @@ void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector
 analysis::RunHistory run_history(const catalogue::RunSpec& spec, uint64_t seed, const train::Checkpoint& ck,
                                  catalogue::RunStore& store) {
   analysis::RunHistory h;
-  const std::string log = train::metrics_path(std::filesystem::path(ck.path).parent_path().string());
+  const std::string log = train::metrics_path_beside(ck.path);
   if (!std::filesystem::exists(log)) throw analysis::Unavailable(ck.path + ": no metrics.jsonl beside the checkpoint");
   for (auto& rec : train::MetricsLog::read(log))
     if (rec.at("step").get<int64_t>() <= ck.step) h.metrics.push_back(std::move(rec));
@@ -283,7 +283,7 @@ SeedMeasure sweep_measure(const Claim& c, const catalogue::SweepSpec& sweep,
 // from another config would silently answer a different question.
 std::vector<catalogue::PointResult> load_sweep_points(const catalogue::SweepSpec& sweep, catalogue::RunStore& store,
                                                       std::string& why) {
-  const std::string path = catalogue::summary_path(store.options().fixtures_dir + "/sweeps/" + sweep.name);
+  const std::string path = catalogue::summary_path(catalogue::sweep_fixtures_dir(store.options().fixtures_dir, sweep.name));
   if (!std::filesystem::exists(path)) {
     if (store.committed(path) || (sweep.committed && store.fixtures_committed()))
       throw Error(path + ": missing (" +

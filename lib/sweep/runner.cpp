@@ -173,7 +173,7 @@ std::vector<catalogue::PointResult> gather(const SweepOptions& o, const catalogu
                             json_int64(c.at("correct"), fin_path + ": correct")};
       r.final_loss[name] = c.at("loss").get<double>();
     }
-    for (const auto& rec : train::MetricsLog::read(st.dir + "/metrics.jsonl")) {
+    for (const auto& rec : train::MetricsLog::read(train::metrics_path(st.dir))) {
       const int64_t step = rec.at("step").get<int64_t>();  // MetricsLog::read checked it
       if (step % metrics_every != 0 && step != r.final_step) continue;
       nlohmann::json m = {{"step", step}, {"acc", rec.at("acc")}, {"n", rec.at("n")}};

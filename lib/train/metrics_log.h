@@ -12,6 +12,11 @@ namespace cc::train {
 // The log's file name in a run's folder, and its path there.
 constexpr const char* kMetricsFileName = "metrics.jsonl";
 inline std::string metrics_path(const std::string& run_dir) { return run_dir + "/" + kMetricsFileName; }
+// The log of the run a checkpoint file (RUN_DIR/stepNNNNNN.safetensors) belongs to: the one beside it.
+inline std::string metrics_path_beside(const std::string& checkpoint_path) {
+  const auto slash = checkpoint_path.find_last_of('/');
+  return metrics_path(slash == std::string::npos ? "." : checkpoint_path.substr(0, slash));
+}
 
 class MetricsLog {
  public:
