@@ -8,6 +8,11 @@
 #include <string>
 #include <vector>
 
+namespace cc::train {
+struct RunConfig;
+struct TrainOptions;
+}  // namespace cc::train
+
 namespace cc::app {
 
 namespace po = boost::program_options;
@@ -75,6 +80,10 @@ std::vector<int64_t> parse_integer_list(const std::string& flag, const std::stri
 std::vector<uint64_t> parse_seed_list(const std::string& text);
 // One seed flag's value; throws po::error (a usage error) for a negative or out-of-range one.
 uint64_t parse_seed(const std::string& text, const std::string& flag);
+
+// Trains one run into opts.out_dir (resuming where it stopped) and prints where and its last evaluation:
+// `train` and `fixtures recreate` both.
+int train_run(const train::RunConfig& cfg, const train::TrainOptions& opts);
 
 int cmd_train(const std::vector<std::string>& args);
 int cmd_diff(const std::vector<std::string>& args);

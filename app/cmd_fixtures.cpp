@@ -32,6 +32,8 @@
 #include "catalogue/runs.h"
 #include "cli.h"
 #include "train/checkpoint.h"
+#include "train/options.h"
+#include "train/run_config.h"
 #include "train/runtime.h"
 #include "util/error.h"
 #include "util/file_io.h"
@@ -128,6 +130,13 @@ std::vector<std::string> recorded_train_args(const std::string& manifest, const 
   return args;
 }
 
+// The value after FLAG in a recorded command's flag/value pairs, or `otherwise`.
+std::string flag_value(const std::vector<std::string>& args, const std::string& flag, const std::string& otherwise) {
+  for (size_t i = 0; i + 1 < args.size(); i += 2)
+    if (args[i] == flag) return args[i + 1];
+  return otherwise;
+}
+
 int recreate(const std::string& dir, const std::string& runs_file, const std::string& run, uint64_t seed, int64_t until,
              std::string out, double tolerance, bool resume) {
   const fs::path fixture = fs::path(dir) / run / ("seed" + std::to_string(seed));
@@ -193,16 +202,23 @@ int recreate(const std::string& dir, const std::string& runs_file, const std::st
               << train::aten_cpu_capability() << "\n";
   }
   const train::ThreadSetup threads = train::recorded_threads(side, train::default_threads());
-  ::setenv("CLAIMCHECK_TORCH_THREADS", std::to_string(threads.torch_threads).c_str(), 1);
-  ::setenv("CLAIMCHECK_BLAS_THREADS", std::to_string(threads.blas_threads).c_str(), 1);
   std::cout << "thread setup as recorded in the fixture's sidecar: " << threads.torch_threads << " libtorch + "
             << threads.blas_threads << " BLAS thread(s)\n";
   if (until >= 0) {
     args.push_back("--stop-after");
     args.push_back(std::to_string(until));
   }
+  // The recorded command, as `train` would run it (its sidecars record it), through the library.
   std::cout << "recreating " << fixture.string() << " into " << out << ":\n  " << join_command("train", args) << "\n";
-  const int rc = cmd_train(args);
+  train::RunConfig cfg = catalogue::load_run_config(runs_file, run);
+  cfg.seed = seed;
+  train::TrainOptions opts;
+  opts.out_dir = out;
+  opts.device = train::parse_device(flag_value(args, "--device", "cpu"));
+  opts.command = join_command("train", args);
+  if (until >= 0) opts.stop_after = until;
+  train::apply_threads(threads);
+  const int rc = train_run(cfg, opts);
   if (rc != kExitOk) return rc;
 
   int compared = 0, differ = 0;

@@ -59,16 +59,6 @@ void note_unlisted_seeds(const std::string& runs_file, const std::string& run, c
                 << " is trained as asked, but no claim of the paper reads it\n";
 }
 
-int train_one(const train::RunConfig& cfg, const train::TrainOptions& opts) {
-  train::Trainer trainer(cfg, opts);
-  if (trainer.start_step() > 0)
-    std::cerr << "resuming " << opts.out_dir << " from step " << trainer.start_step() << "\n";
-  const int64_t step = trainer.run();
-  std::cout << "trained " << cfg.name << " seed " << cfg.seed << " to step " << step << " -> " << opts.out_dir << "\n";
-  print_eval(trainer.last_eval());
-  return kExitOk;
-}
-
 // --seeds: one run each in OUT/seed<k>, one after another (each resumable on its own) or, with
 // --ensemble, at once as one stacked model.
 int train_seeds(const train::RunConfig& cfg, train::TrainOptions opts, const std::vector<uint64_t>& seeds,
@@ -110,6 +100,16 @@ int train_seeds(const train::RunConfig& cfg, train::TrainOptions opts, const std
 
 }  // namespace
 
+int train_run(const train::RunConfig& cfg, const train::TrainOptions& opts) {
+  train::Trainer trainer(cfg, opts);
+  if (trainer.start_step() > 0)
+    std::cerr << "resuming " << opts.out_dir << " from step " << trainer.start_step() << "\n";
+  const int64_t step = trainer.run();
+  std::cout << "trained " << cfg.name << " seed " << cfg.seed << " to step " << step << " -> " << opts.out_dir << "\n";
+  print_eval(trainer.last_eval());
+  return kExitOk;
+}
+
 int cmd_train(const std::vector<std::string>& args) {
   po::options_description desc("train options");
   std::string config_path, run, out, device = "cpu";
@@ -150,7 +150,7 @@ int cmd_train(const std::vector<std::string>& args) {
   if (vm.count("stop-after") && opts.stop_after < 0)
     throw po::error("--stop-after " + std::to_string(opts.stop_after) + ": a step is >= 0");
   if (vm.count("ensemble") && !vm.count("seeds")) throw po::error("--ensemble needs --seeds");
-  if (!vm.count("seeds")) return train_one(cfg, opts);
+  if (!vm.count("seeds")) return train_run(cfg, opts);
   const std::vector<uint64_t> seeds = parse_seed_list(vm["seeds"].as<std::string>());  // a usage error if bad
   return train_seeds(cfg, opts, seeds, vm.count("ensemble") > 0);
 }
