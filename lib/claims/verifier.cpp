@@ -188,21 +188,21 @@ analysis::Measurement intervened_measure(const Claim& c, const train::Checkpoint
   m.details["intervene"] = p["intervene"];
   if (p.value("effect", "intervened") != "drop") return m;
   const bool from_reference = p.contains("reference");
-  const analysis::Measurement clean =
+  const analysis::Measurement from =
       from_reference ? edited_measure(c, ck, p["reference"], p, activations)
                      : c.measurement->measure(analysis::MeasureInput{ck, p, nullptr, activations});
-  if (clean.n < 1 || m.n < 1)
+  if (from.n < 1 || m.n < 1)
     throw Error(c.file + ": the measurement '" + c.kind + "' counted no trials, so it has no drop to judge");
   analysis::Measurement drop;
-  drop.value = clean.value - m.value;
-  drop.n = clean.n;
+  drop.value = from.value - m.value;
+  drop.n = from.n;
   // Each side over its own unit (its sequences where it counts several positions of each).
-  const Interval ci = newcombe_difference(clean.value, interval_of(clean, analysis::Statistic::Proportion), m.value,
+  const Interval ci = newcombe_difference(from.value, interval_of(from, analysis::Statistic::Proportion), m.value,
                                           interval_of(m, analysis::Statistic::Proportion));
   drop.ci_low = ci.low;
   drop.ci_high = ci.high;
   drop.details = m.details;
-  drop.details[from_reference ? "reference" : "clean"] = clean.value;
+  drop.details[from_reference ? "reference" : "clean"] = from.value;
   if (from_reference) drop.details["reference_intervene"] = p["reference"];
   drop.details["intervened"] = m.value;
   drop.details["n"] = m.n;
