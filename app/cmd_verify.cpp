@@ -225,7 +225,8 @@ int list_claims(const Common& common, bool json, nlohmann::json& rows,
         throw Error(f + ": duplicate claim id '" + c.id + "' (first defined in " + it->second + ")");
       papers_of_id[c.id].insert(paper);
       if (c.subject.is_sweep()) {  // its input is the collected summary, not checkpoints
-        const bool have = fs::exists(catalogue::summary_path(catalogue::sweep_fixtures_dir(so.fixtures_dir, c.subject.name)));
+        const bool have =
+            fs::exists(catalogue::summary_path(catalogue::sweep_fixtures_dir(so.fixtures_dir, c.subject.name)));
         row(f, c.id, catalogue::tier_name(c.tier), c.subject.name, have ? "summary collected" : "summary missing",
             c.title);
         continue;

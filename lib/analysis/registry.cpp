@@ -17,7 +17,8 @@ MeasurementKind::CheckpointMeasure refusing_other_families(const MeasurementKind
     const std::string family = train::family_of(in.checkpoint.config).name;
     if (std::find(families.begin(), families.end(), family) == families.end()) {
       throw Error(in.checkpoint.path + ": measurement kind '" + name + "' (" + origin + ") reads runs of task family " +
-                  quoted_list(families) + "; run '" + in.checkpoint.config.name + "' is of task family '" + family + "'");
+                  quoted_list(families) + "; run '" + in.checkpoint.config.name + "' is of task family '" + family +
+                  "'");
     }
     return inner(in);
   };

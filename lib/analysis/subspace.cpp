@@ -123,8 +123,8 @@ std::string subspace_origin(const std::string& name) { return registry().origin(
 
 torch::Tensor subspace_basis(const Subspace& s, const train::Checkpoint& ck, ActivationStore* store) {
   if (!s.families.empty() && std::find(s.families.begin(), s.families.end(), ck.config.family) == s.families.end()) {
-    throw Error("subspace '" + s.name + "' reads runs of " + quoted_list(s.families) + ", not '" + ck.config.family + "' (" + ck.path +
-                ")");
+    throw Error("subspace '" + s.name + "' reads runs of " + quoted_list(s.families) + ", not '" + ck.config.family +
+                "' (" + ck.path + ")");
   }
   const auto d = s.directions(ck, store).to(torch::kCPU, torch::kDouble).contiguous();
   if (d.dim() != 2) throw Error("subspace '" + s.name + "' gives no [k, dim] directions for " + ck.path);

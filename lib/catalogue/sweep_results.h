@@ -30,7 +30,7 @@ struct PointResult {
   static PointResult from_json(const nlohmann::json& j);  // throws cc::Error (what is missing)
 };
 
-std::string summary_path(const std::string& dir);   // DIR/summary.jsonl
+std::string summary_path(const std::string& dir);  // DIR/summary.jsonl
 // Where a paper's fixtures keep a collected sweep: FIXTURES/sweeps/NAME (the folder; its summary is
 // summary_path of it).
 std::string sweep_fixtures_dir(const std::string& fixtures_dir, const std::string& sweep);

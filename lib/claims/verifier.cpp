@@ -188,9 +188,9 @@ analysis::Measurement intervened_measure(const Claim& c, const train::Checkpoint
   m.details["intervene"] = p["intervene"];
   if (p.value("effect", "intervened") != "drop") return m;
   const bool from_reference = p.contains("reference");
-  const analysis::Measurement from =
-      from_reference ? edited_measure(c, ck, p["reference"], p, activations)
-                     : c.measurement->measure(analysis::MeasureInput{ck, p, nullptr, activations});
+  const analysis::Measurement from = from_reference
+                                         ? edited_measure(c, ck, p["reference"], p, activations)
+                                         : c.measurement->measure(analysis::MeasureInput{ck, p, nullptr, activations});
   if (from.n < 1 || m.n < 1)
     throw Error(c.file + ": the measurement '" + c.kind + "' counted no trials, so it has no drop to judge");
   analysis::Measurement drop;
@@ -283,7 +283,8 @@ SeedMeasure sweep_measure(const Claim& c, const catalogue::SweepSpec& sweep,
 // from another config would silently answer a different question.
 std::vector<catalogue::PointResult> load_sweep_points(const catalogue::SweepSpec& sweep, catalogue::RunStore& store,
                                                       std::string& why) {
-  const std::string path = catalogue::summary_path(catalogue::sweep_fixtures_dir(store.options().fixtures_dir, sweep.name));
+  const std::string path =
+      catalogue::summary_path(catalogue::sweep_fixtures_dir(store.options().fixtures_dir, sweep.name));
   if (!std::filesystem::exists(path)) {
     if (store.committed(path) || (sweep.committed && store.fixtures_committed()))
       throw Error(path + ": missing (" +
