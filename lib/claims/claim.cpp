@@ -1,6 +1,7 @@
 #include "claims/claim.h"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 #include <cctype>
 #include <cmath>
@@ -84,6 +85,10 @@ std::string Control::text() const {
 }
 
 namespace {
+
+// The measure block's keys the engine reads, not the kind: an intervention, its effect and the edits
+// a drop is measured from. A reading's variant carries the committed ones and may not vary them.
+constexpr const char* kEngineMeasureKeys[] = {"intervene", "effect", "reference"};
 
 // A claim file that is a symbolic link is read only where it leads into the folder of the runs file it
 // is read with (the paper's folder): a link out of the tree (to /etc/passwd, say) is not read, so no
@@ -328,7 +333,7 @@ nlohmann::json parse_measure_as(const YamlDoc& doc, const nlohmann::json& merged
                                 const Claim& c) {
   ObjectReader variant(doc, merged, measure.pointer());
   variant.string("kind");
-  for (const char* key : {"intervene", "effect", "reference"})  // the engine's, not the kind's
+  for (const char* key : kEngineMeasureKeys)
     if (variant.has(key)) variant.raw(key);
   return c.measurement->parse_params(variant);
 }
@@ -476,7 +481,8 @@ Sensitivity read_one_sensitivity(ObjectReader one, const YamlDoc& doc, const Obj
   Sensitivity s;
   s.at = one.string("at");
   const std::string head = s.at.substr(0, s.at.find('.'));
-  if (head == "kind" || head == "intervene" || head == "effect" || head == "reference")
+  if (head == "kind" ||
+      std::find(std::begin(kEngineMeasureKeys), std::end(kEngineMeasureKeys), head) != std::end(kEngineMeasureKeys))
     one.fail("at", "'" + s.at + "' is not a constant of the reading: vary a parameter of the kind");
   nlohmann::json merged = measure.json();
   const nlohmann::json* committed = value_at(merged, s.at);
@@ -498,7 +504,7 @@ Sensitivity read_one_sensitivity(ObjectReader one, const YamlDoc& doc, const Obj
     *value_at(merged, s.at) = v;
     try {
       nlohmann::json params = parse_measure_as(doc, merged, measure, c);
-      for (const char* key : {"intervene", "effect", "reference"})
+      for (const char* key : kEngineMeasureKeys)
         if (c.params.contains(key)) params[key] = c.params[key];
       s.params.push_back(std::move(params));
     } catch (const Error& e) {
