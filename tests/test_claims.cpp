@@ -716,6 +716,8 @@ TEST(ClaimFile, SensitivityDeclaresTheReadingsFreeConstants) {
   ASSERT_EQ(c.sensitivity[0].params.size(), 2u);
   EXPECT_EQ(c.sensitivity[0].params[1]["size"], 200);
   EXPECT_EQ(c.sensitivity[0].params[1]["set"], "test_0");  // the other parameters as committed
+  std::string seven_constants;
+  for (int i = 0; i < 7; ++i) seven_constants += "  - {at: size, values: [" + std::to_string(50 + i) + "], why: w}\n";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"  - {at: eval_seed, values: [1], why: w}\n", "no single value at 'eval_seed'"},  // a default, not written
       {"  - {at: size, values: [100], why: w}\n", "100 is the committed value"},
@@ -726,6 +728,7 @@ TEST(ClaimFile, SensitivityDeclaresTheReadingsFreeConstants) {
       {"  - {at: size, values: [], why: w}\n", "a list of 1 to 6"},
       {"  - {at: size, values: [50]}\n", "why"},
       {"  - {at: size, values: [50], why: w}\n  - {at: size, values: [60], why: w}\n", "'size' twice"},
+      {seven_constants, "a list of 1 to 6"},  // one constant more than the cap (a cost bound)
   };
   for (const auto& [entry, want] : cases) {
     const std::string err = load_error(kValid + "sensitivity:\n" + entry);

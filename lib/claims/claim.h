@@ -70,7 +70,7 @@ struct Sensitivity {
 };
 
 // Bounds on `sensitivity:`: each value is a full measurement of every seed.
-constexpr size_t kMaxSensitivityConstants = 4;
+constexpr size_t kMaxSensitivityConstants = 6;
 constexpr size_t kMaxSensitivityValues = 6;
 
 struct Claim {
