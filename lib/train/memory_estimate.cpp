@@ -68,10 +68,9 @@ std::vector<Tensors> forward_tensors(const model::ModelConfig& m, int64_t T, boo
 // batches of 4096; estimated 266 MB, 309 MB, 878 MB and 1.2 GB. Where the logits dominate (grokking with
 // 17 % of the pairs), 2.6 GB against 4.6 GB at p = 700 (83 300 rows) and 6.6 GB against 10.7 GB at
 // p = 1000 (it took 11 GB before training mapped its large blocks); with a model of width 16 at p = 700,
-// 1.95 GB over the task's own against 2.1 GB. Not a bound on every run: at p = 400 with width 16
-// (estimated 454 MB) a run takes about 384 MB or about 455 MB, and which follows the size of the
-// process's environment (one more variable of any name: 455 -> 384), not the BLAS thread count; the
-// cause is not known yet (the Haswell kernel in every run: claimcheck pins it, util/platform.h).
+// 1.95 GB over the task's own against 2.1 GB. At p = 400 with width 16 (estimated 454 MB, cli.memory_bound)
+// 364-406 MB over 1-8 BLAS threads, four kernels and environments of five sizes; it was ~384 or ~455 MB
+// while training kept glibc's 64 MB top pad (util/heap.h).
 // An evaluation chunk's forward keeps nothing for a backward, and no heap holes are added: every
 // tensor counted once, as if it were kept (`with_holes` false).
 int64_t tensor_bytes(const std::vector<Tensors>& tensors, int64_t rows, bool with_holes) {

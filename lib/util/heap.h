@@ -25,7 +25,10 @@ void keep_freed_memory();
 // make no tensor of 32 MB in a step (the largest, Bietti et al.'s residual stream at d 256, is 17 MB), so they
 // allocate as before; an evaluation chunk of Bietti et al.'s (512 sequences of 128 positions) is
 // mapped. Where a block lives changes no arithmetic: the repro tests retrain the committed runs bit
-// for bit. Trainers on several threads may each hold one: the last one out keeps blocks again.
+// for bit. Trainers on several threads may each hold one: the last one out keeps blocks again. While one
+// lives the heap also grows by what it needs (glibc's 128 kB pad), not 64 MB ahead: a free top that large
+// served a 32 MB block from the heap or not by where earlier blocks happened to end, and one shape's max
+// RSS was ~384 or ~455 MB by the environment's size (364-406 MB now, tests/memory_bound_cli.sh).
 constexpr int64_t kMappedBlockBytes = int64_t{32} * 1024 * 1024;  // glibc's own ceiling for its mapping threshold
 class LargeBlocksMapped {
  public:
