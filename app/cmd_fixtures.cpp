@@ -137,11 +137,8 @@ std::string flag_value(const std::vector<std::string>& args, const std::string& 
   return otherwise;
 }
 
-int recreate(const std::string& dir, const std::string& runs_file, const std::string& run, uint64_t seed, int64_t until,
-             std::string out, double tolerance, bool resume) {
-  const fs::path fixture = fs::path(dir) / run / ("seed" + std::to_string(seed));
-  const fs::path manifest = fixture / "run.json";
-  check_committed(dir, fixture.string());
+// The `claimcheck train` command the fixture's run.json records, as flag/value pairs.
+std::vector<std::string> recorded_command(const fs::path& manifest, const std::string& run, uint64_t seed) {
   const nlohmann::json meta =
       fs::exists(manifest)
           ? parse_json(read_regular_file(manifest.string(), kMaxJsonBytes, "run.json"), manifest.string(), false)
@@ -152,75 +149,76 @@ int recreate(const std::string& dir, const std::string& runs_file, const std::st
   if (words.size() < 2 || words[0] != "claimcheck" || words[1] != "train")
     throw Error(manifest.string() +
                 ": the recreate command is not 'claimcheck train ...': " + meta["recreate"].get<std::string>());
-  std::vector<std::string> args = recorded_train_args(manifest.string(), words, run, seed);
-  // Never the recorded --out (that may hold the original run, or an earlier recreate): a fresh
-  // directory, or the one given, which must be empty unless --resume continues it.
+  return recorded_train_args(manifest.string(), words, run, seed);
+}
+
+// Never the recorded --out (that may hold the original run, or an earlier recreate): a fresh
+// directory, or the one given, which must be empty unless --resume continues it.
+std::string recreate_out(const std::string& out, const std::string& run, uint64_t seed, bool resume) {
   if (out.empty()) {
     fs::create_directories("runs/recreate");
     std::string tmpl = "runs/recreate/" + run + "-seed" + std::to_string(seed) + "-XXXXXX";
     if (!::mkdtemp(tmpl.data())) throw Error("cannot create a directory under runs/recreate");
-    out = tmpl;
-  } else if (!train::list_checkpoints(out).empty() && !resume) {
+    return tmpl;
+  }
+  if (!train::list_checkpoints(out).empty() && !resume)
     throw Error(
         out +
         ": already holds checkpoints (an earlier recreate?); pass --resume to continue it, or choose another --out");
-  }
+  return out;
+}
+
+// The recorded command pointed at `out` and at the paper's runs file now. The command records the runs
+// file where it was when the run was trained (the same runs: R3 and `fixtures verify` check every
+// committed config hash against it).
+void point_command_at(std::vector<std::string>& args, const std::string& out, const std::string& runs_file) {
   for (size_t i = 0; i + 1 < args.size(); ++i) {
     if (args[i] == "--out") args[i + 1] = out;
-    // The command records the runs file where it was when the run was trained; the paper's runs file
-    // now (the same runs: R3 and `fixtures verify` check every committed config hash against it).
     if (args[i] == "--config" && args[i + 1] != runs_file) {
       std::cout << "runs file: " << runs_file << " (recorded as " << args[i + 1] << ")\n";
       args[i + 1] = runs_file;
     }
   }
-  // The thread setup the fixture was trained with: BLAS summation order depends on it.
+}
+
+// The first checkpoint's sidecar: the kernels and threads the fixture was trained with.
+nlohmann::json first_sidecar(const fs::path& fixture) {
   const auto first = train::list_checkpoints(fixture.string());
   if (first.empty()) throw Error(fixture.string() + ": no checkpoints");
-  const std::string first_sidecar = train::sidecar_path(train::checkpoint_path(fixture.string(), first.front()));
-  nlohmann::json side = parse_json(read_regular_file(first_sidecar, kMaxJsonBytes, "sidecar"), first_sidecar, false);
+  const std::string path = train::sidecar_path(train::checkpoint_path(fixture.string(), first.front()));
+  nlohmann::json side = parse_json(read_regular_file(path, kMaxJsonBytes, "sidecar"), path, false);
   if (side.is_discarded()) throw Error(fixture.string() + ": the first checkpoint's sidecar is unreadable");
-  // The kernels it was trained with: OpenBLAS's summation order depends on them (util/platform.h).
-  // pin_platform re-executes this command with them when they are not this process's already.
+  return side;
+}
+
+// The kernels the fixture was trained with: OpenBLAS's summation order depends on them (util/platform.h).
+// pin_platform re-executes this command with them when they are not this process's already. False when
+// they cannot be had and no --tolerance allows another kernel (the recreate is then skipped).
+bool pin_recorded_kernels(const fs::path& fixture, const nlohmann::json& side, double tolerance) {
   const nlohmann::json runtime = side.value("runtime", nlohmann::json::object());
   const NumericPlatform recorded{recorded_blas_kernel(runtime), runtime.value("aten_cpu_capability", "avx2")};
   if (recorded.blas_kernel.empty()) throw Error(fixture.string() + ": the sidecar does not record the BLAS kernel");
   std::string why;
-  if (!pin_platform(recorded, why)) {
-    if (tolerance == 0) {
-      std::cout << "cannot reproduce " << fixture.string() << " bitwise here: it was trained on OpenBLAS kernel "
-                << recorded.blas_kernel << " and ATen " << recorded.aten_capability << ", and " << why
-                << ". Pass --tolerance to compare with another kernel anyway.\n";
-      return kExitSkip;
-    }
-    std::cout << "note: " << why << "; comparing within --tolerance " << tolerance << "\n"
-              << "kernels: this process runs OpenBLAS " << blas_kernel() << ", ATen " << train::aten_cpu_capability()
-              << "; the fixture was trained on OpenBLAS " << recorded.blas_kernel << ", ATen "
-              << recorded.aten_capability << "\n";
-  } else {
+  if (pin_platform(recorded, why)) {
     std::cout << "kernels as recorded in the fixture's sidecar: OpenBLAS " << blas_kernel() << ", ATen "
               << train::aten_cpu_capability() << "\n";
+    return true;
   }
-  const train::ThreadSetup threads = train::recorded_threads(side, train::default_threads());
-  std::cout << "thread setup as recorded in the fixture's sidecar: " << threads.torch_threads << " libtorch + "
-            << threads.blas_threads << " BLAS thread(s)\n";
-  if (until >= 0) {
-    args.push_back("--stop-after");
-    args.push_back(std::to_string(until));
+  if (tolerance == 0) {
+    std::cout << "cannot reproduce " << fixture.string() << " bitwise here: it was trained on OpenBLAS kernel "
+              << recorded.blas_kernel << " and ATen " << recorded.aten_capability << ", and " << why
+              << ". Pass --tolerance to compare with another kernel anyway.\n";
+    return false;
   }
-  // The recorded command, as `train` would run it (its sidecars record it), through the library.
-  std::cout << "recreating " << fixture.string() << " into " << out << ":\n  " << join_command("train", args) << "\n";
-  train::RunConfig cfg = catalogue::load_run_config(runs_file, run);
-  cfg.seed = seed;
-  train::TrainOptions opts;
-  opts.out_dir = out;
-  opts.device = train::parse_device(flag_value(args, "--device", "cpu"));
-  opts.command = join_command("train", args);
-  if (until >= 0) opts.stop_after = until;
-  train::apply_threads(threads);
-  const int rc = train_run(cfg, opts);
-  if (rc != kExitOk) return rc;
+  std::cout << "note: " << why << "; comparing within --tolerance " << tolerance << "\n"
+            << "kernels: this process runs OpenBLAS " << blas_kernel() << ", ATen " << train::aten_cpu_capability()
+            << "; the fixture was trained on OpenBLAS " << recorded.blas_kernel << ", ATen " << recorded.aten_capability
+            << "\n";
+  return true;
+}
 
+// Every committed checkpoint (up to --until) against the recreated one's weights.
+int compare_with_fixture(const fs::path& fixture, const std::string& out, int64_t until, double tolerance) {
   int compared = 0, differ = 0;
   for (int64_t step : train::list_checkpoints(fixture.string())) {
     const std::string mine = train::checkpoint_path(out, step);
@@ -244,6 +242,38 @@ int recreate(const std::string& dir, const std::string& runs_file, const std::st
   if (compared == 0) throw Error("no committed checkpoint of " + fixture.string() + " was reached; raise --until");
   std::cout << compared << " checkpoint(s) compared, " << differ << " differ by more than " << tolerance << "\n";
   return differ ? kExitFailure : kExitOk;
+}
+
+int recreate(const std::string& dir, const std::string& runs_file, const std::string& run, uint64_t seed, int64_t until,
+             std::string out, double tolerance, bool resume) {
+  const fs::path fixture = fs::path(dir) / run / ("seed" + std::to_string(seed));
+  check_committed(dir, fixture.string());
+  std::vector<std::string> args = recorded_command(fixture / "run.json", run, seed);
+  out = recreate_out(out, run, seed, resume);
+  point_command_at(args, out, runs_file);
+  const nlohmann::json side = first_sidecar(fixture);
+  if (!pin_recorded_kernels(fixture, side, tolerance)) return kExitSkip;
+  // The thread setup it was trained with: BLAS summation order depends on it too.
+  const train::ThreadSetup threads = train::recorded_threads(side, train::default_threads());
+  std::cout << "thread setup as recorded in the fixture's sidecar: " << threads.torch_threads << " libtorch + "
+            << threads.blas_threads << " BLAS thread(s)\n";
+  if (until >= 0) {
+    args.push_back("--stop-after");
+    args.push_back(std::to_string(until));
+  }
+  // The recorded command, as `train` would run it (its sidecars record it), through the library.
+  std::cout << "recreating " << fixture.string() << " into " << out << ":\n  " << join_command("train", args) << "\n";
+  train::RunConfig cfg = catalogue::load_run_config(runs_file, run);
+  cfg.seed = seed;
+  train::TrainOptions opts;
+  opts.out_dir = out;
+  opts.device = train::parse_device(flag_value(args, "--device", "cpu"));
+  opts.command = join_command("train", args);
+  if (until >= 0) opts.stop_after = until;
+  train::apply_threads(threads);
+  const int rc = train_run(cfg, opts);
+  if (rc != kExitOk) return rc;
+  return compare_with_fixture(fixture, out, until, tolerance);
 }
 
 // "0,30000" -> {0, 30000}: steps, each >= 0, none twice.

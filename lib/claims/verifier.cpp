@@ -92,8 +92,6 @@ enum class Missing { Data, NotComputable };
 using SeedMeasure = std::function<std::optional<analysis::Measurement>(uint64_t seed, const Stage& stage,
                                                                        std::string& why, Missing& missing)>;
 
-// Measures the claim on each seed whose data is available; the others are listed in `missing`.
-// `not_computable` (when given) is set when a seed was missing because the kind cannot compute on it.
 // An ERROR carries its reason and no number: whatever was measured before the error is not a result.
 void mark_error(ClaimResult& r, const std::string& reason) {
   r.verdict = Verdict::Error;
@@ -104,9 +102,16 @@ void mark_error(ClaimResult& r, const std::string& reason) {
   r.measured_ci = {};
 }
 
-void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector<uint64_t>& seeds, const Stage& stage,
-                   WorkPool* pool, std::vector<SeedResult>& out, std::vector<uint64_t>& missing, std::string& why,
-                   bool* not_computable = nullptr) {
+// The claim measured and judged on each seed whose data is available; the others listed in `missing`.
+struct SeedsMeasured {
+  std::vector<SeedResult> seeds;
+  std::vector<uint64_t> missing;
+  std::string why;              // why the last missing seed is missing
+  bool not_computable = false;  // a seed is missing because the kind cannot compute on it
+};
+
+SeedsMeasured measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector<uint64_t>& seeds,
+                            const Stage& stage, WorkPool* pool) {
   // Every seed measured (at once where a pool's threads are free), then read in the seeds' order:
   // the verdict, the first error and the reason do not depend on which thread measured what.
   struct Slot {
@@ -124,14 +129,15 @@ void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector
     }
   };
   analysis::parallel_for(pool, seeds.size(), measure_one);  // in this thread's grad mode, whoever runs a seed
+  SeedsMeasured out;
   for (size_t i = 0; i < seeds.size(); ++i) {
     Slot& slot = slots[i];
     const uint64_t seed = seeds[i];
     if (slot.error) std::rethrow_exception(slot.error);
-    if (!slot.why.empty()) why = slot.why;
+    if (!slot.why.empty()) out.why = slot.why;
     if (!slot.m) {
-      missing.push_back(seed);
-      if (not_computable && slot.missing == Missing::NotComputable) *not_computable = true;
+      out.missing.push_back(seed);
+      if (slot.missing == Missing::NotComputable) out.not_computable = true;
       continue;
     }
     // NaN is no value: judged, it would read as an interval that straddles every threshold.
@@ -144,8 +150,9 @@ void measure_seeds(const Claim& c, const SeedMeasure& measure, const std::vector
     s.step = s.m.details.value("step", int64_t{0});
     s.ci = interval_of(s.m, c.statistic());
     s.verdict = decide(c.rule.op, c.rule.threshold, s.ci, c.rule.high);
-    out.push_back(std::move(s));
+    out.seeds.push_back(std::move(s));
   }
+  return out;
 }
 
 // The run's history up to `ck` (its step): the metrics log beside it and the run's other
@@ -419,55 +426,65 @@ std::vector<uint64_t> among(const std::vector<uint64_t>& seeds, const std::vecto
   return keep;
 }
 
+// One control measured: its seeds' results, and `data_missing` when a seed's data is missing.
+struct MeasuredControl {
+  ControlResult result;
+  std::string data_missing;  // why the claim is SKIPPED: a missing file never reads as a passed control
+};
+
 // Measures one control on its seeds: the claim's measured seeds on its own subject, or the control
-// run's seeds. A seed whose data is missing makes the claim SKIPPED (a missing file never reads as a
-// passed control check); one the kind cannot compute on leaves the control "unavailable", with why.
-ControlResult measure_control(const Claim& c, const Control& ctl, const catalogue::Runs& runs,
-                              catalogue::RunStore& store, const VerifyOptions& opts, const SeedMeasure& subject_measure,
-                              const std::vector<uint64_t>& measured, ClaimResult& r) {
-  ControlResult cr;
-  cr.control = ctl;
-  std::string why;
-  std::vector<uint64_t> missing;
-  bool not_computable = false;
+// run's seeds. A seed the kind cannot compute on leaves the control "unavailable", with why.
+MeasuredControl measure_control(const Claim& c, const Control& ctl, const catalogue::Runs& runs,
+                                catalogue::RunStore& store, const VerifyOptions& opts,
+                                const SeedMeasure& subject_measure, const std::vector<uint64_t>& measured) {
+  MeasuredControl out;
+  out.result.control = ctl;
+  SeedsMeasured got;
   if (!ctl.run.empty()) {
     const catalogue::RunSpec& spec = *runs.find(ctl.run);
     // Its own seeds, less those --seeds leaves out.
     const std::vector<uint64_t> seeds = opts.seeds.empty() ? spec.seeds : among(spec.seeds, opts.seeds);
     if (seeds.empty()) {
-      cr.unavailable = "no seed of run " + ctl.run + " is among --seeds";
-      return cr;
+      out.result.unavailable = "no seed of run " + ctl.run + " is among --seeds";
+      return out;
     }
-    measure_seeds(c, checkpoint_measure(c, spec, store, opts.activations), seeds, ctl.stage, opts.pool, cr.seeds,
-                  missing, why, &not_computable);
+    got = measure_seeds(c, checkpoint_measure(c, spec, store, opts.activations), seeds, ctl.stage, opts.pool);
   } else if (ctl.intervene) {  // the claim's measurement with the control's edits, on its own run
     nlohmann::json params = c.params;
     params["intervene"] = *ctl.intervene;
-    measure_seeds(c, checkpoint_measure(c, *runs.find(c.subject.name), store, opts.activations, &params), measured,
-                  ctl.stage, opts.pool, cr.seeds, missing, why, &not_computable);
+    got = measure_seeds(c, checkpoint_measure(c, *runs.find(c.subject.name), store, opts.activations, &params),
+                        measured, ctl.stage, opts.pool);
   } else {
-    measure_seeds(c, ctl.params ? theory_measure(c, *ctl.params, opts.activations) : subject_measure, measured,
-                  ctl.stage, opts.pool, cr.seeds, missing, why, &not_computable);
+    got = measure_seeds(c, ctl.params ? theory_measure(c, *ctl.params, opts.activations) : subject_measure, measured,
+                        ctl.stage, opts.pool);
   }
-  if (missing.empty()) return cr;
-  if (not_computable) {
-    cr.unavailable = "seed(s) " + seed_list(missing) + ": " + why;
-  } else if (r.verdict != Verdict::Skipped) {
-    r.verdict = Verdict::Skipped;
-    r.reason = "negative control (" + ctl.text() + ") unavailable for seed(s) " + seed_list(missing) + ": " + why;
-  }
-  return cr;
+  out.result.seeds = std::move(got.seeds);
+  if (got.missing.empty()) return out;
+  const std::string which = "seed(s) " + seed_list(got.missing) + ": " + got.why;
+  if (got.not_computable)
+    out.result.unavailable = which;
+  else
+    out.data_missing = "negative control (" + ctl.text() + ") unavailable for " + which;
+  return out;
 }
 
-// Measures every negative control and folds them into the verdict: INVALID when a seed of any control
-// does not clearly fail; a claim none of whose controls could be measured says so (and is INVALID
-// under --strict-controls).
+// Measures every negative control and folds them into the verdict: SKIPPED when a control's data is
+// missing (the first such control's reason); INVALID when a seed of any control does not clearly fail;
+// a claim none of whose controls could be measured says so (and is INVALID under --strict-controls).
 void check_controls(const Claim& c, const catalogue::Runs& runs, catalogue::RunStore& store, const VerifyOptions& opts,
                     const SeedMeasure& subject_measure, ClaimResult& r) {
   std::vector<uint64_t> measured;
   for (const auto& sr : r.seeds) measured.push_back(sr.seed);
-  for (const Control& ctl : c.controls)
-    r.controls.push_back(measure_control(c, ctl, runs, store, opts, subject_measure, measured, r));
+  std::string data_missing;
+  for (const Control& ctl : c.controls) {
+    MeasuredControl mc = measure_control(c, ctl, runs, store, opts, subject_measure, measured);
+    if (data_missing.empty()) data_missing = mc.data_missing;
+    r.controls.push_back(std::move(mc.result));
+  }
+  if (!data_missing.empty() && r.verdict != Verdict::Skipped) {
+    r.verdict = Verdict::Skipped;
+    r.reason = data_missing;
+  }
   if (r.verdict == Verdict::Skipped) return;
   for (const ControlResult& cr : r.controls)
     for (const SeedResult& sr : cr.seeds) {
@@ -518,13 +535,10 @@ Remeasured combined(const Rule& rule, std::vector<SeedResult> seeds) {
 
 Remeasured remeasure(const Claim& c, const SeedMeasure& measure, const std::vector<uint64_t>& seeds,
                      const VerifyOptions& opts, const std::string& what) {
-  std::vector<SeedResult> again;
-  std::vector<uint64_t> missing;
-  std::string why;
-  measure_seeds(c, measure, seeds, c.stage, opts.pool, again, missing, why);
-  if (!missing.empty())
-    throw Error(c.file + ": " + what + " could not measure seed(s) " + seed_list(missing) + ": " + why);
-  return combined(c.rule, std::move(again));
+  SeedsMeasured again = measure_seeds(c, measure, seeds, c.stage, opts.pool);
+  if (!again.missing.empty())
+    throw Error(c.file + ": " + what + " could not measure seed(s) " + seed_list(again.missing) + ": " + again.why);
+  return combined(c.rule, std::move(again.seeds));
 }
 
 // The threshold as a reading (Sensitivity::on_threshold, claim.cpp): the same measurements judged against
@@ -642,6 +656,67 @@ void check_sensitivity(const Claim& c, const std::function<SeedMeasure(const nlo
 
 }  // namespace
 
+// --run, --run-as and --sweep-as point the claim at another run or sweep; true when --run-as moved a run
+// claim (its own seed list may then name seeds the other run lacks).
+bool retarget(Claim& c, const catalogue::Runs& runs, const VerifyOptions& opts) {
+  Subject& subject = c.subject;
+  if (!opts.run.empty() && subject.is_run()) {  // --run re-targets run claims only
+    if (!runs.find(opts.run)) throw Error("--run " + opts.run + ": no such run in runs.yaml");
+    subject.name = opts.run;
+  }
+  const bool moved = subject.is_run() && opts.run_as.count(subject.name);
+  if (moved) subject.name = opts.run_as.at(subject.name);
+  for (Control& ctl : c.controls)
+    if (const auto it = opts.run_as.find(ctl.run); !ctl.run.empty() && it != opts.run_as.end()) ctl.run = it->second;
+  if (const auto it = opts.sweep_as.find(subject.name); subject.is_sweep() && it != opts.sweep_as.end()) {
+    const catalogue::SweepSpec* from = runs.find_sweep(subject.name);
+    const catalogue::SweepSpec* to = runs.find_sweep(it->second);
+    if (!to) throw Error("--sweep-as " + it->first + "=" + it->second + ": no sweep '" + it->second + "' in runs.yaml");
+    if (to->axes.size() != 1 || from->axes.size() != 1 || to->axes[0].key != from->axes[0].key)
+      throw Error("--sweep-as " + it->first + "=" + it->second + ": the sweeps do not vary the same one axis");
+    subject.name = it->second;
+  }
+  return moved;
+}
+
+// The claim measured on `seeds` and judged: its rule, then the draws, readings and controls it declares.
+void measure_and_judge(const Claim& c, const SeedMeasure& measure, const std::vector<uint64_t>& seeds,
+                       const catalogue::RunSpec* spec, const catalogue::Runs& runs, catalogue::RunStore& store,
+                       const VerifyOptions& opts, ClaimResult& r) {
+  SeedsMeasured got = measure_seeds(c, measure, seeds, c.stage, opts.pool);
+  r.seeds = std::move(got.seeds);
+  if (r.seeds.empty() && got.not_computable)
+    // The kind cannot compute on the claim's own subject (memory_recall on a one-layer model, a layer
+    // the model lacks): the claim file is wrong, not a budget short of data.
+    throw Error(c.file + ": the measurement '" + c.kind + "' cannot be computed on its own subject (" + c.subject.name +
+                "): " + got.why);
+  if (r.seeds.empty()) {
+    r.verdict = Verdict::Skipped;
+    r.reason = got.why;
+    return;
+  }
+  r.verdict = combine(c.rule, r.seeds, r);
+  r.first_verdict = r.verdict;
+  std::vector<uint64_t> measured;
+  for (const auto& sr : r.seeds) measured.push_back(sr.seed);
+  if (c.rule.draws > 1) {
+    if (!spec) throw Error(c.file + ": expect.draws needs a run subject (a model to evaluate again)");
+    check_draws(c, *spec, store, opts, measured, r);
+  }
+  if (!c.sensitivity.empty()) {
+    auto measure_with = [&](const nlohmann::json& params) {
+      return c.subject.is_theory() ? theory_measure(c, params, opts.activations)
+                                   : checkpoint_measure(c, *spec, store, opts.activations, &params);
+    };
+    check_sensitivity(c, measure_with, opts, measured, r.first_verdict, r);
+  }
+  r.margin = claim_margin(c.rule, r);
+  check_controls(c, runs, store, opts, measure, r);
+  if (!got.missing.empty() && r.verdict != Verdict::Skipped && r.verdict != Verdict::Invalid)
+    r.reason +=
+        std::string(r.reason.empty() ? "" : "; ") + "seed(s) " + seed_list(got.missing) + " not available: " + got.why;
+}
+
 ClaimResult run_claim(const std::string& file, const analysis::Registry& registry, const catalogue::Runs& runs,
                       catalogue::RunStore& store, const VerifyOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -652,24 +727,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
     r.claim = load_claim(file, registry, runs);
     r.loaded = true;
     r.id = r.claim.id;
-    Subject& subject = r.claim.subject;
-    if (!opts.run.empty() && subject.is_run()) {  // --run re-targets run claims only
-      if (!runs.find(opts.run)) throw Error("--run " + opts.run + ": no such run in runs.yaml");
-      subject.name = opts.run;
-    }
-    const bool moved = subject.is_run() && opts.run_as.count(subject.name);
-    if (moved) subject.name = opts.run_as.at(subject.name);
-    for (Control& ctl : r.claim.controls)
-      if (const auto it = opts.run_as.find(ctl.run); !ctl.run.empty() && it != opts.run_as.end()) ctl.run = it->second;
-    if (const auto it = opts.sweep_as.find(subject.name); subject.is_sweep() && it != opts.sweep_as.end()) {
-      const catalogue::SweepSpec* from = runs.find_sweep(subject.name);
-      const catalogue::SweepSpec* to = runs.find_sweep(it->second);
-      if (!to)
-        throw Error("--sweep-as " + it->first + "=" + it->second + ": no sweep '" + it->second + "' in runs.yaml");
-      if (to->axes.size() != 1 || from->axes.size() != 1 || to->axes[0].key != from->axes[0].key)
-        throw Error("--sweep-as " + it->first + "=" + it->second + ": the sweeps do not vary the same one axis");
-      subject.name = it->second;
-    }
+    const bool moved = retarget(r.claim, runs, opts);
     const Claim& c = r.claim;
     const bool theory = c.subject.is_theory();
     const catalogue::RunSpec* spec = c.subject.is_run() ? runs.find(c.subject.name) : nullptr;
@@ -695,39 +753,7 @@ ClaimResult run_claim(const std::string& file, const analysis::Registry& registr
       const SeedMeasure measure = theory  ? theory_measure(c, c.params, opts.activations)
                                   : sweep ? sweep_measure(c, *sweep, sweep_points)
                                           : checkpoint_measure(c, *spec, store, opts.activations);
-      std::vector<uint64_t> missing;
-      bool not_computable = false;
-      measure_seeds(c, measure, seeds, c.stage, opts.pool, r.seeds, missing, why, &not_computable);
-      if (r.seeds.empty() && not_computable) {
-        // The kind cannot compute on the claim's own subject (memory_recall on a one-layer model, a layer
-        // the model lacks): the claim file is wrong, not a budget short of data.
-        throw Error(c.file + ": the measurement '" + c.kind + "' cannot be computed on its own subject (" +
-                    c.subject.name + "): " + why);
-      } else if (r.seeds.empty()) {
-        r.verdict = Verdict::Skipped;
-        r.reason = why;
-      } else {
-        r.verdict = combine(c.rule, r.seeds, r);
-        r.first_verdict = r.verdict;
-        std::vector<uint64_t> measured;
-        for (const auto& sr : r.seeds) measured.push_back(sr.seed);
-        if (c.rule.draws > 1) {
-          if (!spec) throw Error(c.file + ": expect.draws needs a run subject (a model to evaluate again)");
-          check_draws(c, *spec, store, opts, measured, r);
-        }
-        if (!c.sensitivity.empty()) {
-          auto measure_with = [&](const nlohmann::json& params) {
-            return theory ? theory_measure(c, params, opts.activations)
-                          : checkpoint_measure(c, *spec, store, opts.activations, &params);
-          };
-          check_sensitivity(c, measure_with, opts, measured, r.first_verdict, r);
-        }
-        r.margin = claim_margin(c.rule, r);
-        check_controls(c, runs, store, opts, measure, r);
-        if (!missing.empty() && r.verdict != Verdict::Skipped && r.verdict != Verdict::Invalid)
-          r.reason +=
-              std::string(r.reason.empty() ? "" : "; ") + "seed(s) " + seed_list(missing) + " not available: " + why;
-      }
+      measure_and_judge(c, measure, seeds, spec, runs, store, opts, r);
     }
   } catch (const std::exception& e) {  // cc::Error for bad input; anything else is reported, never a crash
     mark_error(r, e.what());
