@@ -30,7 +30,7 @@ std::string substitute(std::string text, const std::vector<std::pair<std::string
   return text;
 }
 
-// {path under papers/NAME, contents}; @NAME@, @TITLE@ and @ARXIV@ are filled in.
+// {path under papers/NAME, contents}; @NAME@, @TITLE@, @ARXIV@, @BINARY@ and @TESTS@ are filled in.
 const std::vector<std::pair<std::string, std::string>>& skeleton() {
   static const std::vector<std::pair<std::string, std::string>> files = {
       {"README.md", R"~(# @TITLE@ on claimcheck's engine
@@ -45,10 +45,10 @@ Written by `claimcheck new-paper @NAME@`; replace the example run and claim with
 | `runs.yaml` | the runs, every field spelled out |
 | `claims/` | one YAML file per claim; `claims/defaults.yaml` what they all share |
 | `module/` | the task family and the kinds only this paper needs (`cc::@NAME@`) |
-| `tests/` | the module's tests (the binary `@NAME@_tests`, label `paper:@NAME@`) |
+| `tests/` | the module's tests (@TESTS@) |
 
 ```sh
-build/release/app/claimcheck verify papers/@NAME@ --budget cpu --report reports/@NAME@
+@BINARY@ verify papers/@NAME@ --budget cpu --report reports/@NAME@
 ```
 )~"},
       {"paper.yaml", R"~(# The paper this folder verifies; the report's header reads it.
@@ -139,6 +139,35 @@ TEST(@NAME@, TheModuleIsLinked) {
   return files;
 }
 
+// {path under the project, contents} of `--project`: a project of its own around papers/NAME, built
+// against claimcheck's installed package (CONTRIBUTING.md, "out of this tree").
+const std::vector<std::pair<std::string, std::string>>& project_files() {
+  static const std::vector<std::pair<std::string, std::string>> files = {
+      {"CMakeLists.txt", R"~(# Papers verified by claimcheck's engine, built against its installed CMake package
+# (written by `claimcheck new-paper @NAME@ --project`). Configure with -DCMAKE_PREFIX_PATH=PREFIX, the
+# prefix claimcheck's `claimcheck` and `development` components are installed in.
+cmake_minimum_required(VERSION 3.18)
+project(@NAME@_claims CXX)
+find_package(claimcheck REQUIRED)
+claimcheck_add_paper_modules()               # papers/*/module, found as in claimcheck's tree
+claimcheck_add_executable(@NAME@-claimcheck)  # every command; the installed papers and this project's
+)~"},
+      {"README.md", R"~(# @TITLE@: a claimcheck project
+
+The paper's claims, verified by claimcheck's engine: `papers/@NAME@` (its README says what each file is),
+built against claimcheck's installed package. With claimcheck installed in PREFIX
+(`cmake --install BUILD --prefix PREFIX --component claimcheck` and `--component development`):
+
+```sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=PREFIX
+cmake --build build -j
+build/@NAME@-claimcheck verify papers/@NAME@ --budget cpu --report reports/@NAME@
+```
+)~"},
+  };
+  return files;
+}
+
 bool is_module_name(const std::string& name) {
   if (name.empty() || name.size() > 64 || !(name[0] >= 'a' && name[0] <= 'z')) return false;
   return name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string::npos;
@@ -174,22 +203,8 @@ std::string reserved_because(const std::string& name) {
   return "";
 }
 
-}  // namespace
-
-int cmd_new_paper(const std::vector<std::string>& args) {
-  po::options_description desc("new-paper options");
-  std::string name, root = ".", title, arxiv = "0000.00000v1";
-  // clang-format off
-  desc.add_options()
-      ("name", po::value(&name)->required(), "the paper's folder and C++ namespace: snake_case, e.g. bietti_birth")
-      ("root", po::value(&root), "the checkout to write papers/NAME into (default: .)")
-      ("title", po::value(&title), "the paper's title (default: NAME)")
-      ("arxiv", po::value(&arxiv), "its arXiv id with version, e.g. 2306.00802v2 (default: 0000.00000v1)");
-  // clang-format on
-  po::positional_options_description pos;
-  pos.add("name", 1);
-  po::variables_map vm;
-  if (!parse("new-paper", "NAME [options]", desc, pos, args, vm)) return kExitOk;
+// The paper's name, title and arXiv id checked: each would otherwise break the build or the loader.
+void check_scaffold_names(const std::string& name, const std::string& title, const std::string& arxiv) {
   if (!is_module_name(name))
     throw po::error("paper name '" + name +
                     "': snake_case (a-z, 0-9, '_', the first a letter, at most 64): it names "
@@ -198,25 +213,20 @@ int cmd_new_paper(const std::vector<std::string>& args) {
     throw po::error("paper name '" + name + "': " + why + " (it names a C++ namespace and build targets)");
   if (!std::regex_match(arxiv, std::regex("[0-9]{4}\\.[0-9]{4,5}v[0-9]+")))
     throw po::error("--arxiv '" + arxiv + "': an arXiv id with its version, e.g. 2306.00802v2");
-  if (title.empty()) title = name;
   if (title.find_first_of("\"\\\n") != std::string::npos)
     throw po::error("--title: no quotes, backslashes or newlines");
-  const fs::path papers = fs::path(root) / "papers";
-  if (!fs::is_directory(papers))
-    throw Error(papers.string() + ": no papers/ folder here (give the checkout with --root)");
-  const fs::path dest = papers / name;
-  if (fs::exists(dest)) throw Error(dest.string() + " exists: new-paper writes a new folder and changes no file");
-  // Written beside it, then moved in one rename: an interrupted scaffold leaves no half-made paper.
-  const fs::path staging = papers / ("." + name + ".new");
-  fs::remove_all(staging);
-  for (const auto& [path, text] : skeleton()) {
+}
+
+// `files` written under `staging` with `values` filled in; each YAML file read back by the loader
+// claimcheck will read it with: a title it would refuse (a control character, bad UTF-8, past the size
+// cap) is refused now, before anything exists where it was asked for.
+void write_staged(const fs::path& staging, const std::vector<std::pair<std::string, std::string>>& files,
+                  const std::vector<std::pair<std::string, std::string>>& values) {
+  for (const auto& [path, text] : files) {
     fs::create_directories((staging / path).parent_path());
-    write_file_atomic((staging / path).string(),
-                      substitute(text, {{"@NAME@", name}, {"@TITLE@", title}, {"@ARXIV@", arxiv}}));
+    write_file_atomic((staging / path).string(), substitute(text, values));
   }
-  // Each YAML file read back by the loader claimcheck will read it with: a title it would refuse
-  // (a control character, bad UTF-8, past the size cap) is refused now, before the paper exists.
-  for (const auto& [path, text] : skeleton()) {
+  for (const auto& [path, text] : files) {
     if (fs::path(path).extension() != ".yaml") continue;
     try {
       load_yaml_file((staging / path).string());
@@ -225,9 +235,55 @@ int cmd_new_paper(const std::vector<std::string>& args) {
       throw po::error(std::string("--title: the scaffold's ") + path + " would not load: " + e.what());
     }
   }
+}
+
+}  // namespace
+
+int cmd_new_paper(const std::vector<std::string>& args) {
+  po::options_description desc("new-paper options");
+  std::string name, root = ".", project, title, arxiv = "0000.00000v1";
+  // clang-format off
+  desc.add_options()
+      ("name", po::value(&name)->required(), "the paper's folder and C++ namespace: snake_case, e.g. bietti_birth")
+      ("root", po::value(&root), "the checkout to write papers/NAME into (default: .)")
+      ("project", po::value(&project), "write a project of its own instead, at this new folder: papers/NAME, "
+                                       "a CMakeLists.txt against the installed package, a README")
+      ("title", po::value(&title), "the paper's title (default: NAME)")
+      ("arxiv", po::value(&arxiv), "its arXiv id with version, e.g. 2306.00802v2 (default: 0000.00000v1)");
+  // clang-format on
+  po::positional_options_description pos;
+  pos.add("name", 1);
+  po::variables_map vm;
+  if (!parse("new-paper", "NAME [options]", desc, pos, args, vm)) return kExitOk;
+  if (vm.count("root") && vm.count("project")) throw po::error("--root and --project: give one");
+  if (title.empty()) title = name;
+  check_scaffold_names(name, title, arxiv);
+  const bool own_project = !project.empty();
+  std::vector<std::pair<std::string, std::string>> values = {{"@NAME@", name}, {"@TITLE@", title}, {"@ARXIV@", arxiv}};
+  values.push_back({"@BINARY@", own_project ? "build/" + name + "-claimcheck" : "build/release/app/claimcheck"});
+  values.push_back({"@TESTS@", own_project ? "tests in claimcheck's tree build as `" + name + "_tests`"
+                                           : "the binary `" + name + "_tests`, label `paper:" + name + "`"});
+  // Where it goes: papers/NAME in the checkout, or the whole new project folder.
+  const fs::path papers = fs::path(root) / "papers";
+  if (!own_project && !fs::is_directory(papers))
+    throw Error(papers.string() + ": no papers/ folder here (give the checkout with --root, or --project DIR)");
+  const fs::path dest = own_project ? fs::path(project) : papers / name;
+  if (fs::exists(dest)) throw Error(dest.string() + " exists: new-paper writes a new folder and changes no file");
+  const fs::path parent = fs::absolute(dest).parent_path();
+  if (!fs::is_directory(parent)) throw Error(parent.string() + ": no such folder to write " + dest.string() + " into");
+  // Written beside it, then moved in one rename: an interrupted scaffold leaves no half-made paper.
+  const fs::path staging = parent / ("." + fs::absolute(dest).filename().string() + ".new");
+  fs::remove_all(staging);
+  const fs::path paper_dir = own_project ? staging / "papers" / name : staging;
+  write_staged(paper_dir, skeleton(), values);
+  if (own_project) write_staged(staging, project_files(), values);
   fs::rename(staging, dest);
-  std::cout << "wrote " << dest.string() << " (" << skeleton().size() << " files); next: re-run cmake, build, and\n"
-            << "  claimcheck verify " << dest.string() << " --budget cpu\n";
+  std::cout << "wrote " << dest.string() << " (" << skeleton().size() + (own_project ? project_files().size() : 0)
+            << " files); next: ";
+  if (own_project)
+    std::cout << "its README.md (configure against the installed package, build, verify)\n";
+  else
+    std::cout << "re-run cmake, build, and\n  claimcheck verify " << dest.string() << " --budget cpu\n";
   return kExitOk;
 }
 
