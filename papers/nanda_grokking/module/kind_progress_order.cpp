@@ -40,6 +40,8 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
   const double chance = std::log(static_cast<double>(p));  // a uniform guess over the p answers
   nlohmann::json xs = nlohmann::json::array(), restricted = nlohmann::json::array(), full = nlohmann::json::array();
   nlohmann::json lacking = nlohmann::json::array();
+  std::string losses_name = "nanda_grokking.progress_order test losses, keys";
+  for (int64_t k : keys) losses_name += " " + std::to_string(k);
   for (int64_t step = 0; step <= last; step += every) {
     std::shared_ptr<const train::Checkpoint> ck;
     if (step != last) {
@@ -51,9 +53,14 @@ analysis::Measurement measure(const analysis::MeasureInput& in) {
         continue;
       }
     }
-    // The run's other checkpoints are read by this claim only: computed here, not kept.
-    const KeyFrequencyLosses l = step == last ? key_frequency_losses(in.checkpoint, in.activations, keys, false)
-                                              : key_frequency_losses(*ck, nullptr, keys, /*on_train=*/false);
+    // The run's other checkpoints: their forwards are computed here, not kept; the losses are shared by
+    // key set through the store, so the claim's readings (level, min_share) read each checkpoint once.
+    const KeyFrequencyLosses l = step == last
+                                     ? key_frequency_losses(in.checkpoint, in.activations, keys, false)
+                                     : *analysis::derived<KeyFrequencyLosses>(in.activations, *ck, losses_name, [&] {
+                                         return analysis::Derived<KeyFrequencyLosses>{
+                                             key_frequency_losses(*ck, nullptr, keys, /*on_train=*/false)};
+                                       });
     xs.push_back(step);
     restricted.push_back(l.restricted);
     full.push_back(l.full);
